@@ -1,0 +1,249 @@
+//! Parsing `#[tool(...)]`: `effects`, `name`, `idempotent`, `crate`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::ext::IdentExt;
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Ident, Lit, LitStr, Token};
+
+use crate::ctxt::Errors;
+
+pub const KEYS: &[&str] = &["effects", "name", "idempotent", "crate"];
+pub const EFFECTS: &[&str] = &["Pure", "Read", "Write", "Network"];
+
+/// The attribute's arguments, each checked; absent or invalid ones are `None`.
+#[derive(Default)]
+pub struct Attr {
+    /// The declared effects, canonical order, with the span of the declaration.
+    pub effects: Option<(Vec<&'static str>, Span)>,
+    pub name: Option<LitStr>,
+    pub idempotent: bool,
+    pub krate: Option<syn::Path>,
+    /// Whether `effects` was written at all (even if invalid), so that a bad
+    /// value does not also report "missing `effects`".
+    pub effects_written: bool,
+}
+
+struct Arg {
+    key: Ident,
+    value: Option<Expr>,
+}
+
+fn parse_arg(input: ParseStream) -> syn::Result<Arg> {
+    let key = Ident::parse_any(input)?;
+    let value = if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+        Some(input.parse::<Expr>()?)
+    } else {
+        None
+    };
+    Ok(Arg { key, value })
+}
+
+pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
+    let mut attr = Attr::default();
+    let parser = Punctuated::<Arg, Token![,]>::parse_terminated_with;
+    let args = match (|input: ParseStream| parser(input, parse_arg)).parse2(tokens) {
+        Ok(args) => args,
+        Err(error) => {
+            errors.push(syn::Error::new(
+                error.span(),
+                format!(
+                    "{error}; `tool` takes `key = value` arguments, for example `#[tool(effects = Read)]`"
+                ),
+            ));
+            // Do not also say that `effects` is missing.
+            attr.effects_written = true;
+            return attr;
+        }
+    };
+    let mut seen: Vec<String> = Vec::new();
+    for Arg { key, value } in args {
+        let key_name = key.unraw().to_string();
+        if seen.contains(&key_name) {
+            errors.at(
+                &key,
+                format!("duplicate `tool` argument `{key_name}`; remove one of them"),
+            );
+            if key_name == "effects" {
+                attr.effects_written = true;
+            }
+            continue;
+        }
+        seen.push(key_name.clone());
+        match key_name.as_str() {
+            "effects" => {
+                attr.effects_written = true;
+                match value {
+                    Some(value) => attr.effects = parse_effects(&value, errors),
+                    None => errors.at(
+                        &key,
+                        "`effects` needs a value: `effects = Read`, `effects = [Read, Write]`, or `effects = Pure`",
+                    ),
+                }
+            }
+            "name" => match value {
+                Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(name), .. })) => {
+                    if let Err(reason) = check_name(&name.value()) {
+                        errors.at(
+                            &name,
+                            format!("tool name {reason}; use ASCII letters, digits, `_` and `-`, starting with a letter or `_`, at most 64 characters"),
+                        );
+                    } else {
+                        attr.name = Some(name);
+                    }
+                }
+                Some(other) => errors.at(other, "`name` takes a string literal: `name = \"lookup_account\"`"),
+                None => errors.at(&key, "`name` needs a value: `name = \"lookup_account\"`"),
+            },
+            "idempotent" => match value {
+                None => attr.idempotent = true,
+                Some(Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. })) => attr.idempotent = b.value,
+                Some(other) => errors.at(other, "`idempotent` takes no value, or `true` / `false`: `#[tool(effects = Write, idempotent)]`"),
+            },
+            "crate" => match value {
+                Some(Expr::Path(path)) if path.qself.is_none() => attr.krate = Some(path.path),
+                Some(other) => errors.at(other, "`crate` takes a path: `crate = ::typed_tools`"),
+                None => errors.at(&key, "`crate` needs a value: `crate = ::typed_tools`"),
+            },
+            _ => {
+                let hint = closest(&key_name, KEYS)
+                    .map(|k| format!(" (did you mean `{k}`?)"))
+                    .unwrap_or_default();
+                errors.at(
+                    &key,
+                    format!("unknown `tool` argument `{key_name}`{hint}; expected one of: {}", list(KEYS)),
+                );
+            }
+        }
+    }
+    attr
+}
+
+fn parse_effects(value: &Expr, errors: &mut Errors) -> Option<(Vec<&'static str>, Span)> {
+    let items: Vec<&Expr> = match value {
+        Expr::Array(array) => array.elems.iter().collect(),
+        single => vec![single],
+    };
+    if items.is_empty() {
+        errors.at(value, "an empty effect list is written `effects = Pure`");
+        return None;
+    }
+    let mut found: Vec<(&'static str, &Expr)> = Vec::new();
+    let mut ok = true;
+    for item in &items {
+        let name = match item {
+            Expr::Path(path) if path.qself.is_none() => {
+                path.path.get_ident().map(|i| i.to_string())
+            }
+            _ => None,
+        };
+        let Some(name) = name else {
+            errors.at(
+                item,
+                format!(
+                    "expected an effect name; expected one of: {}",
+                    list(EFFECTS)
+                ),
+            );
+            ok = false;
+            continue;
+        };
+        match EFFECTS.iter().find(|e| **e == name) {
+            Some(effect) => {
+                if found.iter().any(|(f, _)| f == effect) {
+                    errors.at(item, format!("effect `{name}` is listed twice; remove one"));
+                    ok = false;
+                } else {
+                    found.push((effect, item));
+                }
+            }
+            None => {
+                let hint = closest(&name, EFFECTS)
+                    .map(|e| format!(" (did you mean `{e}`?)"))
+                    .unwrap_or_default();
+                errors.at(
+                    item,
+                    format!(
+                        "unknown effect `{name}`{hint}; expected one of: {}",
+                        list(EFFECTS)
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    if found.len() > 1 {
+        if let Some((_, pure)) = found.iter().find(|(f, _)| *f == "Pure") {
+            errors.at(
+                pure,
+                "`Pure` means no effect and cannot be combined with others; remove `Pure`",
+            );
+            ok = false;
+        }
+    }
+    if !ok {
+        return None;
+    }
+    let mut effects: Vec<&'static str> = found
+        .into_iter()
+        .map(|(e, _)| e)
+        .filter(|e| *e != "Pure")
+        .collect();
+    effects.sort_by_key(|e| EFFECTS.iter().position(|x| x == e));
+    Some((effects, syn::spanned::Spanned::span(value)))
+}
+
+/// The same rule as the runtime's: every provider accepts such a name.
+fn check_name(name: &str) -> Result<(), &'static str> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return Err("is empty"),
+        Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
+            return Err("must start with an ASCII letter or `_`")
+        }
+        _ => {}
+    }
+    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err("may hold only ASCII letters, digits, `_` and `-`");
+    }
+    if name.len() > 64 {
+        return Err("is longer than 64 characters");
+    }
+    Ok(())
+}
+
+pub fn list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A known word within two edits, or equal but for case.
+fn closest(word: &str, known: &[&'static str]) -> Option<&'static str> {
+    known
+        .iter()
+        .map(|k| (distance(&word.to_lowercase(), &k.to_lowercase()), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (row[j + 1] + 1)
+                .min(row[j] + 1)
+                .min(previous + usize::from(ca != *cb));
+            previous = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}

@@ -1,0 +1,151 @@
+//! The checks on the fn: everything that would make a tool the model cannot
+//! call, or a schema that lies. Each error is put on the offending token and
+//! says what to write instead.
+
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
+
+use crate::ctxt::Errors;
+
+pub fn signature(item: &ItemFn, errors: &mut Errors) {
+    let sig = &item.sig;
+    if let Some(constness) = &sig.constness {
+        errors.at(constness, "a tool cannot be a `const fn`; remove `const`");
+    }
+    if let Some(unsafety) = &sig.unsafety {
+        errors.at(
+            unsafety,
+            "a tool cannot be an `unsafe fn`: a model cannot uphold its safety contract; remove `unsafe` and check the arguments inside the fn",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.at(
+            abi,
+            "a tool cannot be an `extern` fn; remove the ABI, and call the foreign function from the tool's body",
+        );
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.at(
+            variadic,
+            "a tool cannot be variadic: each argument needs a name and a type in the schema; take a `Vec<T>` parameter instead",
+        );
+    }
+    if !sig.generics.params.is_empty() {
+        errors.at(
+            &sig.generics,
+            "a tool cannot be generic: the model needs one concrete schema for its arguments; use concrete types (for example `String` instead of `T: Into<String>`)",
+        );
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        errors.at(
+            where_clause,
+            "a tool cannot have a `where` clause; use concrete types",
+        );
+    }
+    let mut state_seen = false;
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(receiver) => errors.at(
+                receiver,
+                "a tool cannot take `self`: write a free fn, and take shared state as a `#[state]` parameter (`#[state] db: &Db`)",
+            ),
+            FnArg::Typed(param) => {
+                let is_state = param.attrs.iter().any(|a| a.path().is_ident("state"));
+                if !matches!(&*param.pat, Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none()) {
+                    errors.at(
+                        &param.pat,
+                        "a tool parameter must be a plain name, because the name is the argument's key in the schema; write `name: Type` and destructure it in the body",
+                    );
+                }
+                if is_state {
+                    if state_seen {
+                        errors.at(param, "a tool takes at most one `#[state]` parameter; put the shared state in one type");
+                    }
+                    state_seen = true;
+                    if !matches!(&*param.ty, Type::Reference(r) if r.mutability.is_none()) {
+                        errors.at(
+                            &param.ty,
+                            "a `#[state]` parameter must be a shared reference, `&T`; the tool holds the state in an `Arc<T>` and lends it to each call (use interior mutability, e.g. a `Mutex`, to change it)",
+                        );
+                    }
+                } else {
+                    parameter_type(&param.ty, errors);
+                }
+            }
+        }
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        if contains_impl_trait(ty) {
+            errors.at(
+                ty,
+                "a tool cannot return `impl Trait`: its output schema needs a concrete type; return the type itself (for example `Vec<Item>`)",
+            );
+        }
+    }
+}
+
+fn parameter_type(ty: &Type, errors: &mut Errors) {
+    match ty {
+        Type::Reference(reference) => {
+            let instead = match &*reference.elem {
+                Type::Path(path) if path.path.is_ident("str") => "`String` instead of `&str`".to_owned(),
+                Type::Slice(slice) => {
+                    format!("`Vec<{}>` instead of `&[{0}]`", quote::ToTokens::to_token_stream(&slice.elem))
+                }
+                elem => format!(
+                    "`{}` instead of `&{0}`",
+                    quote::ToTokens::to_token_stream(elem).to_string().replace(' ', "")
+                ),
+            };
+            errors.at(
+                ty,
+                format!(
+                    "a tool cannot take a reference parameter: its arguments are deserialized into owned values; use {instead}, or mark shared state `#[state]`"
+                ),
+            );
+        }
+        _ if contains_impl_trait(ty) => errors.at(
+            ty,
+            "a tool cannot take an `impl Trait` parameter: the model's arguments are deserialized into one concrete type; use a concrete type such as `String` or `Vec<T>`",
+        ),
+        _ => {}
+    }
+}
+
+fn contains_impl_trait(ty: &Type) -> bool {
+    match ty {
+        Type::ImplTrait(_) => true,
+        Type::Array(a) => contains_impl_trait(&a.elem),
+        Type::Slice(s) => contains_impl_trait(&s.elem),
+        Type::Paren(p) => contains_impl_trait(&p.elem),
+        Type::Group(g) => contains_impl_trait(&g.elem),
+        Type::Reference(r) => contains_impl_trait(&r.elem),
+        Type::Tuple(t) => t.elems.iter().any(contains_impl_trait),
+        Type::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .any(|segment| match &segment.arguments {
+                syn::PathArguments::AngleBracketed(args) => args.args.iter().any(|arg| match arg {
+                    syn::GenericArgument::Type(t) => contains_impl_trait(t),
+                    _ => false,
+                }),
+                _ => false,
+            }),
+        _ => false,
+    }
+}
+
+/// A tool needs a description: the model reads it to decide when to call the tool.
+pub fn documented(item: &ItemFn, errors: &mut Errors) {
+    let has_doc = item.attrs.iter().any(|attr| attr.path().is_ident("doc"));
+    if !has_doc {
+        errors.at_span(
+            item.sig.ident.span(),
+            format!(
+                "a tool needs a doc comment: the model reads it to decide when to call the tool; add `/// What {} does.` above the fn",
+                item.sig.ident
+            ),
+        );
+    }
+    let _ = item.span();
+}

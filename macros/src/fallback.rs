@@ -1,0 +1,55 @@
+//! What is emitted when the attribute or the fn has errors: the errors, the fn
+//! as written (so that its body is still checked and its callers still resolve),
+//! and a placeholder tool type (so that code naming it does not add errors of
+//! its own). One mistake gives its own errors, not a cascade.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{FnArg, ItemFn};
+
+use crate::ctxt::Errors;
+use crate::model::upper_camel;
+
+pub fn expand(mut item: ItemFn, krate: &syn::Path, errors: &Errors) -> TokenStream {
+    // The parameter attributes only this macro understands would add errors.
+    for input in item.sig.inputs.iter_mut() {
+        if let FnArg::Typed(param) = input {
+            param.attrs.retain(|a| {
+                !["state", "doc", "serde", "schemars"]
+                    .iter()
+                    .any(|name| a.path().is_ident(name))
+            });
+        }
+    }
+    let errors = errors.to_compile_errors();
+    let vis = &item.vis;
+    let tool = syn::Ident::new(
+        &upper_camel(&item.sig.ident.to_string()),
+        item.sig.ident.span(),
+    );
+    let private = quote!(#krate::__private);
+    quote! {
+        #errors
+
+        // Unused only because the errors above stopped the expansion.
+        #[allow(dead_code)]
+        #item
+
+        #[allow(dead_code)]
+        #vis struct #tool;
+
+        impl #private::Tool for #tool {
+            type Input = ();
+            type Output = ();
+            type Error = ::core::convert::Infallible;
+            type Effects = #private::effect::Pure;
+            const NAME: &'static str = "";
+            const DOC: &'static [&'static str] = &[];
+            fn call(&self, _: ()) -> impl ::core::future::Future<
+                Output = ::core::result::Result<(), ::core::convert::Infallible>,
+            > + ::core::marker::Send {
+                async { ::core::result::Result::Ok(()) }
+            }
+        }
+    }
+}

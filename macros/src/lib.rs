@@ -1,0 +1,87 @@
+//! The `#[tool]` attribute of [typed-tools](https://docs.rs/typed-tools).
+//! Depend on `typed-tools`, which re-exports it with the runtime it expands to.
+//!
+//! The stages, one file each: [`attr`] parses the attribute, [`check`] checks
+//! the fn, [`model`] reads what the expansion needs, [`expand`] writes the tool,
+//! and [`fallback`] is what is emitted when there are errors.
+#![warn(missing_docs)]
+
+use proc_macro::TokenStream;
+use syn::ItemFn;
+
+mod attr;
+mod check;
+mod ctxt;
+mod expand;
+mod fallback;
+mod model;
+
+/// Makes an ordinary fn a tool a language model can call.
+///
+/// ```ignore
+/// /// Look up a customer account by its id.
+/// ///
+/// /// # Arguments
+/// /// * `id` - The account id, like `cust_12345`.
+/// #[tool(effects = Read)]
+/// async fn lookup_account(#[state] db: &Db, id: String) -> Result<Account, LookupError> {
+///     db.find(&id).await
+/// }
+/// ```
+///
+/// The fn stays as written. Next to it the attribute generates:
+/// - a tool type named after the fn in UpperCamelCase (`LookupAccount`): a unit
+///   struct, or with a `#[state]` parameter a struct made by `LookupAccount::new(db)`;
+/// - its input struct, `LookupAccountInput`, one field per parameter;
+/// - an implementation of `typed_tools::Tool`: the name, the doc comment as
+///   description, JSON Schemas for input and output, the declared effects.
+///
+/// Arguments of the attribute:
+/// - `effects = Read`, `effects = [Read, Write]`, `effects = Pure`: required;
+///   the effects are `Read`, `Write` and `Network`;
+/// - `name = "..."`: the name the model calls the tool by (default: the fn's name);
+/// - `idempotent`: calling twice is the same as calling once, so it may be retried;
+/// - `crate = ::path`: where `typed_tools` is, when it is re-exported.
+///
+/// Parameter attributes: `#[state]` on the one `&T` parameter that receives the
+/// tool's shared state; `///` (or `#[doc]`), `#[serde(...)]` and
+/// `#[schemars(...)]` move to the input struct's field.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item2: proc_macro2::TokenStream = item.into();
+    let item_fn = match syn::parse2::<ItemFn>(item2.clone()) {
+        Ok(item_fn) => item_fn,
+        Err(_) => {
+            let span = item2
+                .clone()
+                .into_iter()
+                .next()
+                .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+            let error = syn::Error::new(
+                span,
+                "`#[tool]` goes on a fn (`fn`, `async fn`); for a tool defined by a type, implement `typed_tools::Tool` for it",
+            )
+            .to_compile_error();
+            return quote::quote!(#error #item2).into();
+        }
+    };
+    let mut errors = ctxt::Errors::default();
+    let attr = attr::parse(attr.into(), &mut errors);
+    if !attr.effects_written {
+        errors.at_span(
+            item_fn.sig.ident.span(),
+            "missing `effects`: declare what the tool touches, e.g. `#[tool(effects = Read)]`, `#[tool(effects = [Read, Write])]`, or `#[tool(effects = Pure)]` for none; effects are never assumed",
+        );
+    }
+    check::signature(&item_fn, &mut errors);
+    check::documented(&item_fn, &mut errors);
+    let krate = attr
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::typed_tools));
+    if !errors.is_empty() {
+        return fallback::expand(item_fn, &krate, &errors).into();
+    }
+    let model = model::build(item_fn, &attr);
+    expand::expand(&model, &krate).into()
+}

@@ -1,0 +1,173 @@
+//! The checked model of a tool fn: what the expansion needs, read once.
+
+use proc_macro2::Span;
+use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+
+use crate::attr::Attr;
+
+pub struct ToolFn {
+    /// The fn as the user wrote it, less the attributes this macro consumes.
+    pub item: ItemFn,
+    /// The tool's name for the model.
+    pub name: String,
+    /// The generated tool type: the fn name in UpperCamelCase.
+    pub tool_ident: Ident,
+    /// The generated input struct: `<Tool>Input`.
+    pub input_ident: Ident,
+    /// The `#[doc]` values, as expressions (so that `include_str!` works).
+    pub docs: Vec<Expr>,
+    pub params: Vec<Param>,
+    pub state: Option<State>,
+    pub output: Output,
+    pub effects: Vec<&'static str>,
+    pub effects_span: Span,
+    pub idempotent: bool,
+}
+
+pub struct Param {
+    pub ident: Ident,
+    pub ty: Type,
+    /// `#[doc]`, `#[serde]` and `#[schemars]` attributes, moved to the input struct's field.
+    pub field_attrs: Vec<Attribute>,
+}
+
+pub struct State {
+    /// The position among the fn's parameters.
+    pub position: usize,
+    /// `T` of `&T`.
+    pub ty: Type,
+}
+
+pub enum Output {
+    /// `-> T` or nothing: an infallible tool.
+    Plain(Type),
+    /// `-> Result<T, E>`: a fallible tool.
+    Result { ok: Box<Type>, err: Box<Type> },
+    /// `-> io::Result<T>` and other one-argument aliases: the types are read
+    /// from the alias by a trait.
+    ResultAlias(Type),
+}
+
+/// Builds the model; the checks have passed.
+pub fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
+    let docs = item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => Some(nv.value.clone()),
+            _ => None,
+        })
+        .collect();
+    let mut params = Vec::new();
+    let mut state = None;
+    for (position, input) in item.sig.inputs.iter_mut().enumerate() {
+        let FnArg::Typed(param) = input else { continue };
+        let (consumed, kept): (Vec<Attribute>, Vec<Attribute>) =
+            std::mem::take(&mut param.attrs).into_iter().partition(|a| {
+                ["state", "doc", "serde", "schemars"]
+                    .iter()
+                    .any(|name| a.path().is_ident(name))
+            });
+        param.attrs = kept;
+        let Pat::Ident(pat) = &*param.pat else {
+            continue;
+        };
+        if consumed.iter().any(|a| a.path().is_ident("state")) {
+            if let Type::Reference(reference) = &*param.ty {
+                state = Some(State {
+                    position,
+                    ty: (*reference.elem).clone(),
+                });
+            }
+            continue;
+        }
+        params.push(Param {
+            ident: pat.ident.clone(),
+            ty: (*param.ty).clone(),
+            field_attrs: consumed
+                .into_iter()
+                .filter(|a| !a.path().is_ident("state"))
+                .collect(),
+        });
+    }
+    let output = match &item.sig.output {
+        ReturnType::Default => Output::Plain(syn::parse_quote!(())),
+        ReturnType::Type(_, ty) => {
+            result_parts(ty).unwrap_or_else(|| Output::Plain((**ty).clone()))
+        }
+    };
+    let ident = &item.sig.ident;
+    let camel = upper_camel(&ident.to_string());
+    let tool_ident = Ident::new(&camel, ident.span());
+    let input_ident = Ident::new(&format!("{camel}Input"), ident.span());
+    let (effects, effects_span) = attr
+        .effects
+        .clone()
+        .unwrap_or((Vec::new(), Span::call_site()));
+    ToolFn {
+        name: attr.name.as_ref().map_or_else(
+            || syn::ext::IdentExt::unraw(ident).to_string(),
+            |n| n.value(),
+        ),
+        tool_ident,
+        input_ident,
+        docs,
+        params,
+        state,
+        output,
+        effects,
+        effects_span,
+        idempotent: attr.idempotent,
+        item,
+    }
+}
+
+/// `Result<T, E>` (any path ending in `Result`) into its parts.
+fn result_parts(ty: &Type) -> Option<Output> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let types: Vec<&Type> = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    match types.as_slice() {
+        [ok, err] => Some(Output::Result {
+            ok: Box::new((*ok).clone()),
+            err: Box::new((*err).clone()),
+        }),
+        [_] => Some(Output::ResultAlias(ty.clone())),
+        _ => None,
+    }
+}
+
+/// `lookup_account` -> `LookupAccount`; `r#type` -> `Type`.
+pub fn upper_camel(snake: &str) -> String {
+    let snake = snake.strip_prefix("r#").unwrap_or(snake);
+    let mut out = String::new();
+    let mut upper = true;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    if out.is_empty() {
+        out.push_str("Tool");
+    }
+    out
+}

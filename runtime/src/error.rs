@@ -1,0 +1,358 @@
+//! Errors are values: every failure a model can cause or meet is a [`ToolError`].
+//!
+//! Each error has a `Display` for people and [`ToolError::for_model`], a short
+//! message written for a model to act on. [`ToolError::next_step`] keeps apart
+//! the three things a caller does next:
+//!
+//! | [`NextStep`] | errors | what it means |
+//! |---|---|---|
+//! | [`FixCall`](NextStep::FixCall) | unknown tool, invalid args, deserialization | the model should fix its call and send it again; counts against a repair budget |
+//! | [`Adapt`](NextStep::Adapt) | execution, effect denied | the call was fine but the tool failed or is not allowed; the model should change course, not resend the same call |
+//! | [`Abort`](NextStep::Abort) | escalation, budget exhausted | stop: recovery gave up or a limit was reached |
+//!
+//! ```
+//! # futures::executor::block_on(async {
+//! use typed_tools::{tool, NextStep, ToolError, Toolbox};
+//!
+//! /// Add two numbers.
+//! #[tool(effects = Pure)]
+//! fn add(a: i64, b: i64) -> i64 { a + b }
+//!
+//! let toolbox = Toolbox::builder().tool(Add).build().unwrap();
+//! let error = toolbox.call("add", r#"{"a": "2"}"#).await.unwrap_err();
+//! assert!(matches!(error, ToolError::Deserialization { .. }));
+//! assert_eq!(error.next_step(), NextStep::FixCall);
+//! assert_eq!(
+//!     error.for_model(),
+//!     "Invalid arguments for `add`:\n\
+//!      - $.a: expected Int, found string \"2\"\n\
+//!      - $.b: missing required field of type Int\n\
+//!      Send the call again with arguments of type {a: Int, b: Int}."
+//! );
+//! # });
+//! ```
+
+use std::fmt;
+
+use crate::effect::EffectSet;
+use crate::schema::Problem;
+
+/// Every failure of a tool call, as a value.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// The model called a tool the toolbox does not have (a hallucinated or
+    /// injected name). Nothing ran.
+    UnknownTool {
+        /// The name the model used.
+        name: String,
+        /// The toolbox's names closest to it, best first.
+        suggestions: Vec<String>,
+        /// Every name the model may call.
+        available: Vec<String>,
+    },
+    /// The tool exists but its effects are not allowed here. Nothing ran.
+    EffectDenied {
+        /// The tool.
+        tool: String,
+        /// Its declared effects.
+        effects: EffectSet,
+        /// The effects allowed here.
+        allowed: EffectSet,
+    },
+    /// The arguments are not JSON (or not the JSON object a tool takes).
+    /// Nothing ran.
+    InvalidArgs {
+        /// The tool.
+        tool: String,
+        /// What the parser said, with line and column.
+        message: String,
+        /// The start of the argument text, for the model to see what it sent.
+        excerpt: String,
+        /// The JSON type of the tool's arguments, in λ-Tool notation.
+        expected: String,
+    },
+    /// The arguments are JSON but do not fit the tool's input type. Nothing ran.
+    Deserialization {
+        /// The tool.
+        tool: String,
+        /// Every problem found, each with its JSON path.
+        problems: Vec<Problem>,
+        /// What the deserializer said, when it saw something the schema did not.
+        message: Option<String>,
+        /// The JSON type of the tool's arguments, in λ-Tool notation.
+        expected: String,
+    },
+    /// The tool ran and failed: its own error, or a panic caught.
+    Execution {
+        /// The tool.
+        tool: String,
+        /// The tool's error, as its `Display` writes it, or the panic message.
+        message: String,
+        /// Whether the tool panicked rather than returned an error.
+        panicked: bool,
+    },
+    /// Recovery gave up and passed the problem up.
+    Escalation(Box<Escalation>),
+    /// A limit ran out before the call: steps, tokens, attempts.
+    BudgetExhausted {
+        /// Which limit: `"steps"`, `"tokens"`, ...
+        budget: String,
+        /// The limit.
+        limit: u64,
+        /// How much was used.
+        used: u64,
+    },
+}
+
+/// What a caller should do after a [`ToolError`]; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NextStep {
+    /// The model should fix its call and send it again.
+    FixCall,
+    /// The call was well-formed; the tool failed or is not allowed. Change course.
+    Adapt,
+    /// Stop.
+    Abort,
+}
+
+/// How bad an escalated problem is, for whoever handles it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Can be ignored or worked around.
+    Low,
+    /// Needs a different approach.
+    Medium,
+    /// The task cannot be completed as asked.
+    High,
+    /// Stop everything.
+    Critical,
+}
+
+/// A problem passed up by recovery that could not solve it: who, why, how bad,
+/// the original error and how many attempts were made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Escalation {
+    /// Who escalated: a tool, a repair step, an agent.
+    pub source: String,
+    /// Why they gave up.
+    pub reason: String,
+    /// How bad it is.
+    pub severity: Severity,
+    /// The error recovery started from.
+    pub original: ToolError,
+    /// How many attempts were made before giving up.
+    pub attempts: u32,
+}
+
+impl ToolError {
+    /// What the caller should do next.
+    pub fn next_step(&self) -> NextStep {
+        match self {
+            ToolError::UnknownTool { .. }
+            | ToolError::InvalidArgs { .. }
+            | ToolError::Deserialization { .. } => NextStep::FixCall,
+            ToolError::EffectDenied { .. } | ToolError::Execution { .. } => NextStep::Adapt,
+            ToolError::Escalation(_) | ToolError::BudgetExhausted { .. } => NextStep::Abort,
+        }
+    }
+
+    /// The tool the error is about, when there is one.
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            ToolError::UnknownTool { name: tool, .. }
+            | ToolError::EffectDenied { tool, .. }
+            | ToolError::InvalidArgs { tool, .. }
+            | ToolError::Deserialization { tool, .. }
+            | ToolError::Execution { tool, .. } => Some(tool),
+            ToolError::Escalation(escalation) => escalation.original.tool(),
+            ToolError::BudgetExhausted { .. } => None,
+        }
+    }
+
+    /// A short message for the model: what was wrong and what to send instead.
+    pub fn for_model(&self) -> String {
+        ForModel(self).to_string()
+    }
+
+    pub(crate) fn deserialization(
+        tool: &str,
+        problems: Vec<Problem>,
+        message: Option<String>,
+    ) -> ToolError {
+        ToolError::Deserialization {
+            tool: tool.to_owned(),
+            problems,
+            message,
+            expected: String::new(),
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::UnknownTool { name, suggestions, .. } => {
+                write!(f, "unknown tool `{name}`")?;
+                if !suggestions.is_empty() {
+                    f.write_str("; did you mean ")?;
+                    crate::schema::write_list(f, suggestions)?;
+                    f.write_str("?")?;
+                }
+                Ok(())
+            }
+            ToolError::EffectDenied { tool, effects, allowed } => write!(
+                f,
+                "effect violation: tool `{tool}` has effects {effects} but only {allowed} are allowed"
+            ),
+            ToolError::InvalidArgs { tool, message, .. } => {
+                write!(f, "arguments for `{tool}` are not valid JSON: {message}")
+            }
+            ToolError::Deserialization { tool, problems, message, .. } => {
+                write!(f, "arguments for `{tool}` do not fit its input")?;
+                for problem in problems {
+                    write!(f, "; {problem}")?;
+                }
+                if let (Some(message), true) = (message, problems.is_empty()) {
+                    write!(f, ": {message}")?;
+                }
+                Ok(())
+            }
+            ToolError::Execution { tool, message, panicked: false } => {
+                write!(f, "tool `{tool}` failed: {message}")
+            }
+            ToolError::Execution { tool, message, panicked: true } => {
+                write!(f, "tool `{tool}` panicked: {message}")
+            }
+            ToolError::Escalation(escalation) => write!(
+                f,
+                "escalated by {} ({:?}) after {} attempt(s): {}; original error: {}",
+                escalation.source,
+                escalation.severity,
+                escalation.attempts,
+                escalation.reason,
+                escalation.original
+            ),
+            ToolError::BudgetExhausted { budget, limit, used } => {
+                write!(f, "{budget} budget exhausted: used {used} of {limit}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+struct ForModel<'e>(&'e ToolError);
+
+impl fmt::Display for ForModel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ToolError::UnknownTool { name, suggestions, available } => {
+                write!(f, "There is no tool named `{name}`.")?;
+                if let [best, ..] = suggestions.as_slice() {
+                    write!(f, " Did you mean `{best}`?")?;
+                }
+                if available.is_empty() {
+                    f.write_str(" No tools are available.")
+                } else {
+                    f.write_str(" Available tools: ")?;
+                    crate::schema::write_list(f, available)?;
+                    f.write_str(".")
+                }
+            }
+            ToolError::EffectDenied { tool, effects, allowed } => write!(
+                f,
+                "The tool `{tool}` is not allowed here: it has effects {effects}, and only {allowed} are allowed. \
+                 Do not call it again; use another tool or answer without it."
+            ),
+            ToolError::InvalidArgs { tool, message, expected, .. } => {
+                write!(f, "The arguments for `{tool}` are not valid JSON ({message}).")?;
+                if !expected.is_empty() {
+                    write!(f, " Send a JSON object of type {expected}.")?;
+                }
+                Ok(())
+            }
+            ToolError::Deserialization { tool, problems, message, expected } => {
+                write!(f, "Invalid arguments for `{tool}`:")?;
+                for problem in problems {
+                    write!(f, "\n- {problem}")?;
+                }
+                if let (Some(message), true) = (message, problems.is_empty()) {
+                    write!(f, "\n- {message}")?;
+                }
+                if !expected.is_empty() {
+                    write!(f, "\nSend the call again with arguments of type {expected}.")?;
+                }
+                Ok(())
+            }
+            ToolError::Execution { tool, message, panicked } => {
+                let what = if *panicked { "crashed" } else { "failed" };
+                write!(
+                    f,
+                    "The tool `{tool}` {what}: {message}. The call was well-formed; \
+                     do not resend it unchanged. Adapt: try other arguments or another approach."
+                )
+            }
+            ToolError::Escalation(escalation) => write!(
+                f,
+                "Giving up on this call after {} attempt(s): {}.",
+                escalation.attempts, escalation.reason
+            ),
+            ToolError::BudgetExhausted { budget, limit, .. } => {
+                write!(f, "The {budget} budget ({limit}) is used up. Stop and give your final answer.")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_steps_keep_fix_and_adapt_apart() {
+        let unknown = ToolError::UnknownTool {
+            name: "x".into(),
+            suggestions: vec![],
+            available: vec![],
+        };
+        let failed = ToolError::Execution {
+            tool: "t".into(),
+            message: "boom".into(),
+            panicked: false,
+        };
+        let escalated = ToolError::Escalation(Box::new(Escalation {
+            source: "repair".into(),
+            reason: "not a formatting problem".into(),
+            severity: Severity::Medium,
+            original: unknown.clone(),
+            attempts: 3,
+        }));
+        assert_eq!(unknown.next_step(), NextStep::FixCall);
+        assert_eq!(failed.next_step(), NextStep::Adapt);
+        assert_eq!(escalated.next_step(), NextStep::Abort);
+        assert_eq!(escalated.tool(), Some("x"));
+        assert!(escalated.to_string().contains("after 3 attempt(s)"));
+    }
+
+    #[test]
+    fn messages_for_the_model_say_what_to_do() {
+        let denied = ToolError::EffectDenied {
+            tool: "issue_refund".into(),
+            effects: EffectSet::WRITE,
+            allowed: EffectSet::READ,
+        };
+        assert_eq!(
+            denied.to_string(),
+            "effect violation: tool `issue_refund` has effects {Write} but only {Read} are allowed"
+        );
+        assert!(denied.for_model().contains("Do not call it again"));
+        let budget = ToolError::BudgetExhausted {
+            budget: "steps".into(),
+            limit: 8,
+            used: 8,
+        };
+        assert_eq!(budget.to_string(), "steps budget exhausted: used 8 of 8");
+        assert_eq!(budget.next_step(), NextStep::Abort);
+    }
+}

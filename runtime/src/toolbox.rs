@@ -1,0 +1,596 @@
+//! The [`Toolbox`]: an explicit allow-list of tools, their catalogs, and the
+//! dispatcher of a model's calls.
+//!
+//! A tool not in the toolbox is never run, whatever the model writes; a tool
+//! whose effects are not allowed is never run either. Every failure comes back
+//! as a [`ToolError`] value and leaves the toolbox as it was.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+
+use futures::FutureExt;
+use serde_json::Value;
+
+use crate::catalog::{self, Catalog, CatalogFormat};
+use crate::effect::{EffectSet, Effects, ReadWriteNetwork, SubsetOf};
+use crate::error::ToolError;
+use crate::schema;
+use crate::tool::{DynamicTool, ErasedTool, Failure, Tool, ToolOutput, ToolSpec, Typed};
+
+/// An explicit allow-list of tools, and the dispatcher of a model's calls.
+///
+/// `A` is the set of effects the toolbox admits, checked when a typed tool is
+/// added: a `Toolbox<Read>` does not compile with a `Write` tool in it. The
+/// default admits every effect. Cloning is cheap (the tools are shared).
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::{tool, Toolbox, ToolError, effect::EffectSet};
+///
+/// /// Look up the weather in a city.
+/// #[tool(effects = Network)]
+/// fn weather(city: String) -> String {
+///     format!("sunny in {city}")
+/// }
+///
+/// let toolbox = Toolbox::builder().tool(Weather).build()?;
+/// let output = toolbox.call("weather", r#"{"city": "Lima"}"#).await?;
+/// assert_eq!(output.json(), r#""sunny in Lima""#);
+///
+/// // A hallucinated name never runs anything.
+/// let error = toolbox.call("wether", "{}").await.unwrap_err();
+/// assert_eq!(error.to_string(), "unknown tool `wether`; did you mean `weather`?");
+///
+/// // Least privilege: a view that allows only reads.
+/// let offline = toolbox.restrict(EffectSet::READ);
+/// assert!(matches!(
+///     offline.call("weather", r#"{"city": "Lima"}"#).await,
+///     Err(ToolError::EffectDenied { .. })
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+///
+/// A typed tool whose effects the toolbox does not admit is a compile error:
+///
+/// ```compile_fail
+/// use typed_tools::{tool, Toolbox, effect::Read};
+///
+/// /// Delete a file.
+/// #[tool(effects = Write)]
+/// fn delete(path: String) {}
+///
+/// // error: effect violation: allowed {Read} but got {Write}
+/// let toolbox = Toolbox::allowing::<Read>().tool(Delete).build();
+/// ```
+pub struct Toolbox<A: Effects = ReadWriteNetwork> {
+    shared: Arc<Shared>,
+    allowed: EffectSet,
+    _allowed: PhantomData<fn() -> A>,
+}
+
+struct Shared {
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize>,
+    catalogs: Mutex<HashMap<(CatalogFormat, EffectSet), Catalog>>,
+}
+
+struct Entry {
+    spec: ToolSpec,
+    /// The arguments' type in λ-Tool notation, for error messages.
+    args_type: String,
+    tool: Box<dyn ErasedTool>,
+}
+
+impl<A: Effects> Clone for Toolbox<A> {
+    fn clone(&self) -> Self {
+        Toolbox {
+            shared: Arc::clone(&self.shared),
+            allowed: self.allowed,
+            _allowed: PhantomData,
+        }
+    }
+}
+
+impl<A: Effects> fmt::Debug for Toolbox<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .field("allowed", &self.allowed)
+            .finish()
+    }
+}
+
+impl Toolbox {
+    /// Starts a toolbox that admits every effect.
+    pub fn builder() -> ToolboxBuilder<ReadWriteNetwork> {
+        ToolboxBuilder::new()
+    }
+
+    /// Starts a toolbox that admits only the effects `A`:
+    /// `Toolbox::allowing::<Read>()`. Adding a tool with other effects does not
+    /// compile.
+    pub fn allowing<A: Effects>() -> ToolboxBuilder<A> {
+        ToolboxBuilder::new()
+    }
+}
+
+impl<A: Effects> Toolbox<A> {
+    /// The effects allowed now: `A`, or less after [`restrict`](Self::restrict).
+    pub fn allowed(&self) -> EffectSet {
+        self.allowed
+    }
+
+    /// A least-privilege view of the same tools: only tools whose effects are in
+    /// `allowed` (and in what this toolbox allows already) are listed in
+    /// catalogs and can be called; calling another gives
+    /// [`ToolError::EffectDenied`].
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox, effect::EffectSet};
+    ///
+    /// /// Read a note.
+    /// #[tool(effects = Read)]
+    /// fn read_note(id: u32) -> String { format!("note {id}") }
+    /// /// Write a note.
+    /// #[tool(effects = Write)]
+    /// fn write_note(id: u32, text: String) {}
+    ///
+    /// let toolbox = Toolbox::builder().tool(ReadNote).tool(WriteNote).build().unwrap();
+    /// let readonly = toolbox.restrict(EffectSet::READ);
+    /// assert_eq!(readonly.names().collect::<Vec<_>>(), ["read_note"]);
+    /// assert_eq!(toolbox.names().count(), 2);
+    /// ```
+    pub fn restrict(&self, allowed: EffectSet) -> Toolbox<A> {
+        Toolbox {
+            shared: Arc::clone(&self.shared),
+            allowed: self.allowed.intersection(allowed),
+            _allowed: PhantomData,
+        }
+    }
+
+    /// The names of the tools that can be called here, in the order they were added.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.specs().map(ToolSpec::name)
+    }
+
+    /// The specs of the tools that can be called here, in the order they were added.
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.shared
+            .entries
+            .iter()
+            .map(|entry| &entry.spec)
+            .filter(move |spec| spec.effects().is_subset_of(self.allowed))
+    }
+
+    /// The spec of tool `name`, if it can be called here.
+    pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.entry(name).ok().map(|entry| &entry.spec)
+    }
+
+    /// The catalog of the tools that can be called here, in `format`.
+    ///
+    /// Rendered once per format (and per [`restrict`](Self::restrict)ed set);
+    /// later calls return the same catalog.
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox, CatalogFormat};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Add).build().unwrap();
+    /// let text = toolbox.catalog(CatalogFormat::Text).to_string();
+    /// assert!(text.contains("tool add: {a: Int, b: Int} -{}-> Int"));
+    /// let openai = toolbox.catalog(CatalogFormat::OpenAiChat);
+    /// assert_eq!(openai.to_json()[0]["function"]["name"], "add");
+    /// ```
+    pub fn catalog(&self, format: CatalogFormat) -> Catalog {
+        let key = (format, self.allowed);
+        let mut cache = self
+            .shared
+            .catalogs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache
+            .entry(key)
+            .or_insert_with(|| catalog::render(format, &self.specs().collect::<Vec<_>>()))
+            .clone()
+    }
+
+    /// Calls tool `name` with the model's argument text (a JSON object).
+    ///
+    /// In order: is the name in the toolbox (else [`ToolError::UnknownTool`])?
+    /// are its effects allowed (else [`ToolError::EffectDenied`])? do the
+    /// arguments parse (else [`ToolError::InvalidArgs`]) and fit the input type
+    /// (else [`ToolError::Deserialization`], naming every problem)? Then the
+    /// tool runs once; its error, or a panic, is [`ToolError::Execution`].
+    pub async fn call(&self, name: &str, args: &str) -> Result<ToolOutput, ToolError> {
+        let entry = self.entry(name)?;
+        let spec = &entry.spec;
+        let future =
+            match std::panic::catch_unwind(AssertUnwindSafe(|| entry.tool.call(spec, args))) {
+                Ok(future) => future,
+                Err(panic) => return Err(panicked(spec, panic)),
+            };
+        match AssertUnwindSafe(future).catch_unwind().await {
+            Ok(Ok(json)) => Ok(ToolOutput::from_json(json)),
+            Ok(Err(failure)) => Err(self.explain(entry, args, failure)),
+            Err(panic) => Err(panicked(spec, panic)),
+        }
+    }
+
+    /// Calls tool `name` with arguments already parsed.
+    pub async fn call_value(&self, name: &str, args: &Value) -> Result<ToolOutput, ToolError> {
+        self.call(name, &args.to_string()).await
+    }
+
+    fn entry(&self, name: &str) -> Result<&Entry, ToolError> {
+        let Some(&index) = self.shared.by_name.get(name) else {
+            let available: Vec<String> = self.names().map(str::to_owned).collect();
+            return Err(ToolError::UnknownTool {
+                name: name.to_owned(),
+                suggestions: nearest(name, &available),
+                available,
+            });
+        };
+        let entry = &self.shared.entries[index];
+        if !entry.spec.effects().is_subset_of(self.allowed) {
+            return Err(ToolError::EffectDenied {
+                tool: name.to_owned(),
+                effects: entry.spec.effects(),
+                allowed: self.allowed,
+            });
+        }
+        Ok(entry)
+    }
+
+    /// The slow path: the fast deserializer said no; say precisely why.
+    fn explain(&self, entry: &Entry, args: &str, failure: Failure) -> ToolError {
+        let tool = entry.spec.name().to_owned();
+        match failure {
+            Failure::Args(error) => match serde_json::from_str::<Value>(args) {
+                Err(syntax) => ToolError::InvalidArgs {
+                    tool,
+                    message: syntax.to_string(),
+                    excerpt: excerpt(args),
+                    expected: entry.args_type.clone(),
+                },
+                Ok(value) => {
+                    let problems = schema::check(entry.spec.input_schema(), &value);
+                    // Only when the schema saw nothing wrong does the
+                    // deserializer's own message add something.
+                    let message = problems.is_empty().then(|| error.to_string());
+                    ToolError::Deserialization {
+                        tool,
+                        problems,
+                        message,
+                        expected: entry.args_type.clone(),
+                    }
+                }
+            },
+            Failure::Schema(ToolError::Deserialization {
+                problems, message, ..
+            }) => ToolError::Deserialization {
+                tool,
+                problems,
+                message,
+                expected: entry.args_type.clone(),
+            },
+            Failure::Schema(other) => other,
+            Failure::Tool(message) => ToolError::Execution {
+                tool,
+                message,
+                panicked: false,
+            },
+            Failure::Output(error) => ToolError::Execution {
+                tool,
+                message: format!("its output could not be serialized: {error}"),
+                panicked: false,
+            },
+        }
+    }
+}
+
+fn panicked(spec: &ToolSpec, panic: Box<dyn std::any::Any + Send>) -> ToolError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned());
+    ToolError::Execution {
+        tool: spec.name().to_owned(),
+        message,
+        panicked: true,
+    }
+}
+
+fn excerpt(args: &str) -> String {
+    let mut short: String = args.chars().take(200).collect();
+    if short.len() < args.len() {
+        short.push('…');
+    }
+    short
+}
+
+/// The names closest to `name`, best first: same letters in another case or
+/// separator style, then by edit distance (at most a third of the name).
+fn nearest(name: &str, names: &[String]) -> Vec<String> {
+    fn fold(s: &str) -> String {
+        s.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    }
+    let wanted = fold(name);
+    let limit = (wanted.chars().count() / 3).max(1);
+    let mut scored: Vec<(usize, &String)> = names
+        .iter()
+        .filter_map(|candidate| {
+            let folded = fold(candidate);
+            let distance = edit_distance(&wanted, &folded);
+            let contains =
+                wanted.len() >= 3 && (folded.contains(&wanted) || wanted.contains(&folded));
+            (distance <= limit || contains).then_some((distance, candidate))
+        })
+        .collect();
+    scored.sort_by_key(|(distance, candidate)| (*distance, candidate.len()));
+    scored.into_iter().take(3).map(|(_, c)| c.clone()).collect()
+}
+
+/// Damerau-Levenshtein distance (adjacent transpositions count once).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+/// Builds a [`Toolbox`]; problems are collected and reported together by
+/// [`build`](Self::build).
+pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
+    entries: Vec<Entry>,
+    _allowed: PhantomData<fn() -> A>,
+}
+
+impl<A: Effects> ToolboxBuilder<A> {
+    fn new() -> Self {
+        ToolboxBuilder {
+            entries: Vec::new(),
+            _allowed: PhantomData,
+        }
+    }
+
+    /// Adds a typed tool. Its effects must be admitted by the toolbox: this is
+    /// checked by the compiler.
+    pub fn tool<T>(mut self, tool: T) -> Self
+    where
+        T: Tool,
+        T::Effects: SubsetOf<A>,
+    {
+        self.push(ToolSpec::of::<T>(), Box::new(Typed(tool)));
+        self
+    }
+
+    /// Adds a tool defined at run time. Its effects are checked when the
+    /// toolbox is built, since the compiler cannot see them.
+    pub fn dynamic(mut self, tool: DynamicTool) -> Self {
+        let spec = tool.spec.clone();
+        self.push(spec, Box::new(tool));
+        self
+    }
+
+    fn push(&mut self, spec: ToolSpec, tool: Box<dyn ErasedTool>) {
+        let args_type = schema::type_name(spec.input_schema());
+        self.entries.push(Entry {
+            spec,
+            args_type,
+            tool,
+        });
+    }
+
+    /// Builds the toolbox, or reports every problem: duplicate names, names no
+    /// provider accepts, run-time tools with effects the toolbox does not admit
+    /// or a schema that is not an object schema.
+    pub fn build(self) -> Result<Toolbox<A>, BuildError> {
+        let mut problems = Vec::new();
+        let mut by_name = HashMap::new();
+        for (index, entry) in self.entries.iter().enumerate() {
+            let name = entry.spec.name();
+            if let Err(reason) = check_name(name) {
+                problems.push(BuildProblem::InvalidName {
+                    name: name.to_owned(),
+                    reason,
+                });
+            }
+            if by_name.insert(name.to_owned(), index).is_some() {
+                problems.push(BuildProblem::DuplicateName {
+                    name: name.to_owned(),
+                });
+            }
+            if !entry.spec.effects().is_subset_of(A::SET) {
+                problems.push(BuildProblem::EffectNotAllowed {
+                    name: name.to_owned(),
+                    effects: entry.spec.effects(),
+                    allowed: A::SET,
+                });
+            }
+            if entry
+                .spec
+                .input_schema()
+                .get("type")
+                .and_then(Value::as_str)
+                != Some("object")
+            {
+                problems.push(BuildProblem::InputNotObject {
+                    name: name.to_owned(),
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        Ok(Toolbox {
+            shared: Arc::new(Shared {
+                entries: self.entries,
+                by_name,
+                catalogs: Mutex::default(),
+            }),
+            allowed: A::SET,
+            _allowed: PhantomData,
+        })
+    }
+}
+
+/// A name every provider accepts: a letter or `_` first, then letters, digits,
+/// `_` and `-`, at most 64 in all (the intersection of OpenAI's, Anthropic's,
+/// Gemini's and MCP's rules).
+pub(crate) fn check_name(name: &str) -> Result<(), &'static str> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return Err("it is empty"),
+        Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
+            return Err("it must start with an ASCII letter or `_`")
+        }
+        _ => {}
+    }
+    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err("it may hold only ASCII letters, digits, `_` and `-`");
+    }
+    if name.len() > 64 {
+        return Err("it is longer than 64 characters");
+    }
+    Ok(())
+}
+
+/// Why a toolbox could not be built: every problem found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildError {
+    problems: Vec<BuildProblem>,
+}
+
+impl BuildError {
+    /// Every problem found.
+    pub fn problems(&self) -> &[BuildProblem] {
+        &self.problems
+    }
+}
+
+/// One problem found when building a toolbox.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum BuildProblem {
+    /// Two tools have the same name.
+    DuplicateName {
+        /// The name.
+        name: String,
+    },
+    /// A name some provider would reject.
+    InvalidName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A run-time tool with effects the toolbox does not admit.
+    EffectNotAllowed {
+        /// The tool.
+        name: String,
+        /// Its effects.
+        effects: EffectSet,
+        /// What the toolbox admits.
+        allowed: EffectSet,
+    },
+    /// A run-time tool whose input schema is not `{"type": "object", ...}`.
+    InputNotObject {
+        /// The tool.
+        name: String,
+    },
+}
+
+impl fmt::Display for BuildProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildProblem::DuplicateName { name } => {
+                write!(f, "two tools are named `{name}`; rename one with `#[tool(name = \"...\")]`")
+            }
+            BuildProblem::InvalidName { name, reason } => write!(
+                f,
+                "tool name `{name}` is not accepted by every provider: {reason}; use letters, digits, `_` and `-`"
+            ),
+            BuildProblem::EffectNotAllowed { name, effects, allowed } => write!(
+                f,
+                "effect violation: allowed {allowed} but got {effects} (tool `{name}`)"
+            ),
+            BuildProblem::InputNotObject { name } => write!(
+                f,
+                "the input schema of `{name}` must be an object schema (`{{\"type\": \"object\", ...}}`)"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the toolbox could not be built: ")?;
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_names() {
+        let names: Vec<String> = ["lookup_account", "issue_refund", "send_reply"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(nearest("lookupAccount", &names), ["lookup_account"]);
+        assert_eq!(nearest("issue_refnud", &names), ["issue_refund"]);
+        assert_eq!(nearest("refund", &names), ["issue_refund"]);
+        assert!(nearest("delete_everything", &names).is_empty());
+    }
+
+    #[test]
+    fn names_every_provider_accepts() {
+        assert!(check_name("lookup_account").is_ok());
+        assert!(check_name("get-weather2").is_ok());
+        assert!(check_name("").is_err());
+        assert!(check_name("2fast").is_err());
+        assert!(check_name("has space").is_err());
+        assert!(check_name("dotted.name").is_err());
+        assert!(check_name(&"x".repeat(65)).is_err());
+    }
+}
