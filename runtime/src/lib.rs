@@ -14,7 +14,7 @@ pub mod toolbox;
 pub use catalog::{Catalog, CatalogFormat};
 pub use error::{Escalation, NextStep, Severity, ToolError};
 pub use tool::{DynamicTool, Tool, ToolOutput, ToolSpec};
-pub use toolbox::{BuildError, BuildProblem, Toolbox, ToolboxBuilder};
+pub use toolbox::{BuildError, BuildProblem, Call, Toolbox, ToolboxBuilder};
 
 /// What `#[tool]` expands to names, and nothing else. Not a public API.
 #[doc(hidden)]

@@ -351,7 +351,7 @@ impl<'s> Walker<'s> {
                     || bound("exclusiveMinimum").is_some_and(|m| n <= m)
                     || bound("exclusiveMaximum").is_some_and(|m| n >= m);
                 if out_of_range {
-                    out.push(self.mismatch(schema, value, path));
+                    out.push(self.bounded_mismatch(schema, keywords, value, path));
                 }
             }
             Value::String(s) => {
@@ -360,7 +360,7 @@ impl<'s> Walker<'s> {
                 if bound("minLength").is_some_and(|m| len < m)
                     || bound("maxLength").is_some_and(|m| len > m)
                 {
-                    out.push(self.mismatch(schema, value, path));
+                    out.push(self.bounded_mismatch(schema, keywords, value, path));
                 }
             }
             Value::Null | Value::Bool(_) => {}
@@ -485,6 +485,46 @@ impl<'s> Walker<'s> {
         Problem::Mismatch {
             path: path.clone(),
             expected: self.name(schema),
+            found: describe_value(value),
+        }
+    }
+
+    /// A mismatch of range or length: "Int >= 1 and <= 50", "String of 1 to 8 characters".
+    fn bounded_mismatch(
+        &self,
+        schema: &'s Value,
+        keywords: &Map<String, Value>,
+        value: &Value,
+        path: &JsonPath,
+    ) -> Problem {
+        let mut expected = self.name(schema);
+        let number = |key: &str| {
+            keywords
+                .get(key)
+                .filter(|v| v.is_number())
+                .map(Value::to_string)
+        };
+        let bounds: Vec<String> = [
+            ("minimum", ">="),
+            ("exclusiveMinimum", ">"),
+            ("maximum", "<="),
+            ("exclusiveMaximum", "<"),
+        ]
+        .iter()
+        .filter_map(|(key, op)| number(key).map(|n| format!("{op} {n}")))
+        .collect();
+        if !bounds.is_empty() {
+            expected = format!("{expected} {}", bounds.join(" and "));
+        }
+        match (number("minLength"), number("maxLength")) {
+            (Some(min), Some(max)) => expected = format!("{expected} of {min} to {max} characters"),
+            (Some(min), None) => expected = format!("{expected} of at least {min} characters"),
+            (None, Some(max)) => expected = format!("{expected} of at most {max} characters"),
+            (None, None) => {}
+        }
+        Problem::Mismatch {
+            path: path.clone(),
+            expected,
             found: describe_value(value),
         }
     }
@@ -701,7 +741,7 @@ mod tests {
             ),
             [
                 "$.items[1].name: expected String, found integer 2",
-                "$.items[1].qty: expected Int, found integer 0"
+                "$.items[1].qty: expected Int >= 1, found integer 0"
             ]
         );
         assert!(problems(schema, json!({"items": []})).is_empty());

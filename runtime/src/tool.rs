@@ -90,6 +90,17 @@ pub trait Tool: Send + Sync + 'static {
         &self,
         input: Self::Input,
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+
+    /// Runs a tool whose body is synchronous without building a future, or
+    /// gives the input back. `#[tool]` implements it for sync fns so that the
+    /// dispatcher's fast path allocates nothing; the default gives the input back.
+    #[doc(hidden)]
+    fn __typed_tools_call_sync(
+        &self,
+        input: Self::Input,
+    ) -> Result<Result<Self::Output, Self::Error>, Self::Input> {
+        Err(input)
+    }
 }
 
 /// What a catalog and a dispatcher know about a tool, computed once when the
@@ -279,35 +290,39 @@ pub(crate) enum Failure {
 
 /// The form a toolbox holds: one call from argument text to output text.
 pub(crate) trait ErasedTool: Send + Sync + 'static {
-    fn call<'a>(
-        &'a self,
-        spec: &'a ToolSpec,
-        args: &'a str,
-    ) -> BoxFuture<'a, Result<String, Failure>>;
+    fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a>;
+}
+
+/// An erased call: done already (a sync tool, or arguments that did not
+/// deserialize), or a future to await. The first costs no allocation.
+pub(crate) enum Erased<'a> {
+    Done(Result<String, Failure>),
+    Running(BoxFuture<'a, Result<String, Failure>>),
 }
 
 /// The erased form of a typed tool.
 pub(crate) struct Typed<T>(pub(crate) T);
 
 impl<T: Tool> ErasedTool for Typed<T> {
-    fn call<'a>(
-        &'a self,
-        _: &'a ToolSpec,
-        args: &'a str,
-    ) -> BoxFuture<'a, Result<String, Failure>> {
+    fn call<'a>(&'a self, _: &'a ToolSpec, args: &str) -> Erased<'a> {
         // Fast path: deserialize straight from the argument text; no JSON value
         // is built unless something fails.
         let input = match serde_json::from_str::<T::Input>(args) {
             Ok(input) => input,
-            Err(error) => return futures::future::ready(Err(Failure::Args(error))).boxed(),
+            Err(error) => return Erased::Done(Err(Failure::Args(error))),
         };
-        async move {
-            match self.0.call(input).await {
-                Ok(output) => serde_json::to_string(&output).map_err(Failure::Output),
-                Err(error) => Err(Failure::Tool(error.to_string())),
-            }
-        }
-        .boxed()
+        let input = match self.0.__typed_tools_call_sync(input) {
+            Ok(result) => return Erased::Done(finish::<T>(result)),
+            Err(input) => input,
+        };
+        Erased::Running(async move { finish::<T>(self.0.call(input).await) }.boxed())
+    }
+}
+
+fn finish<T: Tool>(result: Result<T::Output, T::Error>) -> Result<String, Failure> {
+    match result {
+        Ok(output) => serde_json::to_string(&output).map_err(Failure::Output),
+        Err(error) => Err(Failure::Tool(error.to_string())),
     }
 }
 
@@ -425,27 +440,25 @@ impl fmt::Debug for DynamicTool {
 }
 
 impl ErasedTool for DynamicTool {
-    fn call<'a>(
-        &'a self,
-        spec: &'a ToolSpec,
-        args: &'a str,
-    ) -> BoxFuture<'a, Result<String, Failure>> {
+    fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a> {
         let value = match serde_json::from_str::<Value>(args) {
             Ok(value) => value,
-            Err(error) => return futures::future::ready(Err(Failure::Args(error))).boxed(),
+            Err(error) => return Erased::Done(Err(Failure::Args(error))),
         };
         let problems = crate::schema::check(spec.input_schema(), &value);
         if !problems.is_empty() {
             let error = ToolError::deserialization(spec.name(), problems, None);
-            return futures::future::ready(Err(Failure::Schema(error))).boxed();
+            return Erased::Done(Err(Failure::Schema(error)));
         }
         let future = (self.handler)(value);
-        async move {
-            match future.await {
-                Ok(output) => serde_json::to_string(&output).map_err(Failure::Output),
-                Err(message) => Err(Failure::Tool(message)),
+        Erased::Running(
+            async move {
+                match future.await {
+                    Ok(output) => serde_json::to_string(&output).map_err(Failure::Output),
+                    Err(message) => Err(Failure::Tool(message)),
+                }
             }
-        }
-        .boxed()
+            .boxed(),
+        )
     }
 }

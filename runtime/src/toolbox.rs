@@ -5,20 +5,25 @@
 //! whose effects are not allowed is never run either. Every failure comes back
 //! as a [`ToolError`] value and leaves the toolbox as it was.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
-use futures::FutureExt;
+use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::catalog::{self, Catalog, CatalogFormat};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork, SubsetOf};
 use crate::error::ToolError;
 use crate::schema;
-use crate::tool::{DynamicTool, ErasedTool, Failure, Tool, ToolOutput, ToolSpec, Typed};
+use crate::tool::{DynamicTool, Erased, ErasedTool, Failure, Tool, ToolOutput, ToolSpec, Typed};
 
 /// An explicit allow-list of tools, and the dispatcher of a model's calls.
 ///
@@ -74,7 +79,7 @@ pub struct Toolbox<A: Effects = ReadWriteNetwork> {
 
 struct Shared {
     entries: Vec<Entry>,
-    by_name: HashMap<String, usize>,
+    by_name: HashMap<String, usize, BuildHasherDefault<Fnv>>,
     catalogs: Mutex<HashMap<(CatalogFormat, EffectSet), Catalog>>,
 }
 
@@ -154,7 +159,7 @@ impl<A: Effects> Toolbox<A> {
 
     /// The names of the tools that can be called here, in the order they were added.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.specs().map(ToolSpec::name)
+        self.shared.names(self.allowed)
     }
 
     /// The specs of the tools that can be called here, in the order they were added.
@@ -168,7 +173,10 @@ impl<A: Effects> Toolbox<A> {
 
     /// The spec of tool `name`, if it can be called here.
     pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
-        self.entry(name).ok().map(|entry| &entry.spec)
+        self.shared
+            .entry(name, self.allowed)
+            .ok()
+            .map(|entry| &entry.spec)
     }
 
     /// The catalog of the tools that can be called here, in `format`.
@@ -209,59 +217,87 @@ impl<A: Effects> Toolbox<A> {
     /// arguments parse (else [`ToolError::InvalidArgs`]) and fit the input type
     /// (else [`ToolError::Deserialization`], naming every problem)? Then the
     /// tool runs once; its error, or a panic, is [`ToolError::Execution`].
-    pub async fn call(&self, name: &str, args: &str) -> Result<ToolOutput, ToolError> {
-        let entry = self.entry(name)?;
-        let spec = &entry.spec;
-        let future =
-            match std::panic::catch_unwind(AssertUnwindSafe(|| entry.tool.call(spec, args))) {
-                Ok(future) => future,
-                Err(panic) => return Err(panicked(spec, panic)),
-            };
-        match AssertUnwindSafe(future).catch_unwind().await {
-            Ok(Ok(json)) => Ok(ToolOutput::from_json(json)),
-            Ok(Err(failure)) => Err(self.explain(entry, args, failure)),
-            Err(panic) => Err(panicked(spec, panic)),
-        }
+    ///
+    /// Nothing happens until the returned [`Call`] is awaited.
+    pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a> {
+        Call::new(&self.shared, self.allowed, name, Cow::Borrowed(args))
     }
 
     /// Calls tool `name` with arguments already parsed.
-    pub async fn call_value(&self, name: &str, args: &Value) -> Result<ToolOutput, ToolError> {
-        self.call(name, &args.to_string()).await
+    pub fn call_value<'a>(&'a self, name: &'a str, args: &Value) -> Call<'a> {
+        Call::new(
+            &self.shared,
+            self.allowed,
+            name,
+            Cow::Owned(args.to_string()),
+        )
+    }
+}
+
+impl Shared {
+    fn names(&self, allowed: EffectSet) -> impl Iterator<Item = &str> {
+        self.entries
+            .iter()
+            .filter(move |entry| entry.spec.effects().is_subset_of(allowed))
+            .map(|entry| entry.spec.name())
     }
 
-    fn entry(&self, name: &str) -> Result<&Entry, ToolError> {
-        let Some(&index) = self.shared.by_name.get(name) else {
-            let available: Vec<String> = self.names().map(str::to_owned).collect();
+    #[inline]
+    fn index(&self, name: &str) -> Option<usize> {
+        // A scan beats hashing for the handful of tools most toolboxes hold.
+        if self.entries.len() <= SCAN_LIMIT {
+            self.entries
+                .iter()
+                .position(|entry| entry.spec.name() == name)
+        } else {
+            self.by_name.get(name).copied()
+        }
+    }
+
+    #[inline]
+    fn entry(&self, name: &str, allowed: EffectSet) -> Result<&Entry, ToolError> {
+        let Some(index) = self.index(name) else {
+            let available: Vec<String> = self.names(allowed).map(str::to_owned).collect();
             return Err(ToolError::UnknownTool {
                 name: name.to_owned(),
                 suggestions: nearest(name, &available),
                 available,
             });
         };
-        let entry = &self.shared.entries[index];
-        if !entry.spec.effects().is_subset_of(self.allowed) {
+        let entry = &self.entries[index];
+        if !entry.spec.effects().is_subset_of(allowed) {
             return Err(ToolError::EffectDenied {
                 tool: name.to_owned(),
                 effects: entry.spec.effects(),
-                allowed: self.allowed,
+                allowed,
             });
         }
         Ok(entry)
     }
+}
+
+impl Entry {
+    #[inline]
+    fn finish(&self, args: &str, result: Result<String, Failure>) -> Result<ToolOutput, ToolError> {
+        result
+            .map(ToolOutput::from_json)
+            .map_err(|failure| self.explain(args, failure))
+    }
 
     /// The slow path: the fast deserializer said no; say precisely why.
-    fn explain(&self, entry: &Entry, args: &str, failure: Failure) -> ToolError {
-        let tool = entry.spec.name().to_owned();
+    fn explain(&self, args: &str, failure: Failure) -> ToolError {
+        let tool = self.spec.name().to_owned();
+        let expected = self.args_type.clone();
         match failure {
             Failure::Args(error) => match serde_json::from_str::<Value>(args) {
                 Err(syntax) => ToolError::InvalidArgs {
                     tool,
                     message: syntax.to_string(),
                     excerpt: excerpt(args),
-                    expected: entry.args_type.clone(),
+                    expected,
                 },
                 Ok(value) => {
-                    let problems = schema::check(entry.spec.input_schema(), &value);
+                    let problems = schema::check(self.spec.input_schema(), &value);
                     // Only when the schema saw nothing wrong does the
                     // deserializer's own message add something.
                     let message = problems.is_empty().then(|| error.to_string());
@@ -269,7 +305,7 @@ impl<A: Effects> Toolbox<A> {
                         tool,
                         problems,
                         message,
-                        expected: entry.args_type.clone(),
+                        expected,
                     }
                 }
             },
@@ -279,7 +315,7 @@ impl<A: Effects> Toolbox<A> {
                 tool,
                 problems,
                 message,
-                expected: entry.args_type.clone(),
+                expected,
             },
             Failure::Schema(other) => other,
             Failure::Tool(message) => ToolError::Execution {
@@ -293,6 +329,122 @@ impl<A: Effects> Toolbox<A> {
                 panicked: false,
             },
         }
+    }
+}
+
+/// The future of [`Toolbox::call`]: one call of one tool.
+///
+/// On its first poll it looks the tool up, checks its effects, deserializes the
+/// arguments and, for a sync tool, runs it; an async tool's future is polled
+/// from then on. A panic in the tool is caught and returned as
+/// [`ToolError::Execution`]. `Unpin` and `Send`.
+#[must_use = "a call does nothing unless it is awaited"]
+pub struct Call<'a> {
+    state: CallState<'a>,
+}
+
+enum CallState<'a> {
+    Start {
+        shared: &'a Shared,
+        allowed: EffectSet,
+        name: &'a str,
+        args: Cow<'a, str>,
+    },
+    Running {
+        entry: &'a Entry,
+        future: BoxFuture<'a, Result<String, Failure>>,
+    },
+    Done,
+}
+
+impl<'a> Call<'a> {
+    fn new(shared: &'a Shared, allowed: EffectSet, name: &'a str, args: Cow<'a, str>) -> Call<'a> {
+        Call {
+            state: CallState::Start {
+                shared,
+                allowed,
+                name,
+                args,
+            },
+        }
+    }
+}
+
+impl Future for Call<'_> {
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        let (entry, mut future) = match std::mem::replace(&mut this.state, CallState::Done) {
+            CallState::Start {
+                shared,
+                allowed,
+                name,
+                args,
+            } => {
+                let entry = match shared.entry(name, allowed) {
+                    Ok(entry) => entry,
+                    Err(error) => return Poll::Ready(Err(error)),
+                };
+                let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    entry.tool.call(&entry.spec, &args)
+                }));
+                match call {
+                    Ok(Erased::Done(result)) => return Poll::Ready(entry.finish(&args, result)),
+                    Ok(Erased::Running(future)) => (entry, future),
+                    Err(panic) => return Poll::Ready(Err(panicked(&entry.spec, panic))),
+                }
+            }
+            CallState::Running { entry, future } => (entry, future),
+            CallState::Done => panic!("`Call` polled after it completed"),
+        };
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => {
+                this.state = CallState::Running { entry, future };
+                Poll::Pending
+            }
+            // The arguments were read before the tool ran: no `Failure::Args` here.
+            Ok(Poll::Ready(result)) => Poll::Ready(entry.finish("", result)),
+            Err(panic) => Poll::Ready(Err(panicked(&entry.spec, panic))),
+        }
+    }
+}
+
+impl fmt::Debug for Call<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            CallState::Start { name, .. } => format!("not started: {name}"),
+            CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
+            CallState::Done => "done".to_owned(),
+        };
+        f.debug_tuple("Call").field(&state).finish()
+    }
+}
+
+/// Up to this many tools, a name is found by a scan; past it, by the map.
+const SCAN_LIMIT: usize = 8;
+
+/// FNV-1a, for the name map: names are short, and SipHash's protection against
+/// flooding buys nothing here, since only the toolbox inserts keys (a model's
+/// names are only looked up). SipHash was a sixth of the dispatch overhead.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for byte in bytes {
+            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
@@ -416,7 +568,7 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// or a schema that is not an object schema.
     pub fn build(self) -> Result<Toolbox<A>, BuildError> {
         let mut problems = Vec::new();
-        let mut by_name = HashMap::new();
+        let mut by_name = HashMap::default();
         for (index, entry) in self.entries.iter().enumerate() {
             let name = entry.spec.name();
             if let Err(reason) = check_name(name) {
