@@ -1,0 +1,215 @@
+//! The support agent of λ-Tool, with typed tools.
+//!
+//! Three tools over an in-memory store: `lookup_account` (Read),
+//! `issue_refund` (Write) and `send_reply` (Write). The example prints the
+//! catalog a model would be shown, then dispatches calls as a model writes
+//! them, good and bad, and prints what the model would be told each time.
+//! No network, no API key.
+//!
+//! Run it with `cargo run --example support_agent`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use futures::executor::block_on;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use typed_tools::effect::EffectSet;
+use typed_tools::{tool, CatalogFormat, Toolbox};
+
+/// A customer account.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
+struct Account {
+    /// The account id, like `cust_12345`.
+    id: String,
+    /// `free`, `pro` or `enterprise`.
+    subscription_tier: String,
+    /// Where replies go.
+    email: String,
+    /// The last charge, in cents.
+    last_charge_cents: i64,
+}
+
+/// A refund that went through.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+struct Refund {
+    /// The payment provider's transaction id.
+    tx_id: String,
+}
+
+/// The shop's state: what the tools read and change.
+#[derive(Default)]
+struct Store {
+    accounts: HashMap<String, Account>,
+    refunds: Mutex<Vec<(String, i64)>>,
+    outbox: Mutex<Vec<(String, String)>>,
+}
+
+/// Why a refund was refused.
+#[derive(Debug)]
+enum RefundError {
+    UnknownAccount(String),
+    TooMuch { asked: i64, last_charge: i64 },
+}
+
+impl std::fmt::Display for RefundError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RefundError::UnknownAccount(id) => write!(f, "no account with id {id}"),
+            RefundError::TooMuch { asked, last_charge } => write!(
+                f,
+                "cannot refund {asked} cents: the last charge was {last_charge} cents"
+            ),
+        }
+    }
+}
+
+/// Look up a customer account by its id.
+///
+/// # Arguments
+/// * `id` - The account id, like `cust_12345`.
+#[tool(effects = Read)]
+async fn lookup_account(#[state] store: &Store, id: String) -> Result<Account, String> {
+    store
+        .accounts
+        .get(&id)
+        .cloned()
+        .ok_or_else(|| format!("no account with id {id}"))
+}
+
+/// Refund an amount to an account, at most its last charge.
+///
+/// # Arguments
+/// * `account_id` - The account to refund.
+/// * `amount` - In cents.
+#[tool(effects = Write)]
+fn issue_refund(
+    #[state] store: &Store,
+    account_id: String,
+    amount: i64,
+) -> Result<Refund, RefundError> {
+    let account = store
+        .accounts
+        .get(&account_id)
+        .ok_or_else(|| RefundError::UnknownAccount(account_id.clone()))?;
+    if amount > account.last_charge_cents {
+        return Err(RefundError::TooMuch {
+            asked: amount,
+            last_charge: account.last_charge_cents,
+        });
+    }
+    let mut refunds = store.refunds.lock().unwrap();
+    refunds.push((account_id, amount));
+    Ok(Refund {
+        tx_id: format!("tx_{:04}", refunds.len()),
+    })
+}
+
+/// Send a reply to a customer.
+///
+/// # Arguments
+/// * `to` - The customer's email address.
+/// * `body` - The text of the reply.
+#[tool(effects = Write)]
+fn send_reply(#[state] store: &Store, to: String, body: String) {
+    store.outbox.lock().unwrap().push((to, body));
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut store = Store::default();
+    store.accounts.insert(
+        "cust_12345".into(),
+        Account {
+            id: "cust_12345".into(),
+            subscription_tier: "pro".into(),
+            email: "ada@example.com".into(),
+            last_charge_cents: 4900,
+        },
+    );
+    let store = std::sync::Arc::new(store);
+
+    // The allow-list: these three tools and nothing else can ever run.
+    let toolbox = Toolbox::builder()
+        .tool(LookupAccount::new(store.clone()))
+        .tool(IssueRefund::new(store.clone()))
+        .tool(SendReply::new(store.clone()))
+        .build()?;
+
+    println!("== The catalog, as a system prompt (compact text)\n");
+    println!("{}\n", toolbox.catalog(CatalogFormat::Text));
+    println!("== The catalog, as Anthropic's `tools`\n");
+    println!("{}\n", toolbox.catalog(CatalogFormat::Anthropic));
+
+    // Calls as a model writes them: a name and the argument text.
+    let calls = [
+        ("a good lookup", "lookup_account", r#"{"id": "cust_12345"}"#),
+        (
+            "a good refund",
+            "issue_refund",
+            r#"{"account_id": "cust_12345", "amount": 4900}"#,
+        ),
+        (
+            "a good reply",
+            "send_reply",
+            r#"{"to": "ada@example.com", "body": "Your refund tx_0001 is on its way."}"#,
+        ),
+        (
+            "a hallucinated tool",
+            "refund_customer",
+            r#"{"id": "cust_12345"}"#,
+        ),
+        (
+            "a wrong type",
+            "issue_refund",
+            r#"{"account_id": "cust_12345", "amount": "49.00"}"#,
+        ),
+        (
+            "a missing field",
+            "send_reply",
+            r#"{"to": "ada@example.com"}"#,
+        ),
+        ("not JSON", "lookup_account", r#"{"id": "cust_12345""#),
+        (
+            "the tool's own error",
+            "issue_refund",
+            r#"{"account_id": "cust_12345", "amount": 100000}"#,
+        ),
+        (
+            "an unknown account",
+            "lookup_account",
+            r#"{"id": "cust_99999"}"#,
+        ),
+    ];
+    println!("== Dispatching a model's calls\n");
+    for (what, name, args) in calls {
+        println!("-- {what}: {name}({args})");
+        match block_on(toolbox.call(name, args)) {
+            Ok(output) => println!("   ok: {output}"),
+            Err(error) => {
+                println!("   error ({:?}): {error}", error.next_step());
+                println!(
+                    "   the model is told: {}",
+                    error.for_model().replace('\n', "\n   ")
+                );
+            }
+        }
+        println!();
+    }
+
+    println!("== Least privilege: a read-only view of the same toolbox\n");
+    let read_only = toolbox.restrict(EffectSet::READ);
+    println!("{}\n", read_only.catalog(CatalogFormat::Text));
+    let denied = block_on(read_only.call(
+        "issue_refund",
+        r#"{"account_id": "cust_12345", "amount": 1}"#,
+    ));
+    println!(
+        "-- issue_refund through the read-only view\n   {}\n",
+        denied.unwrap_err()
+    );
+
+    println!("== What happened to the store");
+    println!("   refunds: {:?}", store.refunds.lock().unwrap());
+    println!("   outbox:  {:?}", store.outbox.lock().unwrap());
+    Ok(())
+}
