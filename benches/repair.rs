@@ -1,0 +1,2 @@
+//! Placeholder so the workspace builds; the repair benchmark replaces it.
+fn main() {}
