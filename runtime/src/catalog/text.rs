@@ -1,0 +1,25 @@
+//! [`CatalogFormat::Text`](super::CatalogFormat::Text): one λ-Tool signature a line.
+
+use crate::schema;
+use crate::tool::ToolSpec;
+
+/// `tool lookup_account: {id: String} -{Read}-> {id: String, email: String}`,
+/// followed by the description's first line as a `--` comment.
+///
+/// Deterministic: the types are written from the schemas in their own order
+/// (parameters in declaration order), and nothing depends on a hash map.
+pub(super) fn line(spec: &ToolSpec) -> String {
+    let mut line = format!(
+        "tool {}: {} -{}-> {}",
+        spec.name(),
+        schema::type_name(spec.input_schema()),
+        spec.effects(),
+        schema::type_name(spec.output_schema()),
+    );
+    let summary = spec.description().lines().next().unwrap_or("").trim();
+    if !summary.is_empty() {
+        line.push_str("  -- ");
+        line.push_str(summary);
+    }
+    line
+}
