@@ -1249,7 +1249,8 @@ fn snapshot_of_the_text_catalog() {
         "tool lookup_account: {id: String, fields?: [String]} -{Read}-> {id: String, email: String, address?: {street: String, city: String, postcode?: String}}  -- Look up a customer account by its id.",
         "tool update_address: {account_id: String, address: {street: String, city: String, postcode?: String}, priority: \"low\" | \"normal\" | \"high\", note?: String} -{Write}-> Bool  -- Change the address of an account.",
         "tool ship_order: {order_id: Int, delivery: \"pickup\" | {courier: {address: {street: String, city: String, postcode?: String}, express: Bool}} | {locker: String}, payment: {method: \"card\", last4: String} | {method: \"invoice\", days: Int}, gift?: Bool} -{Write, Network}-> String  -- Ship an order to the customer.",
-        "tool count_folders: {root: {name: String, children: [{name: String, children: [{name: String, children: [Folder], link?: Folder}], link?: {name: String, children: [Folder], link?: Folder}}], link?: {name: String, children: [{name: String, children: [Folder], link?: Folder}], link?: {name: String, children: [Folder], link?: Folder}}}, max_depth?: Int} -{}-> Int  -- Count the folders in a tree.",
+        // A recursive type is written once, then named where it recurs.
+        "tool count_folders: {root: {name: String, children: [Folder], link?: Folder}, max_depth?: Int} -{}-> Int  -- Count the folders in a tree.",
         "tool tag_items: {tags: Map[String, String]} -{Write}-> Unit  -- Tag items with free-form labels.",
         "tool server_time: {} -{Read, Network}-> String  -- The time on the server.",
     ]

@@ -135,7 +135,8 @@ pub enum CatalogFormat {
     /// ```
     ///
     /// The tools come in the toolbox's order, fields in declaration order, so
-    /// the text is the same on every run. Put it in the system prompt as it is
+    /// the text is the same on every run. A recursive type is written once and
+    /// named where it recurs: `{name: String, children: [Folder]}`. Put it in the system prompt as it is
     /// (see [`Catalog`]).
     Text,
 }
