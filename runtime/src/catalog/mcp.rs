@@ -1,0 +1,45 @@
+//! [`CatalogFormat::Mcp`](super::CatalogFormat::Mcp): an entry of a `tools/list`
+//! result, as in the MCP schema of protocol revision 2025-11-25 (`Tool`,
+//! `ToolAnnotations`).
+
+use serde_json::{json, Value};
+
+use crate::effect::Effect;
+use crate::tool::ToolSpec;
+
+/// `{"name", "description", "inputSchema", "outputSchema"?, "annotations"}`.
+pub(super) fn tool(spec: &ToolSpec) -> Value {
+    let mut entry = super::named(spec);
+    // MCP takes JSON Schema 2020-12 (its default dialect) with `$schema`
+    // allowed, and requires `"type": "object"` at the root; the toolbox checks
+    // that for every tool it admits.
+    entry.insert("inputSchema".into(), spec.input_schema().clone());
+    if is_object_schema(spec.output_schema()) {
+        entry.insert("outputSchema".into(), spec.output_schema().clone());
+    }
+    entry.insert("annotations".into(), annotations(spec));
+    Value::Object(entry)
+}
+
+/// MCP's `outputSchema` is "restricted to `type: \"object\"` at the root",
+/// because it describes `structuredContent`, which is a JSON object.
+fn is_object_schema(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// The four hints, always explicit: an absent hint means the worst
+/// (`readOnlyHint: false`, `destructiveHint: true`, `idempotentHint: false`,
+/// `openWorldHint: true`).
+fn annotations(spec: &ToolSpec) -> Value {
+    let effects = spec.effects();
+    let read_only = effects.is_read_only();
+    json!({
+        "readOnlyHint": read_only,
+        "destructiveHint": effects.contains(Effect::Write),
+        // "calling the tool repeatedly with the same arguments will have no
+        // additional effect on its environment": true of every tool that does
+        // not modify its environment, and of a writer declared idempotent.
+        "idempotentHint": read_only || spec.is_idempotent(),
+        "openWorldHint": effects.contains(Effect::Network),
+    })
+}
