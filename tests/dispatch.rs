@@ -276,6 +276,16 @@ fn missing_fields_are_all_named() {
         error.to_string().contains("found an array of 2 element(s)"),
         "{error}"
     );
+    // Positional arguments that would fit the fields in order: the schema says
+    // object, so the dispatcher refuses them too (serde alone would take them).
+    let error = block_on(tools.call("issue_refund", r#" ["cust_1", 5]"#)).unwrap_err();
+    let ToolError::Deserialization { problems, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(
+        problems[0].to_string(),
+        "$: expected {account_id: String, amount: Int}, found an array of 2 element(s)"
+    );
     assert_eq!(store.calls.load(Ordering::SeqCst), 0);
 }
 

@@ -211,11 +211,7 @@ pub fn fits(schema: &Value, value: &Value) -> bool {
 /// assert_eq!(type_name(&json!({"enum": ["a", "b"]})), r#""a" | "b""#);
 /// ```
 pub fn type_name(schema: &Value) -> String {
-    Walker {
-        root: schema,
-        depth: 0,
-    }
-    .name(schema)
+    Namer::new(schema).name(schema)
 }
 
 /// Resolves a local `$ref` against `root`.
@@ -481,6 +477,11 @@ impl<'s> Walker<'s> {
         }
     }
 
+    /// The schema in λ-Tool notation, for "expected ...".
+    fn name(&self, schema: &'s Value) -> String {
+        Namer::new(self.root).name(schema)
+    }
+
     fn mismatch(&self, schema: &'s Value, value: &Value, path: &JsonPath) -> Problem {
         Problem::Mismatch {
             path: path.clone(),
@@ -528,20 +529,77 @@ impl<'s> Walker<'s> {
             found: describe_value(value),
         }
     }
+}
 
-    fn name(&self, schema: &'s Value) -> String {
-        let Some(inner) = self.deeper() else {
-            return "…".into();
-        };
-        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-            if self.depth > 8 {
-                // A recursive type: name it rather than unfold it forever.
-                return reference.rsplit('/').next().unwrap_or("Any").to_owned();
+/// Past this many nodes a name is cut short with `…`; past this many types
+/// inlined inside one another, a type is written by its name.
+const NAME_BUDGET: usize = 2_000;
+const MAX_INLINED: usize = 32;
+
+/// Writes schemas in λ-Tool notation. A `$ref` is inlined, except inside
+/// itself: a recursive type is written once and named where it recurs
+/// (`{name: String, children: [Folder]}`).
+struct Namer<'s> {
+    root: &'s Value,
+    /// The `$ref`s being inlined, outermost first.
+    inlining: Vec<&'s str>,
+    budget: usize,
+    depth: usize,
+}
+
+impl<'s> Namer<'s> {
+    fn new(root: &'s Value) -> Namer<'s> {
+        Namer {
+            root,
+            inlining: Vec::new(),
+            budget: NAME_BUDGET,
+            depth: 0,
+        }
+    }
+
+    /// Follows a chain of `$ref`s, for telling what an option is.
+    fn resolved(&self, mut schema: &'s Value) -> &'s Value {
+        for _ in 0..MAX_DEPTH {
+            match schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| resolve(self.root, r))
+            {
+                Some(target) => schema = target,
+                None => break,
             }
-            return match resolve(self.root, reference) {
-                Some(target) => inner.name(target),
-                None => "Any".into(),
+        }
+        schema
+    }
+
+    fn name(&mut self, schema: &'s Value) -> String {
+        if self.depth >= MAX_DEPTH || self.budget == 0 {
+            return "…".into();
+        }
+        self.budget -= 1;
+        self.depth += 1;
+        let name = self.name_inner(schema);
+        self.depth -= 1;
+        name
+    }
+
+    fn name_inner(&mut self, schema: &'s Value) -> String {
+        if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+            let defined = reference
+                .rsplit('/')
+                .next()
+                .filter(|n| !n.is_empty() && *n != "#");
+            // A type inside itself (a recursive type) is named, not unfolded again.
+            if self.inlining.contains(&reference) || self.inlining.len() >= MAX_INLINED {
+                return defined.unwrap_or("Self").to_owned();
+            }
+            let Some(target) = resolve(self.root, reference) else {
+                return defined.unwrap_or("Any").to_owned();
             };
+            self.inlining.push(reference);
+            let name = self.name(target);
+            self.inlining.pop();
+            return name;
         }
         let Value::Object(keywords) = schema else {
             return if schema == &Value::Bool(false) {
@@ -564,8 +622,8 @@ impl<'s> Walker<'s> {
             if let Some(options) = keywords.get(key).and_then(Value::as_array) {
                 let (nulls, others): (Vec<&Value>, Vec<&Value>) = options
                     .iter()
-                    .partition(|o| is_null_schema(inner.resolved(o)));
-                let names: Vec<String> = others.iter().map(|o| inner.name(o)).collect();
+                    .partition(|o| is_null_schema(self.resolved(o)));
+                let names: Vec<String> = others.iter().map(|o| self.name(o)).collect();
                 let joined = if names.len() == 1 {
                     names[0].clone()
                 } else {
@@ -596,7 +654,7 @@ impl<'s> Walker<'s> {
         }
         if let Some(all) = keywords.get("allOf").and_then(Value::as_array) {
             if let [only] = all.as_slice() {
-                return inner.name(only);
+                return self.name(only);
             }
         }
         let (types, nullable): (Vec<&str>, bool) = match keywords.get("type") {
@@ -616,7 +674,7 @@ impl<'s> Walker<'s> {
         };
         let names: Vec<String> = types
             .iter()
-            .map(|t| inner.name_of_type(t, keywords))
+            .map(|t| self.name_of_type(t, keywords))
             .collect();
         let joined = match names.len() {
             0 => "Any".to_owned(),
@@ -630,7 +688,7 @@ impl<'s> Walker<'s> {
         }
     }
 
-    fn name_of_type(&self, t: &str, keywords: &'s Map<String, Value>) -> String {
+    fn name_of_type(&mut self, t: &str, keywords: &'s Map<String, Value>) -> String {
         match t {
             "string" => "String".into(),
             "integer" => "Int".into(),

@@ -278,8 +278,9 @@ impl fmt::Display for ToolOutput {
 /// How an erased call can fail before the toolbox turns it into a [`ToolError`],
 /// which needs the spec for its messages.
 pub(crate) enum Failure {
-    /// The arguments did not deserialize into the input type.
-    Args(serde_json::Error),
+    /// The arguments did not deserialize into the input type; `None` when they
+    /// were refused before deserializing (not an object).
+    Args(Option<serde_json::Error>),
     /// The arguments broke the schema of a tool defined at run time.
     Schema(ToolError),
     /// The tool returned its error.
@@ -305,11 +306,16 @@ pub(crate) struct Typed<T>(pub(crate) T);
 
 impl<T: Tool> ErasedTool for Typed<T> {
     fn call<'a>(&'a self, _: &'a ToolSpec, args: &str) -> Erased<'a> {
+        // serde derives also read a struct from an array of its fields in
+        // order; the schema says object, so refuse anything else up front.
+        if !args.trim_start().starts_with('{') {
+            return Erased::Done(Err(Failure::Args(None)));
+        }
         // Fast path: deserialize straight from the argument text; no JSON value
         // is built unless something fails.
         let input = match serde_json::from_str::<T::Input>(args) {
             Ok(input) => input,
-            Err(error) => return Erased::Done(Err(Failure::Args(error))),
+            Err(error) => return Erased::Done(Err(Failure::Args(Some(error)))),
         };
         let input = match self.0.__typed_tools_call_sync(input) {
             Ok(result) => return Erased::Done(finish::<T>(result)),
@@ -443,7 +449,7 @@ impl ErasedTool for DynamicTool {
     fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a> {
         let value = match serde_json::from_str::<Value>(args) {
             Ok(value) => value,
-            Err(error) => return Erased::Done(Err(Failure::Args(error))),
+            Err(error) => return Erased::Done(Err(Failure::Args(Some(error)))),
         };
         let problems = crate::schema::check(spec.input_schema(), &value);
         if !problems.is_empty() {

@@ -300,7 +300,9 @@ impl Entry {
                     let problems = schema::check(self.spec.input_schema(), &value);
                     // Only when the schema saw nothing wrong does the
                     // deserializer's own message add something.
-                    let message = problems.is_empty().then(|| error.to_string());
+                    let message = problems.is_empty().then(|| {
+                        error.map_or_else(|| "expected a JSON object".to_owned(), |e| e.to_string())
+                    });
                     ToolError::Deserialization {
                         tool,
                         problems,
