@@ -3,6 +3,7 @@
 //! re-exports all of this together with the `#[tool]` attribute.
 #![warn(missing_docs)]
 
+pub mod call;
 pub mod catalog;
 pub mod doc;
 pub mod effect;
@@ -11,6 +12,7 @@ pub mod schema;
 pub mod tool;
 pub mod toolbox;
 
+pub use call::{CallFormat, ReadError, ToolCall};
 pub use catalog::{Catalog, CatalogFormat};
 pub use error::{Escalation, NextStep, Severity, ToolError};
 pub use tool::{DynamicTool, Tool, ToolOutput, ToolSpec};

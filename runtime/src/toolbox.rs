@@ -19,6 +19,7 @@ use std::task::{Context, Poll};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use crate::call::{CallFormat, ReadError, ToolCall};
 use crate::catalog::{self, Catalog, CatalogFormat};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork, SubsetOf};
 use crate::error::ToolError;
@@ -221,6 +222,40 @@ impl<A: Effects> Toolbox<A> {
     /// Nothing happens until the returned [`Call`] is awaited.
     pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a> {
         Call::new(&self.shared, self.allowed, name, Cow::Borrowed(args))
+    }
+
+    /// Reads the tool calls in a model's answer (see [`call`](crate::call) for
+    /// the formats). Pythonic calls' positional arguments are named by the
+    /// tools' parameter order. The names are not checked here: an unknown
+    /// name is reported when the call is made.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, CallFormat, Toolbox};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Add).build()?;
+    /// let calls = toolbox.read_calls(CallFormat::Auto, "[add(2, b=3), add(a=1, b=1)]")?;
+    /// assert_eq!(calls[0].arguments, r#"{"a":2,"b":3}"#);
+    /// let mut sums = Vec::new();
+    /// for call in &calls {
+    ///     sums.push(toolbox.call(&call.name, &call.arguments).await?.into_json());
+    /// }
+    /// assert_eq!(sums, ["5", "2"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn read_calls(&self, format: CallFormat, text: &str) -> Result<Vec<ToolCall>, ReadError> {
+        let parameters = |name: &str| {
+            self.shared
+                .entry(name, EffectSet::ALL)
+                .ok()
+                .map(|entry| entry.spec.parameters().map(str::to_owned).collect())
+        };
+        crate::call::read_calls_with(format, text, &parameters)
     }
 
     /// Calls tool `name` with arguments already parsed.
