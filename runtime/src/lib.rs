@@ -5,6 +5,7 @@
 
 pub mod call;
 pub mod catalog;
+pub mod coerce;
 pub mod doc;
 pub mod effect;
 pub mod error;

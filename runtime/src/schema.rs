@@ -199,6 +199,13 @@ pub fn fits(schema: &Value, value: &Value) -> bool {
     check(schema, value).is_empty()
 }
 
+/// Whether `value` fits `schema`, a part of `root` whose `$ref`s point into `root`.
+pub(crate) fn fits_within(root: &Value, schema: &Value, value: &Value) -> bool {
+    let mut problems = Vec::new();
+    Walker { root, depth: 0 }.check(schema, value, &JsonPath::root(), &mut problems);
+    problems.is_empty()
+}
+
 /// The schema in λ-Tool's notation: `String`, `Int`, `Float`, `Bool`, `Unit`,
 /// `[T]`, `{a: T, b?: U}`, `T?` for nullable, `"a" | "b"` for enums, `Any`.
 ///

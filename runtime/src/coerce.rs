@@ -1,0 +1,508 @@
+//! Schema-guided coercion: the "sanitize" step of recovery.
+//!
+//! A model often sends the right value in the wrong JSON type: `"42"` for an
+//! integer, `"true"` for a boolean, one item where a list is expected,
+//! `"HIGH"` for the enum value `"high"`. [`coerce`] uses the tool's input
+//! schema to turn such values into what it asks for, and records each change
+//! with its JSON path so that the caller and the model see it.
+//!
+//! What is coerced, and only where the schema asks for the target type and the
+//! value does not already fit:
+//!
+//! | [`CoercionKind`] | from | to |
+//! |---|---|---|
+//! | `StringToNumber` | `"42"`, `"-3.5"`, `"1e3"` | `42`, `-3.5`, `1000` (an integer only if the text is one) |
+//! | `FloatToInteger` | `5.0` | `5` (never `5.5`) |
+//! | `ToString` | `42`, `true` | `"42"`, `"true"` |
+//! | `StringToBool` | `"true"`, `"False"` | `true`, `false` (no other words) |
+//! | `SingleToList` | `"a"` | `["a"]` |
+//! | `EnumCase` | `"HIGH"` | `"high"` (only when exactly one value matches) |
+//! | `StringifiedJson` | `"{\"a\": 1}"` | `{"a": 1}`, where an object or list is expected |
+//! | `NullForAbsent` | a required field that is absent and may be null | `null` |
+//!
+//! A value that cannot be coerced is left as it is: the deserializer then
+//! reports it with its path. Nothing is dropped or invented: no key is removed,
+//! and only `null` is ever added, for a field whose schema allows it.
+//!
+//! ```
+//! use serde_json::json;
+//! use typed_tools::coerce::{coerce, CoercionKind};
+//!
+//! let schema = json!({
+//!     "type": "object",
+//!     "properties": {
+//!         "amount": { "type": "integer" },
+//!         "tags": { "type": "array", "items": { "type": "string" } },
+//!         "priority": { "enum": ["low", "high"] }
+//!     }
+//! });
+//! let mut args = json!({ "amount": "1250", "tags": "vip", "priority": "HIGH" });
+//! let coercions = coerce(&schema, &mut args);
+//! assert_eq!(args, json!({ "amount": 1250, "tags": ["vip"], "priority": "high" }));
+//! assert_eq!(coercions[0].kind, CoercionKind::StringToNumber);
+//! assert_eq!(coercions[0].to_string(), "$.amount: the string \"1250\" was read as the number 1250");
+//! ```
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::schema::{fits_within, resolve, JsonPath};
+
+/// One change made by [`coerce`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Coercion {
+    /// Where.
+    pub path: JsonPath,
+    /// What kind of change.
+    pub kind: CoercionKind,
+    /// The value as the model sent it (absent for [`CoercionKind::NullForAbsent`]).
+    pub from: Option<Value>,
+    /// The value as it is now.
+    pub to: Value,
+}
+
+/// The kinds of [`Coercion`]; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CoercionKind {
+    /// A number written as a string.
+    StringToNumber,
+    /// A float with no fractional part where an integer is expected.
+    FloatToInteger,
+    /// A number or boolean where a string is expected.
+    ToString,
+    /// `"true"` / `"false"` where a boolean is expected.
+    StringToBool,
+    /// One value where a list is expected.
+    SingleToList,
+    /// An enum value in another letter case.
+    EnumCase,
+    /// An object or list sent as a string of JSON.
+    StringifiedJson,
+    /// `null` for an absent field that is required but may be null.
+    NullForAbsent,
+}
+
+impl fmt::Display for Coercion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let from = self
+            .from
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let to = &self.to;
+        match self.kind {
+            CoercionKind::StringToNumber => write!(
+                f,
+                "{}: the string {from} was read as the number {to}",
+                self.path
+            ),
+            CoercionKind::FloatToInteger => {
+                write!(f, "{}: {from} was read as the integer {to}", self.path)
+            }
+            CoercionKind::ToString => {
+                write!(f, "{}: {from} was read as the string {to}", self.path)
+            }
+            CoercionKind::StringToBool => write!(
+                f,
+                "{}: the string {from} was read as the boolean {to}",
+                self.path
+            ),
+            CoercionKind::SingleToList => write!(
+                f,
+                "{}: the single value {from} was read as the list {to}",
+                self.path
+            ),
+            CoercionKind::EnumCase => write!(
+                f,
+                "{}: {from} was read as the allowed value {to}",
+                self.path
+            ),
+            CoercionKind::StringifiedJson => {
+                write!(
+                    f,
+                    "{}: a string of JSON was read as the {} it holds",
+                    self.path,
+                    kind_of(to)
+                )
+            }
+            CoercionKind::NullForAbsent => write!(f, "{}: absent, set to null", self.path),
+        }
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    if value.is_array() {
+        "list"
+    } else {
+        "object"
+    }
+}
+
+/// Coerces `value` in place towards `schema`; returns what was changed, in
+/// document order. See the [module docs](self).
+pub fn coerce(schema: &Value, value: &mut Value) -> Vec<Coercion> {
+    let mut out = Vec::new();
+    Coercer {
+        root: schema,
+        depth: 0,
+    }
+    .value(schema, value, &JsonPath::root(), &mut out);
+    out
+}
+
+/// Deep enough for any real schema; deeper values are left as they are.
+const MAX_DEPTH: usize = 64;
+
+struct Coercer<'s> {
+    root: &'s Value,
+    depth: usize,
+}
+
+impl<'s> Coercer<'s> {
+    fn resolved(&self, mut schema: &'s Value) -> &'s Value {
+        for _ in 0..MAX_DEPTH {
+            match schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| resolve(self.root, r))
+            {
+                Some(target) => schema = target,
+                None => break,
+            }
+        }
+        schema
+    }
+
+    fn fits(&self, schema: &Value, value: &Value) -> bool {
+        fits_within(self.root, schema, value)
+    }
+
+    fn value(
+        &mut self,
+        schema: &'s Value,
+        value: &mut Value,
+        path: &JsonPath,
+        out: &mut Vec<Coercion>,
+    ) {
+        if self.depth >= MAX_DEPTH {
+            return;
+        }
+        self.depth += 1;
+        self.value_inner(schema, value, path, out);
+        self.depth -= 1;
+    }
+
+    fn value_inner(
+        &mut self,
+        schema: &'s Value,
+        value: &mut Value,
+        path: &JsonPath,
+        out: &mut Vec<Coercion>,
+    ) {
+        let schema = self.resolved(schema);
+        let Value::Object(keywords) = schema else {
+            return;
+        };
+
+        // Options: keep a value that fits one; otherwise the first option it
+        // can be coerced into wins.
+        for key in ["anyOf", "oneOf"] {
+            if let Some(options) = keywords.get(key).and_then(Value::as_array) {
+                if options.iter().any(|o| self.fits(o, value)) {
+                    // Fits as it is; still coerce inside it (an object's fields).
+                    if let Some(option) = options.iter().find(|o| self.fits(o, value)) {
+                        self.inside(option, value, path, out);
+                    }
+                    return;
+                }
+                for option in options {
+                    let mut attempt = value.clone();
+                    let mut changes = Vec::new();
+                    self.value(option, &mut attempt, path, &mut changes);
+                    if !changes.is_empty() && self.fits(option, &attempt) {
+                        *value = attempt;
+                        out.extend(changes);
+                        return;
+                    }
+                }
+                return;
+            }
+        }
+        if let Some(allowed) = keywords.get("enum").and_then(Value::as_array) {
+            self.enum_case(allowed, value, path, out);
+            return;
+        }
+        if let Some(Value::String(constant)) = keywords.get("const") {
+            self.enum_case(&[Value::String(constant.clone())], value, path, out);
+            return;
+        }
+        let types: Vec<&str> = match keywords.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if !types.is_empty() && !types.iter().any(|t| json_type_is(t, value)) {
+            if let Some((kind, coerced)) = types.iter().find_map(|t| convert(t, keywords, value)) {
+                let from = std::mem::replace(value, coerced);
+                out.push(Coercion {
+                    path: path.clone(),
+                    kind,
+                    from: Some(from),
+                    to: value.clone(),
+                });
+            } else {
+                return;
+            }
+        }
+        self.inside(schema, value, path, out);
+    }
+
+    /// Into an object's fields and a list's items.
+    fn inside(
+        &mut self,
+        schema: &'s Value,
+        value: &mut Value,
+        path: &JsonPath,
+        out: &mut Vec<Coercion>,
+    ) {
+        let schema = self.resolved(schema);
+        match value {
+            Value::Object(fields) => self.object(schema, fields, path, out),
+            Value::Array(items) => {
+                let prefix = schema.get("prefixItems").and_then(Value::as_array);
+                for (i, item) in items.iter_mut().enumerate() {
+                    let item_schema = prefix
+                        .and_then(|p| p.get(i))
+                        .or_else(|| schema.get("items"));
+                    if let Some(item_schema) = item_schema {
+                        self.value(item_schema, item, &path.index(i), out);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn object(
+        &mut self,
+        schema: &'s Value,
+        fields: &mut Map<String, Value>,
+        path: &JsonPath,
+        out: &mut Vec<Coercion>,
+    ) {
+        let properties = schema.get("properties").and_then(Value::as_object);
+        for (name, field) in fields.iter_mut() {
+            let field_schema = properties
+                .and_then(|p| p.get(name))
+                .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+            if let Some(field_schema) = field_schema {
+                self.value(field_schema, field, &path.field(name), out);
+            }
+        }
+        let (Some(properties), Some(required)) =
+            (properties, schema.get("required").and_then(Value::as_array))
+        else {
+            return;
+        };
+        for name in required.iter().filter_map(Value::as_str) {
+            if !fields.contains_key(name) {
+                if let Some(property) = properties.get(name) {
+                    if self.fits(property, &Value::Null) {
+                        fields.insert(name.to_owned(), Value::Null);
+                        out.push(Coercion {
+                            path: path.field(name),
+                            kind: CoercionKind::NullForAbsent,
+                            from: None,
+                            to: Value::Null,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    fn enum_case(
+        &self,
+        allowed: &[Value],
+        value: &mut Value,
+        path: &JsonPath,
+        out: &mut Vec<Coercion>,
+    ) {
+        let Value::String(text) = &*value else { return };
+        if allowed.iter().any(|a| a == &*value) {
+            return;
+        }
+        let matches: Vec<&Value> = allowed
+            .iter()
+            .filter(|a| a.as_str().is_some_and(|a| a.eq_ignore_ascii_case(text)))
+            .collect();
+        if let [only] = matches.as_slice() {
+            let from = std::mem::replace(value, (*only).clone());
+            out.push(Coercion {
+                path: path.clone(),
+                kind: CoercionKind::EnumCase,
+                from: Some(from),
+                to: value.clone(),
+            });
+        }
+    }
+}
+
+fn json_type_is(t: &str, value: &Value) -> bool {
+    match (t, value) {
+        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
+        ("number", Value::Number(_))
+        | ("string", Value::String(_))
+        | ("boolean", Value::Bool(_))
+        | ("null", Value::Null)
+        | ("array", Value::Array(_))
+        | ("object", Value::Object(_)) => true,
+        _ => false,
+    }
+}
+
+/// `value` as JSON type `t`, if one of the coercions applies.
+fn convert(t: &str, keywords: &Map<String, Value>, value: &Value) -> Option<(CoercionKind, Value)> {
+    match (t, value) {
+        ("integer", Value::Number(n)) => {
+            let f = n.as_f64()?;
+            (f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0)
+                .then(|| (CoercionKind::FloatToInteger, Value::from(f as i64)))
+        }
+        ("integer", Value::String(s)) => {
+            let s = s.trim();
+            s.parse::<i64>()
+                .map(Value::from)
+                .or_else(|_| s.parse::<u64>().map(Value::from))
+                .ok()
+                .map(|v| (CoercionKind::StringToNumber, v))
+        }
+        ("number", Value::String(s)) => {
+            let s = s.trim();
+            let number = s.parse::<i64>().map(Value::from).ok().or_else(|| {
+                s.parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number)
+            })?;
+            Some((CoercionKind::StringToNumber, number))
+        }
+        ("string", Value::Number(n)) => {
+            Some((CoercionKind::ToString, Value::String(n.to_string())))
+        }
+        ("string", Value::Bool(b)) => Some((CoercionKind::ToString, Value::String(b.to_string()))),
+        ("boolean", Value::String(s)) if s.trim().eq_ignore_ascii_case("true") => {
+            Some((CoercionKind::StringToBool, Value::Bool(true)))
+        }
+        ("boolean", Value::String(s)) if s.trim().eq_ignore_ascii_case("false") => {
+            Some((CoercionKind::StringToBool, Value::Bool(false)))
+        }
+        ("array" | "object", Value::String(s)) if stringified(t, s).is_some() => {
+            stringified(t, s).map(|parsed| (CoercionKind::StringifiedJson, parsed))
+        }
+        ("array", single) if !single.is_null() => {
+            // Only when the single value could be an item.
+            let items = keywords.get("items");
+            let fits_item = items.is_none_or(|items| item_type_admits(items, single));
+            fits_item.then(|| {
+                (
+                    CoercionKind::SingleToList,
+                    Value::Array(vec![single.clone()]),
+                )
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The object or list a string of JSON holds, if it holds one of type `t`.
+fn stringified(t: &str, text: &str) -> Option<Value> {
+    let text = text.trim();
+    if !text.starts_with(['{', '[']) {
+        return None;
+    }
+    let parsed: Value = serde_json::from_str(text).ok()?;
+    json_type_is(t, &parsed).then_some(parsed)
+}
+
+/// Whether an item schema's `type` admits the value's JSON type (a cheap test;
+/// the item is coerced further when the list is walked).
+fn item_type_admits(items: &Value, value: &Value) -> bool {
+    match items.get("type") {
+        Some(Value::String(t)) => json_type_is(t, value) || convertible(t, value),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|t| json_type_is(t, value) || convertible(t, value)),
+        _ => true,
+    }
+}
+
+fn convertible(t: &str, value: &Value) -> bool {
+    convert(t, &Map::new(), value).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(schema: Value, mut value: Value) -> (Value, Vec<String>) {
+        let changes = coerce(&schema, &mut value);
+        (value, changes.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn every_kind() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "n": { "type": "integer" }, "f": { "type": "integer" }, "x": { "type": "number" },
+                "s": { "type": "string" }, "b": { "type": "boolean" }, "l": { "type": "array", "items": { "type": "integer" } },
+                "e": { "$ref": "#/$defs/E" }, "o": { "type": "object", "properties": { "k": { "type": "integer" } } },
+                "note": { "type": ["string", "null"] }
+            },
+            "required": ["n", "note"],
+            "$defs": { "E": { "oneOf": [ { "const": "low" }, { "const": "high" } ] } }
+        });
+        let (value, changes) = run(
+            schema,
+            json!({"n": " 42 ", "f": 5.0, "x": "2.5", "s": 7, "b": "False", "l": "3", "e": "High", "o": "{\"k\": \"1\"}"}),
+        );
+        assert_eq!(
+            value,
+            json!({"n": 42, "f": 5, "x": 2.5, "s": "7", "b": false, "l": [3], "e": "high", "o": {"k": 1}, "note": null})
+        );
+        assert_eq!(changes.len(), 11, "{changes:#?}");
+        assert!(
+            changes.contains(&"$.l[0]: the string \"3\" was read as the number 3".to_owned()),
+            "{changes:#?}"
+        );
+        assert!(changes.contains(&"$.note: absent, set to null".to_owned()));
+    }
+
+    #[test]
+    fn what_cannot_be_coerced_is_left_alone() {
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": "integer"}, "f": {"type": "integer"}, "b": {"type": "boolean"},
+            "e": {"enum": ["Low", "low"]}, "req": {"type": "string"}
+        }, "required": ["req"]});
+        let original = json!({"n": "forty-two", "f": 5.5, "b": "yes", "e": "LOW"});
+        let (value, changes) = run(schema, original.clone());
+        assert_eq!(
+            value, original,
+            "nothing changed, nothing added for a non-nullable field"
+        );
+        assert!(changes.is_empty());
+    }
+
+    #[test]
+    fn values_that_fit_are_never_changed() {
+        let schema = json!({"type": "object", "properties": {"s": {"type": "string"}, "u": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}});
+        let (value, changes) = run(schema, json!({"s": "42", "u": "7"}));
+        assert_eq!(value, json!({"s": "42", "u": "7"}));
+        assert!(changes.is_empty());
+    }
+}
