@@ -2,6 +2,7 @@
 //! call, or a schema that lies. Each error is put on the offending token and
 //! says what to write instead.
 
+use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
@@ -79,6 +80,11 @@ pub fn signature(item: &ItemFn, errors: &mut Errors) {
                 ty,
                 "a tool cannot return `impl Trait`: its output schema needs a concrete type; return the type itself (for example `Vec<Item>`)",
             );
+        } else if let Some(borrow) = borrow(ty) {
+            errors.at(
+                borrow,
+                "a tool cannot return a borrow: its output is sent to the model after the call; return an owned type (for example `String` instead of `&str`)",
+            );
         }
     }
 }
@@ -107,7 +113,46 @@ fn parameter_type(ty: &Type, errors: &mut Errors) {
             ty,
             "a tool cannot take an `impl Trait` parameter: the model's arguments are deserialized into one concrete type; use a concrete type such as `String` or `Vec<T>`",
         ),
-        _ => {}
+        _ => {
+            if let Some(borrow) = borrow(ty) {
+                errors.at(
+                    borrow,
+                    "a tool parameter cannot borrow: its arguments are deserialized into owned values; use an owned type (for example `String` instead of `Cow<'_, str>`), or mark shared state `#[state]`",
+                );
+            }
+        }
+    }
+}
+
+/// The first borrow in a type: a reference or a lifetime other than `'static`.
+fn borrow(ty: &Type) -> Option<proc_macro2::TokenStream> {
+    match ty {
+        Type::Reference(r) => match &r.lifetime {
+            Some(lifetime) if lifetime.ident == "static" => borrow(&r.elem),
+            _ => Some(r.to_token_stream()),
+        },
+        Type::Array(a) => borrow(&a.elem),
+        Type::Slice(s) => borrow(&s.elem),
+        Type::Paren(p) => borrow(&p.elem),
+        Type::Group(g) => borrow(&g.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(borrow),
+        Type::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .find_map(|segment| match &segment.arguments {
+                syn::PathArguments::AngleBracketed(args) => {
+                    args.args.iter().find_map(|arg| match arg {
+                        syn::GenericArgument::Lifetime(l) if l.ident != "static" => {
+                            Some(l.to_token_stream())
+                        }
+                        syn::GenericArgument::Type(t) => borrow(t),
+                        _ => None,
+                    })
+                }
+                _ => None,
+            }),
+        _ => None,
     }
 }
 
