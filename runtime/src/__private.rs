@@ -16,8 +16,12 @@
 //!   items fail a second time; it is checked where the tool is used, and there
 //!   the `*Of<Tool>` traits say which tool and which type, and point back to
 //!   the definition.
+//!
+//! A tool fn's future that is not `Send` is reported at the fn's name by
+//! [`send_future`], in rustc's words, which name the value held across `.await`.
 
 use std::fmt::Display;
+use std::future::Future;
 
 pub use ::schemars;
 use ::schemars::JsonSchema;
@@ -58,7 +62,7 @@ pub const fn assert_result<R: Fallible>() {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
     label = "this parameter's type",
-    note = "add `#[derive(serde::Deserialize)]` to `{Self}`, or use a type that implements it"
+    note = "add `#[derive(serde::Deserialize)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or use a type that implements it"
 )]
 pub trait ParameterDeserialize: DeserializeOwned {}
 #[diagnostic::do_not_recommend]
@@ -67,7 +71,7 @@ impl<T: DeserializeOwned> ParameterDeserialize for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
     label = "this parameter's type",
-    note = "add `#[derive(schemars::JsonSchema)]` to `{Self}`, or use a type that implements it"
+    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or use a type that implements it"
 )]
 pub trait ParameterJsonSchema: JsonSchema {}
 #[diagnostic::do_not_recommend]
@@ -85,7 +89,7 @@ impl<T: Send + 'static> ParameterSend for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's output: it does not implement `serde::Serialize`",
     label = "this return type",
-    note = "add `#[derive(serde::Serialize)]` to `{Self}`, or return a type that implements it"
+    note = "add `#[derive(serde::Serialize)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or return a type that implements it"
 )]
 pub trait OutputSerialize: Serialize {}
 #[diagnostic::do_not_recommend]
@@ -94,7 +98,7 @@ impl<T: Serialize> OutputSerialize for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's output: it does not implement `schemars::JsonSchema`",
     label = "this return type",
-    note = "add `#[derive(schemars::JsonSchema)]` to `{Self}`, or return a type that implements it"
+    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or return a type that implements it"
 )]
 pub trait OutputJsonSchema: JsonSchema {}
 #[diagnostic::do_not_recommend]
@@ -112,7 +116,7 @@ impl<T: Send + 'static> OutputSend for T {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's error: it does not implement `std::fmt::Display`",
     label = "this error type",
-    note = "the model reads the error's `Display`; implement `Display` for `{Self}` (for example with `thiserror`), or return `Result<T, String>`"
+    note = "the model reads the error's `Display`: implement `std::fmt::Display` for `{Self}` (for example with `thiserror`), or return `Result<T, String>`"
 )]
 pub trait ErrorDisplay: Display {}
 #[diagnostic::do_not_recommend]
@@ -175,6 +179,15 @@ impl<T, E: ErrorDisplay + ErrorSend> ErrorOf<T> for E {}
 pub trait StateOf<T>: Send + Sync + 'static {}
 #[diagnostic::do_not_recommend]
 impl<T, S: StateSync> StateOf<T> for S {}
+
+/// Makes a tool fn's future the `Send` future `Tool::call` returns. The
+/// macro calls it with the fn's name as span, so that a future that is not
+/// `Send` is reported there, once. No `on_unimplemented` here: for a future,
+/// rustc's own message wins, and it is good (it names the value held across
+/// the `.await`).
+pub fn send_future<F: Future + Send>(future: F) -> impl Future<Output = F::Output> + Send {
+    future
+}
 
 /// The parts of a `Result` named by an alias (`io::Result<T>`).
 #[diagnostic::on_unimplemented(
