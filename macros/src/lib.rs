@@ -51,15 +51,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: proc_macro2::TokenStream = item.into();
     let item_fn = match syn::parse2::<ItemFn>(item2.clone()) {
         Ok(item_fn) => item_fn,
-        Err(_) => {
-            let span = item_keyword(item2.clone());
-            let error = syn::Error::new(
-                span,
-                "`#[tool]` goes on a fn (`fn`, `async fn`); for a tool defined by a type, implement `typed_tools::Tool` for it",
-            )
-            .to_compile_error();
-            return quote::quote!(#error #item2).into();
-        }
+        Err(_) => return check::not_a_fn(item2).into(),
     };
     let mut errors = ctxt::Errors::default();
     let attr = attr::parse(attr.into(), &mut errors);
@@ -80,30 +72,4 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     let model = model::build(item_fn, &attr);
     expand::expand(&model, &krate).into()
-}
-
-/// The span of an item's keyword (`struct`, `impl`, ...): its first token after
-/// the attributes and the visibility.
-fn item_keyword(item: proc_macro2::TokenStream) -> proc_macro2::Span {
-    use proc_macro2::TokenTree;
-    let mut tokens = item.into_iter().peekable();
-    let mut first = None;
-    while let Some(token) = tokens.next() {
-        first.get_or_insert_with(|| token.span());
-        match &token {
-            // `#[...]`, including `///` comments.
-            TokenTree::Punct(p) if p.as_char() == '#' => {
-                tokens.next();
-            }
-            // `pub`, `pub(crate)`.
-            TokenTree::Ident(i) if i == "pub" => {
-                if matches!(tokens.peek(), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
-                {
-                    tokens.next();
-                }
-            }
-            _ => return token.span(),
-        }
-    }
-    first.unwrap_or_else(proc_macro2::Span::call_site)
 }
