@@ -35,7 +35,13 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
             .field_attrs
             .iter()
             .filter(|a| !a.path().is_ident("schemars"));
-        quote!(#(#attrs)* #vis #ident: #ty)
+        // A field is public with its tool, so it needs a doc (`missing_docs`);
+        // only the twin's docs are in the schema.
+        let doc = (!param.field_attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {
+            let doc = format!("The `{}` argument.", syn::ext::IdentExt::unraw(ident));
+            quote!(#[doc = #doc])
+        });
+        quote!(#doc #(#attrs)* #vis #ident: #ty)
     });
 
     // The fn's arguments, in its own order, with the state lent from the tool.
@@ -70,7 +76,10 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
     let assume = |ty: TokenStream, span: Span, bound: &str| {
         let bound = format_ident!("{bound}", span = span);
         let private = respan(private.clone(), span);
-        quote_spanned!(span=> for<'__typed_tools> #ty: #private::#bound<#tool>)
+        // The binder at the macro's call site: rustc does not lint macro
+        // output for `unused_lifetimes`, only the user's tokens.
+        let binder = quote!(for<'__typed_tools>);
+        quote_spanned!(span=> #binder #ty: #private::#bound<#tool>)
     };
     let mut parameter_bounds: Vec<TokenStream> = Vec::new();
     for param in &model.params {
@@ -100,7 +109,8 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
                 #private::assert_output::<#ok>();
                 #private::assert_error::<#err>();
             ));
-            assumed.push(quote_spanned!(span=> for<'__typed_tools> #ty: #private::Fallible));
+            let binder = quote!(for<'__typed_tools>);
+            assumed.push(quote_spanned!(span=> #binder #ty: #private::Fallible));
             assumed.push(assume(ok, span, "OutputOf"));
             assumed.push(assume(err, span, "ErrorOf"));
         }
