@@ -87,7 +87,10 @@ pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
                     if let Err(reason) = check_name(&name.value()) {
                         errors.at(
                             &name,
-                            format!("tool name {reason}; use ASCII letters, digits, `_` and `-`, starting with a letter or `_`, at most 64 characters"),
+                            format!(
+                                "tool name {reason}; write for example `name = \"{}\"`",
+                                valid_name(&name.value())
+                            ),
                         );
                     } else {
                         attr.name = Some(name);
@@ -107,7 +110,12 @@ pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
                 None => errors.at(&key, "`crate` needs a value: `crate = ::typed_tools`"),
             },
             _ => {
-                let hint = closest(&key_name, KEYS)
+                let closest = closest(&key_name, KEYS);
+                // A misspelt `effects` is one mistake: do not also say it is missing.
+                if closest == Some("effects") {
+                    attr.effects_written = true;
+                }
+                let hint = closest
                     .map(|k| format!(" (did you mean `{k}`?)"))
                     .unwrap_or_default();
                 errors.at(
@@ -142,7 +150,7 @@ fn parse_effects(value: &Expr, errors: &mut Errors) -> Option<(Vec<&'static str>
             errors.at(
                 item,
                 format!(
-                    "expected an effect name; expected one of: {}",
+                    "an effect is written as its name; write one of: {}",
                     list(EFFECTS)
                 ),
             );
@@ -198,19 +206,41 @@ fn parse_effects(value: &Expr, errors: &mut Errors) -> Option<(Vec<&'static str>
 fn check_name(name: &str) -> Result<(), &'static str> {
     let mut chars = name.chars();
     match chars.next() {
-        None => return Err("is empty"),
+        None => return Err("is empty: a model calls a tool by a name of 1 to 64 characters"),
         Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
-            return Err("must start with an ASCII letter or `_`")
+            return Err("must start with an ASCII letter or `_`, as every provider requires")
         }
         _ => {}
     }
     if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return Err("may hold only ASCII letters, digits, `_` and `-`");
+        return Err("may hold only ASCII letters, digits, `_` and `-`, as every provider requires");
     }
     if name.len() > 64 {
-        return Err("is longer than 64 characters");
+        return Err("is longer than 64 characters, the most some providers accept");
     }
     Ok(())
+}
+
+/// `name` made acceptable to every provider, for the error's example.
+fn valid_name(name: &str) -> String {
+    let mut valid: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !valid.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        valid.insert(0, '_');
+    }
+    if valid == "_" {
+        valid = "my_tool".to_owned();
+    }
+    valid.truncate(64);
+    valid
 }
 
 pub fn list(names: &[&str]) -> String {

@@ -2,6 +2,7 @@
 //! call, or a schema that lies. Each error is put on the offending token and
 //! says what to write instead.
 
+use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
@@ -61,10 +62,16 @@ pub fn signature(item: &ItemFn, errors: &mut Errors) {
                         errors.at(param, "a tool takes at most one `#[state]` parameter; put the shared state in one type");
                     }
                     state_seen = true;
-                    if !matches!(&*param.ty, Type::Reference(r) if r.mutability.is_none()) {
+                    let shared = match &*param.ty {
+                        Type::Reference(r) if r.mutability.is_none() => None,
+                        Type::Reference(r) => Some(&*r.elem),
+                        other => Some(other),
+                    };
+                    if let Some(state) = shared {
+                        let state = state.to_token_stream().to_string().replace(' ', "");
                         errors.at(
                             &param.ty,
-                            "a `#[state]` parameter must be a shared reference, `&T`; the tool holds the state in an `Arc<T>` and lends it to each call (use interior mutability, e.g. a `Mutex`, to change it)",
+                            format!("a `#[state]` parameter must be a shared reference: the tool holds the state in an `Arc` and lends it to each call; write `&{state}`, and change the state through interior mutability (a `Mutex`, an atomic)"),
                         );
                     }
                 } else {
@@ -78,6 +85,11 @@ pub fn signature(item: &ItemFn, errors: &mut Errors) {
             errors.at(
                 ty,
                 "a tool cannot return `impl Trait`: its output schema needs a concrete type; return the type itself (for example `Vec<Item>`)",
+            );
+        } else if let Some(borrow) = borrow(ty) {
+            errors.at(
+                borrow,
+                "a tool cannot return a borrow: its output is sent to the model after the call; return an owned type (for example `String` instead of `&str`)",
             );
         }
     }
@@ -107,7 +119,46 @@ fn parameter_type(ty: &Type, errors: &mut Errors) {
             ty,
             "a tool cannot take an `impl Trait` parameter: the model's arguments are deserialized into one concrete type; use a concrete type such as `String` or `Vec<T>`",
         ),
-        _ => {}
+        _ => {
+            if let Some(borrow) = borrow(ty) {
+                errors.at(
+                    borrow,
+                    "a tool parameter cannot borrow: its arguments are deserialized into owned values; use an owned type (for example `String` instead of `Cow<'_, str>`), or mark shared state `#[state]`",
+                );
+            }
+        }
+    }
+}
+
+/// The first borrow in a type: a reference or a lifetime other than `'static`.
+fn borrow(ty: &Type) -> Option<proc_macro2::TokenStream> {
+    match ty {
+        Type::Reference(r) => match &r.lifetime {
+            Some(lifetime) if lifetime.ident == "static" => borrow(&r.elem),
+            _ => Some(r.to_token_stream()),
+        },
+        Type::Array(a) => borrow(&a.elem),
+        Type::Slice(s) => borrow(&s.elem),
+        Type::Paren(p) => borrow(&p.elem),
+        Type::Group(g) => borrow(&g.elem),
+        Type::Tuple(t) => t.elems.iter().find_map(borrow),
+        Type::Path(p) => p
+            .path
+            .segments
+            .iter()
+            .find_map(|segment| match &segment.arguments {
+                syn::PathArguments::AngleBracketed(args) => {
+                    args.args.iter().find_map(|arg| match arg {
+                        syn::GenericArgument::Lifetime(l) if l.ident != "static" => {
+                            Some(l.to_token_stream())
+                        }
+                        syn::GenericArgument::Type(t) => borrow(t),
+                        _ => None,
+                    })
+                }
+                _ => None,
+            }),
+        _ => None,
     }
 }
 
@@ -133,6 +184,43 @@ fn contains_impl_trait(ty: &Type) -> bool {
             }),
         _ => false,
     }
+}
+
+/// `#[tool]` on an item that is not a fn: the error, at the item's keyword,
+/// and the item unchanged.
+pub fn not_a_fn(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    let error = syn::Error::new(
+        item_keyword(item.clone()),
+        "`#[tool]` goes on a fn (`fn`, `async fn`); for a tool defined by a type, implement `typed_tools::Tool` for it",
+    )
+    .to_compile_error();
+    quote::quote!(#error #item)
+}
+
+/// The span of an item's keyword (`struct`, `impl`, ...): its first token after
+/// the attributes and the visibility.
+fn item_keyword(item: proc_macro2::TokenStream) -> proc_macro2::Span {
+    use proc_macro2::TokenTree;
+    let mut tokens = item.into_iter().peekable();
+    let mut first = None;
+    while let Some(token) = tokens.next() {
+        first.get_or_insert_with(|| token.span());
+        match &token {
+            // `#[...]`, including `///` comments.
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                tokens.next();
+            }
+            // `pub`, `pub(crate)`.
+            TokenTree::Ident(i) if i == "pub" => {
+                if matches!(tokens.peek(), Some(TokenTree::Group(g)) if g.delimiter() == proc_macro2::Delimiter::Parenthesis)
+                {
+                    tokens.next();
+                }
+            }
+            _ => return token.span(),
+        }
+    }
+    first.unwrap_or_else(proc_macro2::Span::call_site)
 }
 
 /// A tool needs a description: the model reads it to decide when to call the tool.

@@ -1,7 +1,7 @@
 //! The expansion: the fn unchanged, a tool type, its input struct, the `Tool`
 //! impl, and the bound checks placed on the user's tokens.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 
@@ -30,8 +30,18 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
     let fields = model.params.iter().map(|param| {
         let ident = &param.ident;
         let ty = &param.ty;
-        let attrs = &param.field_attrs;
-        quote!(#(#attrs)* #vis #ident: #ty)
+        // `#[schemars]` is read by the schema twin, which derives `JsonSchema`.
+        let attrs = param
+            .field_attrs
+            .iter()
+            .filter(|a| !a.path().is_ident("schemars"));
+        // A field is public with its tool, so it needs a doc (`missing_docs`);
+        // only the twin's docs are in the schema.
+        let doc = (!param.field_attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {
+            let doc = format!("The `{}` argument.", syn::ext::IdentExt::unraw(ident));
+            quote!(#[doc = #doc])
+        });
+        quote!(#doc #(#attrs)* #vis #ident: #ty)
     });
 
     // The fn's arguments, in its own order, with the state lent from the tool.
@@ -55,24 +65,55 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         ),
     };
 
-    // Bounds checked at the user's tokens, so that an error points there.
-    let mut checks: Vec<TokenStream> = model
-        .params
-        .iter()
-        .map(|p| {
-            let ty = &p.ty;
-            quote_spanned!(ty.span()=> #private::assert_parameter::<#ty>();)
-        })
-        .collect();
+    // The bounds the runtime needs, checked once, at the user's tokens (see
+    // `__private`): `checks` are the `assert_*` calls that report a bad type;
+    // `assumed` are the same bounds as `where` clauses of the generated items,
+    // which do not fail a second time.
+    let mut checks: Vec<TokenStream> = Vec::new();
+    let mut assumed: Vec<TokenStream> = Vec::new();
+    // Spanned at the type, so that where the tool is used, rustc's "unsatisfied
+    // trait bound introduced here" points at the type too.
+    let assume = |ty: TokenStream, span: Span, bound: &str| {
+        let bound = format_ident!("{bound}", span = span);
+        let private = respan(private.clone(), span);
+        // The binder at the macro's call site: rustc does not lint macro
+        // output for `unused_lifetimes`, only the user's tokens.
+        let binder = quote!(for<'__typed_tools>);
+        quote_spanned!(span=> #binder #ty: #private::#bound<#tool>)
+    };
+    let mut parameter_bounds: Vec<TokenStream> = Vec::new();
+    for param in &model.params {
+        let ty = &param.ty;
+        let span = ty.span();
+        checks.push(quote_spanned!(span=> #private::assert_parameter::<#ty>();));
+        parameter_bounds.push(assume(ty.to_token_stream(), span, "ParameterOf"));
+    }
     match &model.output {
         Output::Plain(ty) => {
-            checks.push(quote_spanned!(ty.span()=> #private::assert_output::<#ty>();))
+            let span = ty.span();
+            checks.push(quote_spanned!(span=> #private::assert_output::<#ty>();));
+            assumed.push(assume(ty.to_token_stream(), span, "OutputOf"));
         }
         Output::Result { ok, err } => {
             checks.push(quote_spanned!(ok.span()=> #private::assert_output::<#ok>();));
             checks.push(quote_spanned!(err.span()=> #private::assert_error::<#err>();));
+            assumed.push(assume(ok.to_token_stream(), ok.span(), "OutputOf"));
+            assumed.push(assume(err.to_token_stream(), err.span(), "ErrorOf"));
         }
-        Output::ResultAlias(_) => {}
+        Output::ResultAlias(ty) => {
+            let span = ty.span();
+            let ok = quote_spanned!(span=> <#ty as #private::Fallible>::Ok);
+            let err = quote_spanned!(span=> <#ty as #private::Fallible>::Err);
+            checks.push(quote_spanned!(span=>
+                #private::assert_result::<#ty>();
+                #private::assert_output::<#ok>();
+                #private::assert_error::<#err>();
+            ));
+            let binder = quote!(for<'__typed_tools>);
+            assumed.push(quote_spanned!(span=> #binder #ty: #private::Fallible));
+            assumed.push(assume(ok, span, "OutputOf"));
+            assumed.push(assume(err, span, "ErrorOf"));
+        }
     }
 
     let (tool_struct, tool_ctor) = match &model.state {
@@ -86,6 +127,7 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         Some(state) => {
             let ty = &state.ty;
             checks.push(quote_spanned!(ty.span()=> #private::assert_state::<#ty>();));
+            assumed.push(assume(ty.to_token_stream(), ty.span(), "StateOf"));
             (
                 quote! {
                     #[derive(::core::clone::Clone)]
@@ -130,11 +172,38 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
 
     let serde_crate = format!("{}::__private::serde", path_string(krate));
     let schemars_crate = format!("{}::__private::schemars", path_string(krate));
+    assumed.extend(parameter_bounds.iter().cloned());
+    // The derives' own bounds: what the impls assume of the fields' types.
+    let parameter_bounds_str = parameter_bounds
+        .iter()
+        .map(|b| b.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    // At the fn's name: there a future that is not `Send` is reported.
+    let send_future = {
+        let span = fn_ident.span();
+        let private = respan(private.clone(), span);
+        quote_spanned!(span=> #private::send_future(async move { #body }))
+    };
+    // At the fn's name, where rustc shows "the trait `Tool` is implemented
+    // for `LookupAccount`" (not at the whole attribute).
+    let impl_header = {
+        let span = fn_ident.span();
+        let private = respan(private.clone(), span);
+        quote_spanned!(span=> #[automatically_derived] impl #private::Tool for #tool)
+    };
     let tool_doc = format!(
         "The `{name}` tool, generated by `#[tool]` from [`{fn_ident}`]; add it to a `Toolbox`."
     );
     let input_doc =
         format!("The arguments of the `{name}` tool: one field per parameter of [`{fn_ident}`].");
+    let input_schema = schema_twin(
+        model,
+        &private,
+        &schemars_crate,
+        &parameter_bounds,
+        &parameter_bounds_str,
+    );
 
     quote! {
         #item
@@ -143,17 +212,20 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         #tool_struct
 
         #[doc = #input_doc]
-        #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
-        #[serde(crate = #serde_crate, deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
+        #[derive(#private::serde::Deserialize)]
+        #[serde(crate = #serde_crate, deny_unknown_fields, bound(deserialize = #parameter_bounds_str))]
         #vis struct #input {
             #(#fields,)*
         }
 
+        #input_schema
+
         #tool_ctor
 
-        #[automatically_derived]
-        impl #private::Tool for #tool {
+        #impl_header
+        where
+            #(#assumed,)*
+        {
             type Input = #input;
             type Output = #output_ty;
             type Error = #error_ty;
@@ -169,7 +241,7 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
                 Output = ::core::result::Result<Self::Output, Self::Error>,
             > + ::core::marker::Send {
                 let #input { #(#field_idents),* } = #input_var;
-                async move { #body }
+                #send_future
             }
 
             #call_sync
@@ -179,6 +251,76 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
             #(#checks)*
         };
     }
+}
+
+/// The input struct's `JsonSchema`, derived on a private twin. schemars takes a
+/// `bound` only on a generic struct, so the twin has an (unused) const
+/// parameter; with the bound, a parameter type that is not `JsonSchema` is
+/// reported once, by `assert_parameter`, not again inside the derived code.
+fn schema_twin(
+    model: &ToolFn,
+    private: &TokenStream,
+    schemars_crate: &str,
+    bounds: &[TokenStream],
+    bounds_str: &str,
+) -> TokenStream {
+    let input = &model.input_ident;
+    let twin = format_ident!("__typed_tools_{}", input);
+    let fields = model.params.iter().map(|param| {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        let attrs = &param.field_attrs;
+        quote!(#(#attrs)* #ident: #ty)
+    });
+    let name = input.to_string();
+    let schemars = quote!(#private::schemars);
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, non_camel_case_types)]
+        #[derive(#schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        #[schemars(crate = #schemars_crate, rename = #name, bound = #bounds_str)]
+        struct #twin<const __TYPED_TOOLS: u8> {
+            #(#fields,)*
+        }
+
+        #[automatically_derived]
+        impl #schemars::JsonSchema for #input
+        where
+            #(#bounds,)*
+        {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                <#twin<0> as #schemars::JsonSchema>::schema_name()
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                <#twin<0> as #schemars::JsonSchema>::schema_id()
+            }
+            fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
+                <#twin<0> as #schemars::JsonSchema>::json_schema(generator)
+            }
+            fn inline_schema() -> bool {
+                <#twin<0> as #schemars::JsonSchema>::inline_schema()
+            }
+        }
+    }
+}
+
+/// `tokens` with every span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let proc_macro2::TokenTree::Group(group) = &token {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = proc_macro2::TokenTree::Group(inner);
+            } else {
+                token.set_span(span);
+            }
+            token
+        })
+        .collect()
 }
 
 fn path_string(path: &syn::Path) -> String {

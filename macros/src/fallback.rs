@@ -21,7 +21,20 @@ pub fn expand(mut item: ItemFn, krate: &syn::Path, errors: &Errors) -> TokenStre
             });
         }
     }
+    // A C-variadic fn only compiles as a foreign fn; emitting it would add
+    // rustc's errors about `...` to ours.
+    if item.sig.variadic.take().is_some() {
+        item.sig.inputs.pop_punct();
+    }
     let errors = errors.to_compile_errors();
+    // With `self` the fn is in an `impl` or a trait, where a struct cannot go.
+    if item.sig.receiver().is_some() {
+        return quote! {
+            #errors
+            #[allow(dead_code)]
+            #item
+        };
+    }
     let vis = &item.vis;
     let tool = syn::Ident::new(
         &upper_camel(&item.sig.ident.to_string()),

@@ -51,19 +51,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: proc_macro2::TokenStream = item.into();
     let item_fn = match syn::parse2::<ItemFn>(item2.clone()) {
         Ok(item_fn) => item_fn,
-        Err(_) => {
-            let span = item2
-                .clone()
-                .into_iter()
-                .next()
-                .map_or_else(proc_macro2::Span::call_site, |t| t.span());
-            let error = syn::Error::new(
-                span,
-                "`#[tool]` goes on a fn (`fn`, `async fn`); for a tool defined by a type, implement `typed_tools::Tool` for it",
-            )
-            .to_compile_error();
-            return quote::quote!(#error #item2).into();
-        }
+        Err(_) => return check::not_a_fn(item2).into(),
     };
     let mut errors = ctxt::Errors::default();
     let attr = attr::parse(attr.into(), &mut errors);

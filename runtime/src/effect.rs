@@ -330,7 +330,9 @@ marker_of_bits! {
 // rustc report the guard instead of the `on_unimplemented` message.
 macro_rules! subsets {
     ($($small:ident <= $($big:ident)*;)*) => {
-        $($( impl SubsetOf<$big> for $small {} )*)*
+        // `do_not_recommend`: a failed check lists no "other types implement
+        // `SubsetOf`" under the message.
+        $($( #[diagnostic::do_not_recommend] impl SubsetOf<$big> for $small {} )*)*
         #[cfg(test)]
         #[test]
         fn subset_table_agrees_with_bits() {

@@ -66,6 +66,11 @@ use crate::error::ToolError;
 /// }
 /// # let _ = typed_tools::Toolbox::builder().tool(Shout).build().unwrap();
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    label = "not a tool",
+    note = "pass the type `#[tool]` generates from a fn, the fn's name in UpperCamelCase: `fn lookup_account` gives `LookupAccount` (made by `LookupAccount::new(state)` when the fn has a `#[state]` parameter); or implement `typed_tools::Tool` for `{Self}`"
+)]
 pub trait Tool: Send + Sync + 'static {
     /// The arguments, one field per parameter; deserialized from the model's JSON.
     type Input: DeserializeOwned + JsonSchema + Send + 'static;

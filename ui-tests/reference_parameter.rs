@@ -1,0 +1,9 @@
+use typed_tools::tool;
+
+/// Greet someone.
+#[tool(effects = Pure)]
+fn greet(name: &str) -> String {
+    name.to_owned()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use typed_tools::tool;
+
+/// A customer account.
+#[tool(effects = Read)]
+struct Account {
+    id: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use typed_tools::tool;
+
+/// Look up a customer account.
+#[tool(efects = Read)]
+fn lookup_account(id: String) -> String {
+    id
+}
+
+fn main() {}
