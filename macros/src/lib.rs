@@ -18,15 +18,34 @@ mod model;
 
 /// Makes an ordinary fn a tool a language model can call.
 ///
-/// ```ignore
+/// ```
+/// use std::collections::HashMap;
+/// use typed_tools::{tool, Tool, Toolbox};
+///
+/// /// An account.
+/// #[derive(Clone, serde::Serialize, schemars::JsonSchema)]
+/// struct Account { id: String, email: String }
+///
+/// /// The accounts, by id.
+/// struct Db(HashMap<String, Account>);
+///
 /// /// Look up a customer account by its id.
 /// ///
 /// /// # Arguments
 /// /// * `id` - The account id, like `cust_12345`.
 /// #[tool(effects = Read)]
-/// async fn lookup_account(#[state] db: &Db, id: String) -> Result<Account, LookupError> {
-///     db.find(&id).await
+/// async fn lookup_account(#[state] db: &Db, id: String) -> Result<Account, String> {
+///     db.0.get(&id).cloned().ok_or_else(|| format!("no account {id}"))
 /// }
+///
+/// let db = Db(HashMap::from([("c1".into(), Account { id: "c1".into(), email: "a@b.c".into() })]));
+/// let toolbox = Toolbox::builder().tool(LookupAccount::new(db)).build().unwrap();
+/// assert_eq!(LookupAccount::NAME, "lookup_account");
+/// let _args = LookupAccountInput { id: "c1".into() };
+/// # futures::executor::block_on(async {
+/// let account = toolbox.call("lookup_account", r#"{"id": "c1"}"#).await.unwrap();
+/// assert_eq!(account.json(), r#"{"id":"c1","email":"a@b.c"}"#);
+/// # });
 /// ```
 ///
 /// The fn stays as written. Next to it the attribute generates:
