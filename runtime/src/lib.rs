@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod doc;
 pub mod effect;
 pub mod error;
+pub mod repair;
 pub mod schema;
 pub mod tool;
 pub mod toolbox;
