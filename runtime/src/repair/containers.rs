@@ -37,16 +37,14 @@ impl Parser<'_> {
         // Where the last value ended, in the input and in the output.
         let mut value_end = (0usize, 0usize);
         loop {
-            self.whitespace()?;
-            if self.at_end() {
+            let Some(b) = self.next_token()? else {
                 if let Some(comma) = comma.take() {
                     self.drop_comma(comma, None)?;
                 }
                 self.truncated()?;
                 self.close("}");
                 break;
-            }
-            let b = self.src[self.pos];
+            };
             match b {
                 b'}' => {
                     if let Some(comma) = comma.take() {
@@ -71,7 +69,7 @@ impl Parser<'_> {
                 b',' => {
                     self.comma(&mut comma, members, &mut after_ellipsis)?;
                 }
-                _ if self.ellipsis_len(self.pos) > 0 => {
+                b'.' | 0xE2 if self.ellipsis_len(self.pos) > 0 => {
                     let len = self.ellipsis_len(self.pos);
                     self.record(RepairKind::Ellipsis, self.pos)?;
                     self.replace(self.pos, self.pos + len, "");
@@ -96,25 +94,26 @@ impl Parser<'_> {
                     };
                     self.key()?;
                     let key_end = (self.pos, self.out_at(self.pos));
-                    self.whitespace()?;
-                    let dropped = if self.at_end() {
-                        true
-                    } else if self.src[self.pos] == b':' {
-                        self.pos += 1;
-                        self.whitespace()?;
-                        self.member_value(depth)? == Parsed::Nothing
-                    } else if matches!(self.src[self.pos], b',' | b'}' | b']') {
-                        return Err(fail(
-                            RepairErrorKind::Unrepairable,
-                            key_at,
-                            "a key without a colon or a value (a set is not JSON)",
-                        ));
-                    } else if self.starts_value(self.pos) {
-                        self.record(RepairKind::MissingColon, key_end.0)?;
-                        self.insert_at(key_end.0, key_end.1, ':');
-                        self.member_value(depth)? == Parsed::Nothing
-                    } else {
-                        return Err(self.unexpected("expected `:` after a key"));
+                    let dropped = match self.next_token()? {
+                        None => true,
+                        Some(b':') => {
+                            self.pos += 1;
+                            let next = self.next_token()?;
+                            self.member_value(next, depth)? == Parsed::Nothing
+                        }
+                        Some(b',' | b'}' | b']') => {
+                            return Err(fail(
+                                RepairErrorKind::Unrepairable,
+                                key_at,
+                                "a key without a colon or a value (a set is not JSON)",
+                            ));
+                        }
+                        Some(_) if self.starts_value(self.pos) => {
+                            self.record(RepairKind::MissingColon, key_end.0)?;
+                            self.insert_at(key_end.0, key_end.1, ':');
+                            self.member_value(self.token(), depth)? == Parsed::Nothing
+                        }
+                        Some(_) => return Err(self.unexpected("expected `:` after a key")),
                     };
                     if dropped {
                         // The text stopped before this key's value: drop the
@@ -143,18 +142,19 @@ impl Parser<'_> {
         Ok(Parsed::Value)
     }
 
-    /// The value of an object member, after the colon and whitespace.
-    fn member_value(&mut self, depth: usize) -> Step<Parsed> {
-        if self.at_end() {
+    /// The value of an object member, after the colon and whitespace, which
+    /// starts with `next` (`None` where the text ends).
+    fn member_value(&mut self, next: Option<u8>, depth: usize) -> Step<Parsed> {
+        let Some(b) = next else {
             return Ok(Parsed::Nothing);
-        }
-        match self.src[self.pos] {
+        };
+        match b {
             b',' | b'}' | b']' => {
                 self.record(RepairKind::MissingValue, self.pos)?;
                 self.replace(self.pos, self.pos, "null");
                 Ok(Parsed::Value)
             }
-            _ if self.ellipsis_len(self.pos) > 0 => {
+            b'.' | 0xE2 if self.ellipsis_len(self.pos) > 0 => {
                 let len = self.ellipsis_len(self.pos);
                 self.record(RepairKind::Ellipsis, self.pos)?;
                 self.replace(self.pos, self.pos + len, "null");
@@ -204,16 +204,15 @@ impl Parser<'_> {
         let mut after_ellipsis = false;
         let mut value_end = (0usize, 0usize);
         loop {
-            self.whitespace()?;
-            if self.at_end() {
+            let Some(b) = self.next_token()? else {
                 if let Some(comma) = comma.take() {
                     self.drop_comma(comma, None)?;
                 }
                 self.truncated()?;
                 self.close("]");
                 break;
-            }
-            match self.src[self.pos] {
+            };
+            match b {
                 b']' => {
                     if let Some(comma) = comma.take() {
                         self.drop_comma(comma, Some(RepairKind::TrailingComma))?;
@@ -235,7 +234,7 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 b',' => self.comma(&mut comma, items, &mut after_ellipsis)?,
-                _ if self.ellipsis_len(self.pos) > 0 => {
+                b'.' | 0xE2 if self.ellipsis_len(self.pos) > 0 => {
                     let len = self.ellipsis_len(self.pos);
                     self.record(RepairKind::Ellipsis, self.pos)?;
                     self.replace(self.pos, self.pos + len, "");

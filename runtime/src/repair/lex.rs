@@ -66,6 +66,26 @@ const MAY_BE_SPACE: [bool; 256] = {
     table
 };
 
+/// The bytes that may end a string, per kind of quote, for lookahead.
+const fn lookahead_stops(quote: Quote) -> [bool; 256] {
+    let mut table = [false; 256];
+    table[b'\\' as usize] = true;
+    match quote {
+        Quote::Double => table[b'"' as usize] = true,
+        Quote::Single => table[b'\'' as usize] = true,
+        Quote::CurlyDouble | Quote::CurlySingle => {
+            table[b'"' as usize] = true;
+            table[b'\'' as usize] = true;
+            table[0xE2] = true;
+        }
+    }
+    table
+}
+
+const LOOKAHEAD_STOPS_DOUBLE: [bool; 256] = lookahead_stops(Quote::Double);
+const LOOKAHEAD_STOPS_SINGLE: [bool; 256] = lookahead_stops(Quote::Single);
+const LOOKAHEAD_STOPS_CURLY: [bool; 256] = lookahead_stops(Quote::CurlyDouble);
+
 /// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]).
 const LOOKAHEAD_COMMENT: usize = 1024;
 
@@ -296,7 +316,17 @@ impl Parser<'_> {
     /// `i`, and whether a line break was passed. Comments longer than
     /// [`LOOKAHEAD_COMMENT`] stop the skip, so that each lookahead is bounded
     /// and the pass stays linear.
-    pub(super) fn skip_ws_from(&self, mut i: usize) -> (usize, bool) {
+    #[inline]
+    pub(super) fn skip_ws_from(&self, i: usize) -> (usize, bool) {
+        // Most tokens follow nothing or a single space.
+        let j = i + usize::from(self.src.get(i) == Some(&b' '));
+        match self.src.get(j) {
+            Some(&b) if j < self.end && !MAY_BE_SPACE[b as usize] => (j, false),
+            _ => self.skip_ws_and_comments_from(i),
+        }
+    }
+
+    fn skip_ws_and_comments_from(&self, mut i: usize) -> (usize, bool) {
         let mut newline = false;
         loop {
             while i < self.end && is_ws(self.src[i]) {
@@ -345,8 +375,17 @@ impl Parser<'_> {
     /// string ends at the next quote of its kind.
     fn after_string(&self, i: usize) -> Option<u8> {
         let (quote, len) = self.quote_at(i)?;
+        let stops = match quote {
+            Quote::Double => &LOOKAHEAD_STOPS_DOUBLE,
+            Quote::Single => &LOOKAHEAD_STOPS_SINGLE,
+            Quote::CurlyDouble | Quote::CurlySingle => &LOOKAHEAD_STOPS_CURLY,
+        };
         let mut i = i + len;
         loop {
+            i += self.src[i.min(self.end)..self.end]
+                .iter()
+                .position(|&b| stops[b as usize])
+                .unwrap_or(self.end.saturating_sub(i));
             if i >= self.end {
                 return None;
             }

@@ -217,15 +217,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Whether the JSON region ends here: the end of the text, a markdown
-    /// fence, or the `)` of a JSONP wrapper.
-    pub(super) fn at_end(&self) -> bool {
-        match self.peek() {
-            None => true,
-            Some(b'`') => true,
-            Some(b')') => self.jsonp,
-            Some(_) => false,
+    /// The byte here, or `None` where the JSON region ends: the end of the
+    /// text, a markdown fence, or the `)` of a JSONP wrapper.
+    #[inline]
+    pub(super) fn token(&self) -> Option<u8> {
+        let b = *self.src[..self.end].get(self.pos)?;
+        match b {
+            b'`' => None,
+            b')' if self.jsonp => None,
+            _ => Some(b),
         }
+    }
+
+    /// Passes whitespace and comments, then [`Parser::token`].
+    #[inline(always)]
+    pub(super) fn next_token(&mut self) -> Step<Option<u8>> {
+        self.whitespace()?;
+        Ok(self.token())
     }
 
     pub(super) fn mark(&self) -> Mark {
@@ -263,10 +271,9 @@ impl<'a> Parser<'a> {
     /// Reads one value of any kind at the current position, which is not
     /// whitespace. `depth` counts the arrays and objects around it.
     pub(super) fn value(&mut self, ctx: Ctx, depth: usize) -> Step<Parsed> {
-        if self.at_end() {
+        let Some(b) = self.token() else {
             return Ok(Parsed::Nothing);
-        }
-        let b = self.src[self.pos];
+        };
         match b {
             b'"' => self.string(ctx),
             b'{' => self.object(depth + 1),
