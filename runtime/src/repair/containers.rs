@@ -1,0 +1,281 @@
+//! Objects and arrays: commas (trailing, leading, repeated, missing), colons,
+//! missing values, ellipses, mismatched brackets, and closing what the text
+//! leaves open.
+
+use super::lex::Ctx;
+use super::parse::{fail, Parsed, Parser, Step};
+use super::{RepairErrorKind, RepairKind};
+
+impl Parser<'_> {
+    /// Removes a comma read earlier, recording it unless an ellipsis or the
+    /// end of the text accounts for it.
+    fn drop_comma(&mut self, comma: Comma, kind: Option<RepairKind>) -> Step {
+        if let Some(kind) = kind.filter(|_| !comma.silent) {
+            self.record(kind, comma.in_at)?;
+        }
+        if self.copied <= comma.in_at {
+            self.replace(comma.in_at, comma.in_at + 1, "");
+        } else {
+            self.out.remove(comma.out_at);
+        }
+        Ok(())
+    }
+
+    /// Closes a container with `closer`: at the current position, or at the
+    /// end of the text, keeping what was read.
+    fn close(&mut self, closer: &str) {
+        self.replace(self.pos, self.pos, closer);
+    }
+
+    pub(super) fn object(&mut self, depth: usize) -> Step<Parsed> {
+        self.enter(depth)?;
+        self.pos += 1;
+        self.open_objects += 1;
+        let mut members = 0usize;
+        let mut comma: Option<Comma> = None;
+        let mut after_ellipsis = false;
+        // Where the last value ended, in the input and in the output.
+        let mut value_end = (0usize, 0usize);
+        loop {
+            let Some(b) = self.next_token()? else {
+                if let Some(comma) = comma.take() {
+                    self.drop_comma(comma, None)?;
+                }
+                self.truncated()?;
+                self.close("}");
+                break;
+            };
+            match b {
+                b'}' => {
+                    if let Some(comma) = comma.take() {
+                        self.drop_comma(comma, Some(RepairKind::TrailingComma))?;
+                    }
+                    self.pos += 1;
+                    break;
+                }
+                b']' if self.open_arrays > 0 => {
+                    if let Some(comma) = comma.take() {
+                        self.drop_comma(comma, Some(RepairKind::TrailingComma))?;
+                    }
+                    self.record(RepairKind::MissingBracket, self.pos)?;
+                    self.close("}");
+                    break;
+                }
+                b']' => {
+                    self.record(RepairKind::StrayBracket, self.pos)?;
+                    self.replace(self.pos, self.pos + 1, "");
+                    self.pos += 1;
+                }
+                b',' => {
+                    self.comma(&mut comma, members, &mut after_ellipsis)?;
+                }
+                b'.' | 0xE2 if self.ellipsis_len(self.pos) > 0 => {
+                    let len = self.ellipsis_len(self.pos);
+                    self.record(RepairKind::Ellipsis, self.pos)?;
+                    self.replace(self.pos, self.pos + len, "");
+                    self.pos += len;
+                    if let Some(comma) = &mut comma {
+                        comma.silent = true;
+                    }
+                    after_ellipsis = true;
+                }
+                _ => {
+                    after_ellipsis = false;
+                    let missing_comma = members > 0 && comma.is_none();
+                    if missing_comma {
+                        self.record(RepairKind::MissingComma, value_end.0)?;
+                        self.insert_at(value_end.0, value_end.1, ',');
+                    }
+                    let key_at = self.pos;
+                    // Where to cut back to if the text stops before the value.
+                    let cut = match comma {
+                        Some(comma) => (comma.in_at, comma.out_at),
+                        None => (key_at, self.out_at(key_at)),
+                    };
+                    self.key()?;
+                    let key_end = (self.pos, self.out_at(self.pos));
+                    let dropped = match self.next_token()? {
+                        None => true,
+                        Some(b':') => {
+                            self.pos += 1;
+                            let next = self.next_token()?;
+                            self.member_value(next, depth)? == Parsed::Nothing
+                        }
+                        Some(b',' | b'}' | b']') => {
+                            return Err(fail(
+                                RepairErrorKind::Unrepairable,
+                                key_at,
+                                "a key without a colon or a value (a set is not JSON)",
+                            ));
+                        }
+                        Some(_) if self.starts_value(self.pos) => {
+                            self.record(RepairKind::MissingColon, key_end.0)?;
+                            self.insert_at(key_end.0, key_end.1, ':');
+                            self.member_value(self.token(), depth)? == Parsed::Nothing
+                        }
+                        Some(_) => return Err(self.unexpected("expected `:` after a key")),
+                    };
+                    if dropped {
+                        // The text stopped before this key's value: drop the
+                        // key, the comma before it, and the key's own repairs.
+                        self.repairs
+                            .retain(|r| r.at < key_at || r.kind == RepairKind::Truncated);
+                        self.record(RepairKind::UnfinishedKey, key_at)?;
+                        self.cut(cut.0, cut.1);
+                        if missing_comma {
+                            self.repairs.retain(|r| {
+                                !(r.kind == RepairKind::MissingComma && r.at == value_end.0)
+                            });
+                            self.out.remove(value_end.1);
+                        }
+                        self.truncated()?;
+                        self.close("}");
+                        break;
+                    }
+                    members += 1;
+                    comma = None;
+                    value_end = (self.pos, self.out_at(self.pos));
+                }
+            }
+        }
+        self.open_objects -= 1;
+        Ok(Parsed::Value)
+    }
+
+    /// The value of an object member, after the colon and whitespace, which
+    /// starts with `next` (`None` where the text ends).
+    fn member_value(&mut self, next: Option<u8>, depth: usize) -> Step<Parsed> {
+        let Some(b) = next else {
+            return Ok(Parsed::Nothing);
+        };
+        match b {
+            b',' | b'}' | b']' => {
+                self.record(RepairKind::MissingValue, self.pos)?;
+                self.replace(self.pos, self.pos, "null");
+                Ok(Parsed::Value)
+            }
+            b'.' | 0xE2 if self.ellipsis_len(self.pos) > 0 => {
+                let len = self.ellipsis_len(self.pos);
+                self.record(RepairKind::Ellipsis, self.pos)?;
+                self.replace(self.pos, self.pos + len, "null");
+                self.pos += len;
+                Ok(Parsed::Value)
+            }
+            _ => self.value(Ctx::ObjectValue, depth),
+        }
+    }
+
+    /// A comma between members or items: kept once, extra ones dropped.
+    fn comma(
+        &mut self,
+        comma: &mut Option<Comma>,
+        count: usize,
+        after_ellipsis: &mut bool,
+    ) -> Step {
+        let at = self.pos;
+        self.pos += 1;
+        if std::mem::take(after_ellipsis) && (comma.is_some() || count == 0) {
+            // `[1, ..., 2]`, `[..., 2]`: the comma belongs to the removed ellipsis.
+            self.replace(at, at + 1, "");
+            return Ok(());
+        }
+        if count == 0 {
+            self.record(RepairKind::LeadingComma, at)?;
+            self.replace(at, at + 1, "");
+        } else if comma.is_some() {
+            self.record(RepairKind::ExtraComma, at)?;
+            self.replace(at, at + 1, "");
+        } else {
+            *comma = Some(Comma {
+                in_at: at,
+                out_at: self.out_at(at),
+                silent: false,
+            });
+        }
+        Ok(())
+    }
+
+    pub(super) fn array(&mut self, depth: usize) -> Step<Parsed> {
+        self.enter(depth)?;
+        self.pos += 1;
+        self.open_arrays += 1;
+        let mut items = 0usize;
+        let mut comma: Option<Comma> = None;
+        let mut after_ellipsis = false;
+        let mut value_end = (0usize, 0usize);
+        loop {
+            let Some(b) = self.next_token()? else {
+                if let Some(comma) = comma.take() {
+                    self.drop_comma(comma, None)?;
+                }
+                self.truncated()?;
+                self.close("]");
+                break;
+            };
+            match b {
+                b']' => {
+                    if let Some(comma) = comma.take() {
+                        self.drop_comma(comma, Some(RepairKind::TrailingComma))?;
+                    }
+                    self.pos += 1;
+                    break;
+                }
+                b'}' if self.open_objects > 0 => {
+                    if let Some(comma) = comma.take() {
+                        self.drop_comma(comma, Some(RepairKind::TrailingComma))?;
+                    }
+                    self.record(RepairKind::MissingBracket, self.pos)?;
+                    self.close("]");
+                    break;
+                }
+                b'}' => {
+                    self.record(RepairKind::StrayBracket, self.pos)?;
+                    self.replace(self.pos, self.pos + 1, "");
+                    self.pos += 1;
+                }
+                b',' => self.comma(&mut comma, items, &mut after_ellipsis)?,
+                b'.' | 0xE2 if self.ellipsis_len(self.pos) > 0 => {
+                    let len = self.ellipsis_len(self.pos);
+                    self.record(RepairKind::Ellipsis, self.pos)?;
+                    self.replace(self.pos, self.pos + len, "");
+                    self.pos += len;
+                    if let Some(comma) = &mut comma {
+                        comma.silent = true;
+                    }
+                    after_ellipsis = true;
+                }
+                _ => {
+                    after_ellipsis = false;
+                    let missing_comma = items > 0 && comma.is_none();
+                    if missing_comma {
+                        self.record(RepairKind::MissingComma, value_end.0)?;
+                        self.insert_at(value_end.0, value_end.1, ',');
+                    }
+                    if self.value(Ctx::ArrayItem, depth)? == Parsed::Nothing {
+                        if missing_comma {
+                            self.repairs.pop();
+                            self.out.remove(value_end.1);
+                        }
+                        // The loop closes the array at the end of the text.
+                        continue;
+                    }
+                    items += 1;
+                    comma = None;
+                    value_end = (self.pos, self.out_at(self.pos));
+                }
+            }
+        }
+        self.open_arrays -= 1;
+        Ok(Parsed::Value)
+    }
+}
+
+/// A comma written to the output, which may turn out to be trailing.
+#[derive(Clone, Copy)]
+struct Comma {
+    in_at: usize,
+    out_at: usize,
+    /// It preceded an ellipsis that was removed: dropping it is part of that
+    /// repair.
+    silent: bool,
+}

@@ -1,0 +1,506 @@
+//! Bytes for the repairing parser: classes, whitespace and comments, and the
+//! lookahead that decides whether a quote ends a string.
+
+use super::parse::{Parser, Step};
+use super::RepairKind;
+
+/// Where a token is, which decides how a quote inside a string is read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Ctx {
+    /// The whole value.
+    Top,
+    /// An object's key.
+    Key,
+    /// An object member's value.
+    ObjectValue,
+    /// An array's item.
+    ArrayItem,
+}
+
+/// The quote a string was opened with.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Quote {
+    /// `"`: JSON's own.
+    Double,
+    /// `'`
+    Single,
+    /// `“` or `”`: closed by either, or by `"`.
+    CurlyDouble,
+    /// `‘` or `’`: closed by either, or by `'`.
+    CurlySingle,
+}
+
+/// JSON's whitespace.
+pub(super) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The literals read in value position: name, JSON, and the repair if it is not JSON's.
+pub(super) const LITERALS: [(&str, &str, Option<RepairKind>); 9] = [
+    ("true", "true", None),
+    ("false", "false", None),
+    ("null", "null", None),
+    ("True", "true", Some(RepairKind::PythonLiteral)),
+    ("False", "false", Some(RepairKind::PythonLiteral)),
+    ("None", "null", Some(RepairKind::PythonLiteral)),
+    ("undefined", "null", Some(RepairKind::Undefined)),
+    ("NaN", "null", Some(RepairKind::NonFiniteNumber)),
+    ("Infinity", "null", Some(RepairKind::NonFiniteNumber)),
+];
+
+/// The first bytes of whitespace, of a comment, or of whitespace JSON does not
+/// allow.
+const MAY_BE_SPACE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b <= 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'/' as usize] = true;
+    table[b'#' as usize] = true;
+    table[0x7F] = true;
+    table[0xC2] = true;
+    table[0xE2] = true;
+    table[0xEF] = true;
+    table
+};
+
+/// The bytes that may end a string, per kind of quote, for lookahead.
+const fn lookahead_stops(quote: Quote) -> [bool; 256] {
+    let mut table = [false; 256];
+    table[b'\\' as usize] = true;
+    match quote {
+        Quote::Double => table[b'"' as usize] = true,
+        Quote::Single => table[b'\'' as usize] = true,
+        Quote::CurlyDouble | Quote::CurlySingle => {
+            table[b'"' as usize] = true;
+            table[b'\'' as usize] = true;
+            table[0xE2] = true;
+        }
+    }
+    table
+}
+
+const LOOKAHEAD_STOPS_DOUBLE: [bool; 256] = lookahead_stops(Quote::Double);
+const LOOKAHEAD_STOPS_SINGLE: [bool; 256] = lookahead_stops(Quote::Single);
+const LOOKAHEAD_STOPS_CURLY: [bool; 256] = lookahead_stops(Quote::CurlyDouble);
+
+/// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]).
+const LOOKAHEAD_COMMENT: usize = 1024;
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// A byte that may be part of an unquoted key.
+pub(super) fn is_key_byte(b: u8) -> bool {
+    !is_ws(b)
+        && !matches!(
+            b,
+            b':' | b','
+                | b'{'
+                | b'}'
+                | b'['
+                | b']'
+                | b'"'
+                | b'\''
+                | b'`'
+                | b'('
+                | b')'
+                | b';'
+                | b'='
+        )
+}
+
+impl Parser<'_> {
+    /// The quote that opens or closes a string at `i`, and its length in bytes.
+    #[inline]
+    pub(super) fn quote_at(&self, i: usize) -> Option<(Quote, usize)> {
+        match *self.src.get(i)? {
+            b'"' => Some((Quote::Double, 1)),
+            b'\'' => Some((Quote::Single, 1)),
+            0xE2 if i + 2 < self.src.len() && self.src[i + 1] == 0x80 => match self.src[i + 2] {
+                0x9C | 0x9D => Some((Quote::CurlyDouble, 3)),
+                0x98 | 0x99 => Some((Quote::CurlySingle, 3)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The length of an ellipsis standing for omitted items at `i` (`...` or
+    /// `…`), or 0.
+    #[inline]
+    pub(super) fn ellipsis_len(&self, i: usize) -> usize {
+        if i >= self.end || !matches!(self.src[i], b'.' | 0xE2) {
+            return 0;
+        }
+        self.ellipsis_len_slow(i)
+    }
+
+    fn ellipsis_len_slow(&self, i: usize) -> usize {
+        let s = &self.src[i..self.end];
+        let len = if s.starts_with(b"...") {
+            3 + s[3..].iter().take_while(|&&b| b == b'.').count()
+        } else if s.starts_with("…".as_bytes()) {
+            3
+        } else {
+            return 0;
+        };
+        if self.token_end(i + len) {
+            len
+        } else {
+            0
+        }
+    }
+
+    /// The length of a whole literal word (`true`, `None`, `NaN`, ...) at `i`, or 0.
+    pub(super) fn literal_len(&self, i: usize) -> usize {
+        let end = self.word_end(i);
+        let word = &self.src[i.min(end)..end];
+        let known = LITERALS.iter().any(|(name, ..)| name.as_bytes() == word);
+        if known && self.token_end(end) {
+            end - i
+        } else {
+            0
+        }
+    }
+
+    pub(super) fn word_end(&self, mut i: usize) -> usize {
+        while i < self.end && is_word_byte(self.src[i]) {
+            i += 1;
+        }
+        i
+    }
+
+    /// Whether a token ends before `i`: the end, whitespace, punctuation, a
+    /// quote or a comment.
+    pub(super) fn token_end(&self, i: usize) -> bool {
+        if i >= self.end {
+            return true;
+        }
+        let b = self.src[i];
+        is_ws(b)
+            || matches!(b, b',' | b'}' | b']' | b'{' | b'[' | b')' | b';' | b'`')
+            || self.quote_at(i).is_some()
+            || self.comment_at(i)
+    }
+
+    /// Whether a value can start at `i`.
+    pub(super) fn starts_value(&self, i: usize) -> bool {
+        match self.src.get(i) {
+            Some(b'{' | b'[' | b'-' | b'+' | b'.' | b'0'..=b'9') => true,
+            Some(&b) if is_word_byte(b) => true,
+            Some(_) => self.quote_at(i).is_some(),
+            None => false,
+        }
+    }
+
+    /// Whether a comment starts at `i` (see [`Parser::comment_len`]); constant
+    /// time, for lookahead.
+    pub(super) fn comment_at(&self, i: usize) -> bool {
+        let s = &self.src[i.min(self.end)..self.end];
+        matches!(
+            s,
+            [b'/', b'/' | b'*', ..]
+                | [b'#']
+                | [b'#', b' ' | b'\t' | b'\n' | b'\r' | b'#' | b'!', ..]
+        )
+    }
+
+    /// The length of a comment starting at `i`, or 0: `// ...` and `# ...` to
+    /// the end of the line, `/* ... */` (to the end of the text if unclosed).
+    /// `#` starts a comment only before a space or the end of a line, so that
+    /// `#fff` stays a value.
+    fn comment_len(&self, i: usize) -> usize {
+        let s = &self.src[i.min(self.end)..self.end];
+        let line = |from: usize| {
+            s[from..]
+                .iter()
+                .position(|&b| b == b'\n' || b == b'\r')
+                .map_or(s.len(), |p| p + from)
+        };
+        match s {
+            [b'/', b'/', ..] => line(2),
+            [b'/', b'*', ..] => find(&s[2..], b"*/").map_or(s.len(), |p| p + 4),
+            [b'#'] | [b'#', b' ' | b'\t' | b'\n' | b'\r' | b'#' | b'!', ..] => line(1),
+            _ => 0,
+        }
+    }
+
+    /// The length of whitespace JSON does not allow at `i` (a control
+    /// character, a form feed, a no-break space, a byte-order mark, a
+    /// zero-width space, a line or paragraph separator), or 0.
+    fn odd_space_len(&self, i: usize) -> usize {
+        let s = &self.src[i.min(self.end)..self.end];
+        match s {
+            [b, ..] if *b < 0x20 && !is_ws(*b) => 1,
+            [0x7F, ..] => 1,
+            [0xC2, 0xA0, ..] => 2,
+            [0xEF, 0xBB, 0xBF, ..] | [0xE2, 0x80, 0x8B | 0xA8 | 0xA9, ..] => 3,
+            _ => 0,
+        }
+    }
+
+    /// The first position at or after `i` that is neither whitespace nor a
+    /// comment; records nothing.
+    pub(super) fn skip_blank_and_comments(&self, mut i: usize) -> usize {
+        loop {
+            while i < self.end && is_ws(self.src[i]) {
+                i += 1;
+            }
+            let skip = self.comment_len(i).max(self.odd_space_len(i));
+            if skip == 0 {
+                return i;
+            }
+            i += skip;
+        }
+    }
+
+    /// Passes whitespace (kept in the output); removes comments and whitespace
+    /// JSON does not allow, recording them.
+    #[inline(always)]
+    pub(super) fn whitespace(&mut self) -> Step {
+        // Most tokens follow nothing or a single space: no call for those.
+        let mut i = self.pos;
+        if i < self.end && self.src[i] == b' ' {
+            i += 1;
+            self.pos = i;
+        }
+        if i < self.end && !MAY_BE_SPACE[self.src[i] as usize] {
+            return Ok(());
+        }
+        self.more_whitespace()
+    }
+
+    #[inline(never)]
+    fn more_whitespace(&mut self) -> Step {
+        while self.pos < self.end && is_ws(self.src[self.pos]) {
+            self.pos += 1;
+        }
+        if self.pos >= self.end || !MAY_BE_SPACE[self.src[self.pos] as usize] {
+            return Ok(());
+        }
+        self.special_whitespace()
+    }
+
+    #[inline(never)]
+    fn special_whitespace(&mut self) -> Step {
+        loop {
+            while self.pos < self.end && is_ws(self.src[self.pos]) {
+                self.pos += 1;
+            }
+            if self.pos >= self.end {
+                return Ok(());
+            }
+            let comment = self.comment_len(self.pos);
+            if comment > 0 {
+                self.record(RepairKind::Comment, self.pos)?;
+                self.replace(self.pos, self.pos + comment, "");
+                self.pos += comment;
+                continue;
+            }
+            let odd = self.odd_space_len(self.pos);
+            if odd > 0 {
+                self.record(RepairKind::ControlCharacter, self.pos)?;
+                self.replace(self.pos, self.pos + odd, "");
+                self.pos += odd;
+                continue;
+            }
+            return Ok(());
+        }
+    }
+
+    /// For lookahead: the position after whitespace and short comments from
+    /// `i`, and whether a line break was passed. Comments longer than
+    /// [`LOOKAHEAD_COMMENT`] stop the skip, so that each lookahead is bounded
+    /// and the pass stays linear.
+    #[inline]
+    pub(super) fn skip_ws_from(&self, i: usize) -> (usize, bool) {
+        // Most tokens follow nothing or a single space.
+        let j = i + usize::from(self.src.get(i) == Some(&b' '));
+        match self.src.get(j) {
+            Some(&b) if j < self.end && !MAY_BE_SPACE[b as usize] => (j, false),
+            _ => self.skip_ws_and_comments_from(i),
+        }
+    }
+
+    fn skip_ws_and_comments_from(&self, mut i: usize) -> (usize, bool) {
+        let mut newline = false;
+        loop {
+            while i < self.end && is_ws(self.src[i]) {
+                newline |= self.src[i] == b'\n';
+                i += 1;
+            }
+            if !self.comment_at(i) {
+                return (i, newline);
+            }
+            let window = &self.src[i..self.end.min(i + LOOKAHEAD_COMMENT)];
+            let len = if window[0] == b'/' && window[1] == b'*' {
+                match find(&window[2..], b"*/") {
+                    Some(p) => p + 4,
+                    None => return (i, newline),
+                }
+            } else {
+                match window.iter().position(|&b| b == b'\n' || b == b'\r') {
+                    Some(p) => p,
+                    None if i + window.len() == self.end => window.len(),
+                    None => return (i, newline),
+                }
+            };
+            i += len;
+        }
+    }
+
+    /// Whether an unquoted key followed by `:` starts at `i`.
+    fn unquoted_key_at(&self, i: usize) -> bool {
+        let mut j = i;
+        while j < self.end && is_key_byte(self.src[j]) {
+            j += 1;
+        }
+        j > i && {
+            let (k, _) = self.skip_ws_from(j);
+            k < self.end && self.src[k] == b':'
+        }
+    }
+
+    /// Whether a quoted key starts at `i`: a string followed by `:`.
+    fn key_string_at(&self, i: usize) -> bool {
+        self.quote_at(i).is_some() && self.after_string(i) == Some(b':')
+    }
+
+    /// For lookahead: what follows the string that opens at `i` (after
+    /// whitespace and short comments); `None` if the text ends first. The
+    /// string ends at the next quote of its kind.
+    fn after_string(&self, i: usize) -> Option<u8> {
+        let (quote, len) = self.quote_at(i)?;
+        let stops = match quote {
+            Quote::Double => &LOOKAHEAD_STOPS_DOUBLE,
+            Quote::Single => &LOOKAHEAD_STOPS_SINGLE,
+            Quote::CurlyDouble | Quote::CurlySingle => &LOOKAHEAD_STOPS_CURLY,
+        };
+        let mut i = i + len;
+        loop {
+            i += self.src[i.min(self.end)..self.end]
+                .iter()
+                .position(|&b| stops[b as usize])
+                .unwrap_or(self.end.saturating_sub(i));
+            if i >= self.end {
+                return None;
+            }
+            match self.src[i] {
+                b'\\' => i += 2,
+                b'"' if matches!(quote, Quote::Double | Quote::CurlyDouble) => {
+                    i += 1;
+                    break;
+                }
+                b'\'' if matches!(quote, Quote::Single | Quote::CurlySingle) => {
+                    i += 1;
+                    break;
+                }
+                0xE2 if matches!(quote, Quote::CurlyDouble | Quote::CurlySingle) => {
+                    match self.quote_at(i) {
+                        Some((closer, len)) if closer == quote => {
+                            i += len;
+                            break;
+                        }
+                        _ => i += 1,
+                    }
+                }
+                _ => i += 1,
+            }
+        }
+        let (j, _) = self.skip_ws_from(i);
+        (j < self.end).then(|| self.src[j])
+    }
+
+    /// Whether the quote that ends just before `after` closes a string in
+    /// `ctx`, judged by what follows it. See the module docs for the rule.
+    #[inline]
+    pub(super) fn closes(&self, ctx: Ctx, after: usize) -> bool {
+        // The byte right after the quote settles the common cases.
+        if after < self.end {
+            match (ctx, self.src[after]) {
+                (Ctx::Key, b':') | (Ctx::ObjectValue | Ctx::ArrayItem, b'}' | b']') => return true,
+                _ => {}
+            }
+        }
+        self.closes_after_space(ctx, after)
+    }
+
+    fn closes_after_space(&self, ctx: Ctx, after: usize) -> bool {
+        let (j, newline) = self.skip_ws_from(after);
+        if j >= self.end {
+            return true;
+        }
+        let b = self.src[j];
+        if b == b'`' || (b == b')' && self.jsonp) {
+            return true;
+        }
+        let after_comma = || self.skip_ws_from(j + 1).0;
+        match ctx {
+            Ctx::Top => newline || b == b';',
+            // After a key: its colon, or (missing the colon) a value that is
+            // not a bare word, which may be the rest of the key.
+            Ctx::Key => {
+                matches!(
+                    b,
+                    b':' | b',' | b'}' | b']' | b'{' | b'[' | b'-' | b'0'..=b'9'
+                ) || self.quote_at(j).is_some()
+                    || self.literal_len(j) > 0
+            }
+            // After a member's value: the object closes, or a key follows
+            // (after a comma, or without one).
+            Ctx::ObjectValue => match b {
+                b'}' | b']' => true,
+                b',' => {
+                    let k = after_comma();
+                    k >= self.end
+                        || matches!(self.src[k], b'}' | b'`')
+                        || (self.quote_at(k).is_some()
+                            && matches!(self.after_string(k), None | Some(b':')))
+                        || self.unquoted_key_at(k)
+                }
+                _ => self.key_string_at(j) || self.comment_at(j),
+            },
+            // After an item: the array closes, or a value follows (after a
+            // comma, or a string without one).
+            Ctx::ArrayItem => match b {
+                b']' | b'}' => true,
+                b',' => {
+                    let k = after_comma();
+                    k >= self.end
+                        || matches!(self.src[k], b']' | b'[' | b'{' | b'-' | b'0'..=b'9' | b'`')
+                        || self.quote_at(k).is_some()
+                        || self.literal_len(k) > 0
+                        || self.ellipsis_len(k) > 0
+                }
+                _ => {
+                    self.comment_at(j)
+                        || (self.quote_at(j).is_some()
+                            && matches!(
+                                self.after_string(j),
+                                Some(b',' | b']' | b'}' | b'"' | b'\'')
+                            ))
+                }
+            },
+        }
+    }
+}
+
+/// The first occurrence of `needle` (not empty) in `haystack`.
+pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    loop {
+        let at = from + haystack.get(from..)?.iter().position(|&b| b == needle[0])?;
+        if haystack[at..].starts_with(needle) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+}
+
+pub(super) fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).rposition(|w| w == needle)
+}

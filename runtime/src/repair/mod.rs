@@ -1,0 +1,585 @@
+//! Deterministic repair of a model's argument text into JSON, with every change
+//! recorded.
+//!
+//! Models wrap their arguments in markdown fences, add prose, leave trailing
+//! commas, use Python's `True`, stop in the middle of a string. [`repair`] turns
+//! such text into JSON in one pass and says what it changed, so that the caller
+//! can log it and the model can be told:
+//!
+//! ```
+//! use typed_tools::repair::{repair, RepairKind};
+//!
+//! let text = "```json\n{\"city\": 'Paris', \"days\": 3,}\n```";
+//! let repaired = repair(text).unwrap();
+//! assert_eq!(repaired.json(), r#"{"city": "Paris", "days": 3}"#);
+//! let kinds: Vec<RepairKind> = repaired.repairs().iter().map(|r| r.kind).collect();
+//! assert_eq!(
+//!     kinds,
+//!     [RepairKind::MarkdownFence, RepairKind::SingleQuotes, RepairKind::TrailingComma]
+//! );
+//! assert_eq!(
+//!     repaired.to_string(),
+//!     "removed a markdown code fence at byte 0; \
+//!      replaced single quotes with double quotes at byte 17; \
+//!      removed a trailing comma at byte 35"
+//! );
+//! ```
+//!
+//! # Promises
+//!
+//! - **Valid JSON is never changed.** Text that `serde_json` accepts is returned
+//!   byte for byte, without a copy ([`Repaired::is_unchanged`]). The one
+//!   exception is opt-in by kind: a JSON *string* holding a JSON object or array
+//!   (double-encoded arguments) is decoded, as [`RepairKind::StringifiedJson`].
+//! - **The output is always JSON**: when repair succeeds, the result is a single
+//!   JSON text; `NaN`, `Infinity` and `undefined` become `null` (recorded), never
+//!   copied through. This holds by construction; debug builds also check every
+//!   output with `serde_json`, and the property and fuzz tests run them over
+//!   tens of thousands of generated and damaged inputs. (Release builds do not
+//!   parse twice: the caller's own parse follows.)
+//! - **Nothing is lost or made up.** Keys keep their order and every value the
+//!   text finished is kept. No key is invented; a value is only supplied where
+//!   the text shows a key with a missing value (`{"a": }` gives `null`). Text that
+//!   cannot be read without guessing is an error, not a guess.
+//! - **Every change is recorded** as a [`Repair`]: its [`RepairKind`] and the byte
+//!   offset in the input where it applies. With no repairs, output = input.
+//! - **Bounded work**: one pass, linear in the input; nesting deeper than
+//!   [`RepairOptions::max_depth`] is an error, never a stack overflow.
+//!
+//! # Strict mode
+//!
+//! [`RepairOptions::strict`] allows only the repairs listed; any other repair the
+//! text needs is an error naming it and its position. Valid JSON always passes.
+//!
+//! ```
+//! use typed_tools::repair::{repair_with, RepairErrorKind, RepairKind, RepairOptions};
+//!
+//! let options = RepairOptions::strict([RepairKind::MarkdownFence, RepairKind::TrailingComma]);
+//! assert!(repair_with("```json\n{\"a\": 1,}\n```", &options).is_ok());
+//!
+//! let error = repair_with("{'a': 1}", &options).unwrap_err();
+//! assert_eq!(error.kind(), RepairErrorKind::Refused(RepairKind::SingleQuotes));
+//! assert_eq!(error.at(), 1);
+//! ```
+//!
+//! # How ambiguous text is read
+//!
+//! - **Where the value is**: text that starts with `{` or `[` (after whitespace
+//!   and comments), or that is a single JSON scalar, is read from its start.
+//!   Otherwise the value is looked for inside the first markdown fence (a
+//!   ` ```json ` fence first), then at the first `{` or `[`; `name(` right before
+//!   it is a JSONP wrapper. If that candidate cannot be read, the next `{` or `[`
+//!   after the point of failure is tried (at most 8 candidates). Text after the
+//!   value is dropped and recorded, except a second `{` or `[` value right after
+//!   the first: two values are an error, since keeping one would lose the other.
+//! - **A quote inside a string** ends the string only if what follows fits the
+//!   place: `:` after a key; `}`, `]`, another quote, or a `,` followed by a key
+//!   (or, in an array, by a value) after a value; otherwise the quote is escaped
+//!   as part of the text (`"He said "hi" to me"`). Single-quoted strings read an
+//!   apostrophe the same way (`'don't'`).
+//! - **Missing commas**: two values separated only by whitespace inside an array
+//!   or object get a comma (`["a" "b"]`); there is no string concatenation.
+//! - **Truncated text** is closed: an unfinished string, array or object is
+//!   ended where the text stops, an unfinished literal is completed (`tru`) and a
+//!   key the text stopped before giving a value is dropped
+//!   ([`RepairKind::UnfinishedKey`]), since any value would be made up. A
+//!   truncated string keeps the characters it has.
+//! - **Missing values**: `{"a": }` and `{"a": ...}` give `null`; a key followed
+//!   by `,` or `}` without a colon (`{"a", "b"}`, perhaps a Python set) is an
+//!   error.
+//! - **Numbers** JSON does not allow are rewritten (`+1`, `.5`, `1.`) except
+//!   those with leading zeros (`007`), which are kept as strings, so that no
+//!   digit is lost. `NaN` and `Infinity` become `null`.
+//! - **Bare words** in value position become strings (`{"status": active}`),
+//!   as do tokens that start like a number but are not one (`2024-01-15`).
+//! - **Strings inside the value** are never decoded, even if they hold JSON: a
+//!   string field may legitimately carry JSON text.
+//! - **Control characters** in a string are escaped, recorded once per string.
+//!
+//! Peers measured side by side are in `benches/repair.rs` and
+//! `examples/repair_compare.rs`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::IgnoredAny;
+
+mod containers;
+mod lex;
+mod parse;
+mod scalar;
+mod string;
+mod stringified;
+mod top;
+
+/// Repairs `text` into JSON with the default options: every repair allowed,
+/// nesting up to 512.
+///
+/// ```
+/// use typed_tools::repair::repair;
+///
+/// let repaired = repair("{\"flag\": True, \"note\": None}").unwrap();
+/// assert_eq!(repaired.json(), r#"{"flag": true, "note": null}"#);
+/// assert_eq!(repaired.repairs().len(), 2);
+///
+/// // Valid JSON comes back as it was, without a copy.
+/// let valid = r#"{ "a" : [1, 2] }"#;
+/// assert!(repair(valid).unwrap().is_unchanged());
+/// ```
+pub fn repair(text: &str) -> Result<Repaired<'_>, RepairError> {
+    repair_with(text, &RepairOptions::default())
+}
+
+/// Repairs `text` into JSON, applying only the repairs `options` allows.
+///
+/// ```
+/// use typed_tools::repair::{repair_with, RepairKind, RepairOptions};
+///
+/// let options = RepairOptions::strict([RepairKind::TrailingComma]);
+/// let repaired = repair_with("[1, 2,]", &options).unwrap();
+/// assert_eq!(repaired.json(), "[1, 2]");
+/// assert!(repair_with("[1, 2", &options).is_err());
+/// ```
+pub fn repair_with<'a>(
+    text: &'a str,
+    options: &RepairOptions,
+) -> Result<Repaired<'a>, RepairError> {
+    if serde_json::from_str::<IgnoredAny>(text).is_ok() {
+        if let Some(unwrapped) = stringified::unwrap_valid(text, options) {
+            return Ok(unwrapped);
+        }
+        return Ok(Repaired {
+            json: Cow::Borrowed(text),
+            repairs: Vec::new(),
+        });
+    }
+    parse::run(text, options)
+}
+
+/// JSON text and the repairs that produced it.
+///
+/// ```
+/// use typed_tools::repair::repair;
+///
+/// let repaired = repair("{a: 1}").unwrap();
+/// assert_eq!(repaired.json(), r#"{"a": 1}"#);
+/// assert!(!repaired.is_unchanged());
+/// // `Display` lists the repairs, written for a model to read.
+/// assert_eq!(repaired.to_string(), "quoted an unquoted key at byte 1");
+/// let value: serde_json::Value = serde_json::from_str(&repaired.into_json()).unwrap();
+/// assert_eq!(value["a"], 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repaired<'a> {
+    json: Cow<'a, str>,
+    repairs: Vec<Repair>,
+}
+
+impl<'a> Repaired<'a> {
+    /// The JSON text.
+    ///
+    /// ```
+    /// assert_eq!(typed_tools::repair::repair("[1,]").unwrap().json(), "[1]");
+    /// ```
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The repairs applied, in the order of their positions in the input.
+    ///
+    /// ```
+    /// use typed_tools::repair::{repair, Repair, RepairKind};
+    ///
+    /// let repaired = repair("[1,]").unwrap();
+    /// assert_eq!(repaired.repairs(), [Repair { kind: RepairKind::TrailingComma, at: 2 }]);
+    /// ```
+    pub fn repairs(&self) -> &[Repair] {
+        &self.repairs
+    }
+
+    /// Whether the text was valid JSON and is returned as it was.
+    ///
+    /// ```
+    /// assert!(typed_tools::repair::repair("[1]").unwrap().is_unchanged());
+    /// assert!(!typed_tools::repair::repair("[1,]").unwrap().is_unchanged());
+    /// ```
+    pub fn is_unchanged(&self) -> bool {
+        self.repairs.is_empty()
+    }
+
+    /// The JSON text, borrowed from the input when it was unchanged.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    ///
+    /// assert!(matches!(typed_tools::repair::repair("[1]").unwrap().into_json(), Cow::Borrowed("[1]")));
+    /// ```
+    pub fn into_json(self) -> Cow<'a, str> {
+        self.json
+    }
+}
+
+/// The repairs, for a model to read: `removed a trailing comma at byte 17; ...`,
+/// or `no repairs` when the text was valid JSON.
+impl fmt::Display for Repaired<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.repairs.is_empty() {
+            return f.write_str("no repairs");
+        }
+        for (i, repair) in self.repairs.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{repair}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One change made to the text: what, and where.
+///
+/// ```
+/// use typed_tools::repair::{Repair, RepairKind};
+///
+/// let repair = Repair { kind: RepairKind::Comment, at: 9 };
+/// assert_eq!(repair.to_string(), "removed a comment at byte 9");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Repair {
+    /// What was changed.
+    pub kind: RepairKind,
+    /// The byte offset in the input where the change applies: the first byte of
+    /// what was removed or rewritten, or where something was inserted.
+    pub at: usize,
+}
+
+impl fmt::Display for Repair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at byte {}", self.kind.description(), self.at)
+    }
+}
+
+macro_rules! repair_kinds {
+    ($($(#[$doc:meta])* $kind:ident => $description:literal,)*) => {
+        /// A kind of change [`repair`] can make. Strict mode lists the kinds it allows.
+        ///
+        /// ```
+        /// use typed_tools::repair::RepairKind;
+        ///
+        /// assert_eq!(RepairKind::PythonLiteral.description(), "replaced a Python literal with JSON");
+        /// assert!(RepairKind::ALL.contains(&RepairKind::Truncated));
+        /// ```
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum RepairKind {
+            $($(#[$doc])* $kind,)*
+        }
+
+        impl RepairKind {
+            /// Every kind, in declaration order.
+            ///
+            /// ```
+            /// use typed_tools::repair::{RepairKind, RepairOptions};
+            ///
+            /// // Strict mode allowing everything is the default.
+            /// let all = RepairOptions::strict(RepairKind::ALL.iter().copied());
+            /// assert!(RepairKind::ALL.iter().all(|kind| all.allows(*kind)));
+            /// ```
+            pub const ALL: &'static [RepairKind] = &[$(RepairKind::$kind,)*];
+
+            /// What the change was, in a few words for a model ("removed a
+            /// trailing comma"); [`Repair`]'s `Display` adds the position.
+            ///
+            /// ```
+            /// use typed_tools::repair::RepairKind;
+            ///
+            /// assert_eq!(RepairKind::TrailingComma.description(), "removed a trailing comma");
+            /// ```
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $(RepairKind::$kind => $description,)*
+                }
+            }
+        }
+    };
+}
+
+repair_kinds! {
+    /// ```` ```json ... ``` ```` around the value: the fence lines are removed.
+    MarkdownFence => "removed a markdown code fence",
+    /// Text before or after the value ("Here are the arguments: ..."), removed.
+    SurroundingProse => "removed text around the JSON value",
+    /// `callback({...});`: the wrapper is removed.
+    Jsonp => "removed a JSONP wrapper",
+    /// A JSON string whose content is a JSON object or array (`"{\"a\": 1}"`),
+    /// decoded. Only for the whole value, never for strings inside it.
+    StringifiedJson => "decoded JSON that was sent as a string",
+    /// `[1, 2,]`, `{"a": 1,}`: the comma is removed.
+    TrailingComma => "removed a trailing comma",
+    /// `[,1]`: the comma is removed.
+    LeadingComma => "removed a leading comma",
+    /// `[1,,2]`: the repeated comma is removed (no `null` is made up for it).
+    ExtraComma => "removed a repeated comma",
+    /// `[1 2]`, `{"a": 1 "b": 2}`: a comma is inserted.
+    MissingComma => "inserted a missing comma",
+    /// `{"a" 1}`: a colon is inserted.
+    MissingColon => "inserted a missing colon",
+    /// `{"a": }`: `null` is written for the value the key shows is missing.
+    MissingValue => "wrote null for a missing value",
+    /// `'text'`: rewritten with double quotes, inner `"` escaped.
+    SingleQuotes => "replaced single quotes with double quotes",
+    /// `“text”`, `‘text’`: rewritten with straight double quotes.
+    CurlyQuotes => "replaced typographic quotes with double quotes",
+    /// `{city: "Paris"}`: the key is quoted.
+    UnquotedKey => "quoted an unquoted key",
+    /// `{"status": active}`, `{"date": 2024-01-15}`: the text is quoted.
+    UnquotedString => "quoted an unquoted string",
+    /// `"He said "hi""`: the inner quote is escaped.
+    UnescapedQuote => "escaped a quote inside a string",
+    /// `"C:\dir"`, `"it\'s"`: the backslash is escaped (`\\d`), or dropped
+    /// before `'`.
+    InvalidEscape => "fixed an invalid escape sequence in a string",
+    /// A raw newline, tab or other control character in a string, escaped (one
+    /// record per string); or stray whitespace JSON does not allow (a form feed,
+    /// a no-break space, a byte-order mark) between tokens, removed.
+    ControlCharacter => "escaped or removed a raw control character",
+    /// `// ...`, `/* ... */` or `# ...`, removed.
+    Comment => "removed a comment",
+    /// `True`, `False`, `None`: written as `true`, `false`, `null`.
+    PythonLiteral => "replaced a Python literal with JSON",
+    /// `undefined`: written as `null`.
+    Undefined => "replaced undefined with null",
+    /// `NaN`, `Infinity`, `-Infinity`: JSON has no such numbers; written as `null`.
+    NonFiniteNumber => "replaced NaN or Infinity with null",
+    /// `+1`, `.5`, `1.` rewritten as `1`, `0.5`, `1`; `007` kept as the string `"007"`.
+    NumberFormat => "rewrote a number JSON does not allow",
+    /// `[1, 2, ...]`: the ellipsis is removed, or where a value is required
+    /// (`{"a": ...}`) written as `null`.
+    Ellipsis => "removed an ellipsis",
+    /// `{"a": [1, 2}`: the array is closed before the `}` closes the object.
+    MissingBracket => "closed an array or object left open",
+    /// `{"a": 1}}`: a closing bracket with nothing to close, removed.
+    StrayBracket => "removed an unmatched closing bracket",
+    /// The text stops inside the value: unfinished strings, literals, arrays
+    /// and objects are closed where it stops.
+    Truncated => "closed the truncated text",
+    /// `{"a": 1, "b": ` (truncated): the key has no value, so it is dropped
+    /// rather than given a made-up one.
+    UnfinishedKey => "dropped a key the text stops before giving a value",
+}
+
+impl fmt::Display for RepairKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.description())
+    }
+}
+
+/// Which repairs are allowed, and how deep values may nest.
+///
+/// The default allows every repair and nesting up to 512.
+///
+/// ```
+/// use typed_tools::repair::{RepairKind, RepairOptions};
+///
+/// let options = RepairOptions::default().max_depth(64);
+/// assert!(options.allows(RepairKind::Truncated));
+/// let strict = RepairOptions::strict([RepairKind::MarkdownFence]);
+/// assert!(!strict.allows(RepairKind::Truncated));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairOptions {
+    allowed: u64,
+    max_depth: usize,
+}
+
+const _: () = assert!(
+    RepairKind::ALL.len() <= 64,
+    "the allowed set is a u64 bit set"
+);
+
+impl Default for RepairOptions {
+    fn default() -> Self {
+        RepairOptions {
+            allowed: u64::MAX,
+            max_depth: 512,
+        }
+    }
+}
+
+impl RepairOptions {
+    /// Allows only the repairs listed: any other repair the text needs is an
+    /// error ([`RepairErrorKind::Refused`]) naming it and its position.
+    ///
+    /// ```
+    /// use typed_tools::repair::{repair_with, RepairKind, RepairOptions};
+    ///
+    /// let fences_only = RepairOptions::strict([RepairKind::MarkdownFence]);
+    /// assert_eq!(repair_with("```\n[1]\n```", &fences_only).unwrap().json(), "[1]");
+    /// // Nothing allowed: only valid JSON passes.
+    /// let none = RepairOptions::strict([]);
+    /// assert!(repair_with("[1]", &none).is_ok());
+    /// assert!(repair_with("[1,]", &none).is_err());
+    /// ```
+    pub fn strict(allowed: impl IntoIterator<Item = RepairKind>) -> Self {
+        let allowed = allowed.into_iter().fold(0, |set, kind| set | bit(kind));
+        RepairOptions {
+            allowed,
+            ..RepairOptions::default()
+        }
+    }
+
+    /// Sets how deep arrays and objects may nest in text that needs repair
+    /// (valid JSON is never refused). Deeper text is an error
+    /// ([`RepairErrorKind::TooDeep`]); the repairer recurses once per level, so
+    /// this also bounds its stack.
+    ///
+    /// ```
+    /// use typed_tools::repair::{repair_with, RepairErrorKind, RepairOptions};
+    ///
+    /// let options = RepairOptions::default().max_depth(2);
+    /// assert!(repair_with("[[1,]]", &options).is_ok());
+    /// let error = repair_with("[[[1,]]]", &options).unwrap_err();
+    /// assert_eq!((error.kind(), error.at()), (RepairErrorKind::TooDeep, 2));
+    /// ```
+    pub fn max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Whether this repair is allowed.
+    ///
+    /// ```
+    /// use typed_tools::repair::{RepairKind, RepairOptions};
+    ///
+    /// assert!(RepairOptions::default().allows(RepairKind::Comment));
+    /// assert!(!RepairOptions::strict([]).allows(RepairKind::Comment));
+    /// ```
+    pub fn allows(&self, kind: RepairKind) -> bool {
+        self.allowed & bit(kind) != 0
+    }
+
+    fn without(&self, kind: RepairKind) -> Self {
+        RepairOptions {
+            allowed: self.allowed & !bit(kind),
+            max_depth: self.max_depth,
+        }
+    }
+}
+
+const fn bit(kind: RepairKind) -> u64 {
+    1 << kind as u32
+}
+
+/// Why text could not be repaired, and where.
+///
+/// ```
+/// use typed_tools::repair::{repair, RepairErrorKind};
+///
+/// let error = repair("I could not find that city.").unwrap_err();
+/// assert_eq!(error.kind(), RepairErrorKind::NoJson);
+/// assert_eq!(
+///     error.to_string(),
+///     "no JSON value in the text; send the arguments as one JSON object"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairError {
+    kind: RepairErrorKind,
+    at: usize,
+    reason: &'static str,
+}
+
+/// What kind of failure a [`RepairError`] is.
+///
+/// ```
+/// use typed_tools::repair::{repair, RepairErrorKind};
+///
+/// assert_eq!(repair("  ").unwrap_err().kind(), RepairErrorKind::Empty);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RepairErrorKind {
+    /// The text is empty or only whitespace.
+    Empty,
+    /// The text holds no JSON value: no `{` or `[`, and it is not a scalar.
+    NoJson,
+    /// The text needs a repair the options do not allow.
+    Refused(RepairKind),
+    /// Arrays and objects nest deeper than [`RepairOptions::max_depth`].
+    TooDeep,
+    /// The text cannot be read as JSON without guessing (a key with no colon and
+    /// no value, two values where one is expected, a stray `:`).
+    Unrepairable,
+}
+
+impl RepairError {
+    pub(crate) fn new(kind: RepairErrorKind, at: usize, reason: &'static str) -> Self {
+        RepairError { kind, at, reason }
+    }
+
+    /// What kind of failure this is.
+    ///
+    /// ```
+    /// use typed_tools::repair::{repair, RepairErrorKind};
+    ///
+    /// assert_eq!(repair("{\"a\": 1} {\"a\": 2}").unwrap_err().kind(), RepairErrorKind::Unrepairable);
+    /// ```
+    pub fn kind(&self) -> RepairErrorKind {
+        self.kind
+    }
+
+    /// The byte offset in the input where the problem is.
+    ///
+    /// ```
+    /// assert_eq!(typed_tools::repair::repair("{\"a\": 1} {\"a\": 2}").unwrap_err().at(), 9);
+    /// ```
+    pub fn at(&self) -> usize {
+        self.at
+    }
+
+    /// In strict mode, the repair that was needed but not allowed.
+    ///
+    /// ```
+    /// use typed_tools::repair::{repair_with, RepairKind, RepairOptions};
+    ///
+    /// let error = repair_with("[1,]", &RepairOptions::strict([])).unwrap_err();
+    /// assert_eq!(error.refused(), Some(RepairKind::TrailingComma));
+    /// ```
+    pub fn refused(&self) -> Option<RepairKind> {
+        match self.kind {
+            RepairErrorKind::Refused(kind) => Some(kind),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for RepairError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            RepairErrorKind::Empty => {
+                f.write_str("the text is empty; send the arguments as one JSON object")
+            }
+            RepairErrorKind::NoJson => {
+                f.write_str("no JSON value in the text; send the arguments as one JSON object")
+            }
+            RepairErrorKind::Refused(kind) => write!(
+                f,
+                "the text is not valid JSON at byte {}: it would need a repair that is not allowed ({}); send valid JSON",
+                self.at,
+                kind.description()
+            ),
+            RepairErrorKind::TooDeep => write!(
+                f,
+                "the value nests too deeply at byte {} ({}); send a flatter value",
+                self.at, self.reason
+            ),
+            RepairErrorKind::Unrepairable => write!(
+                f,
+                "the text cannot be read as JSON at byte {}: {}; send the arguments as one valid JSON object",
+                self.at, self.reason
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RepairError {}

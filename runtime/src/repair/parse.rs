@@ -1,0 +1,315 @@
+//! The repairing parser: one recursive-descent pass over the bytes that writes
+//! JSON as it reads. This file holds the parser's state, its output (copied
+//! lazily from the input, in spans between edits) and the dispatch on a value.
+//! The rest, one concern per file:
+//!
+//! | file | what |
+//! |---|---|
+//! | `top.rs` | where the value is: fences, prose, JSONP, what follows it |
+//! | `containers.rs` | objects and arrays: commas, colons, missing values, brackets, truncation |
+//! | `lex.rs` | bytes: whitespace and comments, and the lookahead that decides where a string ends |
+//! | `string.rs` | strings in any quotes, escapes, control characters |
+//! | `scalar.rs` | numbers, literals, bare words |
+//! | `stringified.rs` | JSON sent as a string |
+
+use std::borrow::Cow;
+
+use serde::de::IgnoredAny;
+
+use super::lex::Ctx;
+use super::{
+    stringified, Repair, RepairError, RepairErrorKind, RepairKind, RepairOptions, Repaired,
+};
+
+/// A failure inside the parser: boxed, so that the `Result` of each step fits
+/// in registers.
+pub(super) type Failure = Box<RepairError>;
+
+/// The result of one step of the parser.
+pub(super) type Step<T = ()> = Result<T, Failure>;
+
+/// What a value parse produced.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Parsed {
+    /// A value was written.
+    Value,
+    /// The text ended before any value began (`{"a": ` at the end): nothing was
+    /// written.
+    Nothing,
+}
+
+pub(super) struct Parser<'a> {
+    pub(super) text: &'a str,
+    pub(super) src: &'a [u8],
+    pub(super) pos: usize,
+    /// Where the JSON ends: the text's end, or a closing markdown fence found
+    /// while reading an unfinished string.
+    pub(super) end: usize,
+    /// The output so far: the input up to `copied`, with the repairs applied.
+    /// Unchanged input is copied lazily, in spans, when an edit needs it.
+    pub(super) out: String,
+    /// How much of the input the output accounts for (copied or replaced).
+    pub(super) copied: usize,
+    pub(super) repairs: Vec<Repair>,
+    options: &'a RepairOptions,
+    /// While guessing at the top level, repairs are recorded but not yet checked
+    /// against the allowed set.
+    pub(super) speculating: bool,
+    truncated: bool,
+    pub(super) open_objects: usize,
+    pub(super) open_arrays: usize,
+    /// Inside a markdown fence: a ```` ``` ```` in an unfinished string ends it.
+    pub(super) in_fence: bool,
+    /// Inside `name(...)`: a `)` where a token is expected ends the value.
+    pub(super) jsonp: bool,
+}
+
+/// A point to return to when a guess fails.
+pub(super) struct Mark {
+    pos: usize,
+    output: OutputMark,
+    repairs: usize,
+    truncated: bool,
+}
+
+/// A state of the output to return to.
+#[derive(Clone, Copy)]
+pub(super) struct OutputMark {
+    out: usize,
+    pub(super) copied: usize,
+}
+
+pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired<'a>, RepairError> {
+    let mut parser = Parser {
+        text,
+        src: text.as_bytes(),
+        pos: 0,
+        end: text.len(),
+        out: String::with_capacity(text.len() + 16),
+        copied: 0,
+        repairs: Vec::new(),
+        options,
+        speculating: false,
+        truncated: false,
+        open_objects: 0,
+        open_arrays: 0,
+        in_fence: false,
+        jsonp: false,
+    };
+    let top_string = parser.top().map_err(|e| *e)?;
+    let Parser {
+        mut out,
+        mut repairs,
+        ..
+    } = parser;
+    if let Some(literal) = top_string {
+        if let Some(unwrapped) = stringified::unwrap_literal(text, literal, options) {
+            let mut inner = unwrapped.repairs;
+            repairs.append(&mut inner);
+            out = unwrapped.json.into_owned();
+        }
+    }
+    if !repairs.is_sorted_by_key(|repair| repair.at) {
+        repairs.sort_by_key(|repair| repair.at);
+    }
+    // The output is JSON by construction. Debug builds check it (the property
+    // and fuzz tests run them); release builds leave it to the caller's own
+    // parse, which follows every repair, instead of parsing twice.
+    debug_assert!(
+        serde_json::from_str::<IgnoredAny>(&out).is_ok(),
+        "repair produced invalid JSON from {text:?}: {out:?}"
+    );
+    debug_assert!(
+        !repairs.is_empty() || out == text,
+        "unrecorded change to {text:?}"
+    );
+    Ok(Repaired {
+        json: Cow::Owned(out),
+        repairs,
+    })
+}
+
+impl<'a> Parser<'a> {
+    /// Copies the input up to `to` into the output.
+    #[inline]
+    pub(super) fn flush(&mut self, to: usize) {
+        if to > self.copied {
+            self.out.push_str(&self.text[self.copied..to]);
+            self.copied = to;
+        }
+    }
+
+    /// Drops the input up to `to` from the output, after what was copied.
+    #[inline]
+    pub(super) fn skip_to(&mut self, to: usize) {
+        self.copied = self.copied.max(to);
+    }
+
+    /// Writes `with` in place of the input `from..to` (`from` not yet copied).
+    #[inline]
+    pub(super) fn replace(&mut self, from: usize, to: usize, with: &str) {
+        self.flush(from);
+        self.out.push_str(with);
+        self.skip_to(to);
+    }
+
+    /// Where the input position `at` (not yet copied) lands in the output.
+    pub(super) fn out_at(&self, at: usize) -> usize {
+        self.out.len() + (at - self.copied)
+    }
+
+    /// Inserts `c` at the input position `at`, which maps to `out_at`.
+    pub(super) fn insert_at(&mut self, at: usize, out_at: usize, c: char) {
+        if self.copied <= at {
+            self.replace(at, at, c.encode_utf8(&mut [0; 4]));
+        } else {
+            self.out.insert(out_at, c);
+        }
+    }
+
+    /// Removes the input from `at` (which maps to `out_at` in the output) up
+    /// to the current position.
+    pub(super) fn cut(&mut self, at: usize, out_at: usize) {
+        if self.copied <= at {
+            self.flush(at);
+        } else {
+            self.out.truncate(out_at);
+        }
+        self.copied = self.pos;
+    }
+
+    pub(super) fn output_mark(&self) -> OutputMark {
+        OutputMark {
+            out: self.out.len(),
+            copied: self.copied,
+        }
+    }
+
+    pub(super) fn reset_output(&mut self, mark: OutputMark) {
+        self.out.truncate(mark.out);
+        self.copied = mark.copied;
+    }
+
+    /// Records a repair, or refuses it in strict mode.
+    pub(super) fn record(&mut self, kind: RepairKind, at: usize) -> Step {
+        if !self.speculating && !self.options.allows(kind) {
+            return Err(refused(kind, at));
+        }
+        self.repairs.push(Repair { kind, at });
+        Ok(())
+    }
+
+    /// Records that the text stops inside the value (once).
+    pub(super) fn truncated(&mut self) -> Step {
+        if self.truncated {
+            return Ok(());
+        }
+        self.truncated = true;
+        let at = self.pos.min(self.end);
+        self.record(RepairKind::Truncated, at)
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
+        if self.pos < self.end {
+            Some(self.src[self.pos])
+        } else {
+            None
+        }
+    }
+
+    /// The byte here, or `None` where the JSON region ends: the end of the
+    /// text, a markdown fence, or the `)` of a JSONP wrapper.
+    #[inline]
+    pub(super) fn token(&self) -> Option<u8> {
+        let b = *self.src[..self.end].get(self.pos)?;
+        match b {
+            b'`' => None,
+            b')' if self.jsonp => None,
+            _ => Some(b),
+        }
+    }
+
+    /// Passes whitespace and comments, then [`Parser::token`].
+    #[inline(always)]
+    pub(super) fn next_token(&mut self) -> Step<Option<u8>> {
+        self.whitespace()?;
+        Ok(self.token())
+    }
+
+    pub(super) fn mark(&self) -> Mark {
+        Mark {
+            pos: self.pos,
+            output: self.output_mark(),
+            repairs: self.repairs.len(),
+            truncated: self.truncated,
+        }
+    }
+
+    pub(super) fn reset(&mut self, mark: &Mark) {
+        self.pos = mark.pos;
+        self.reset_output(mark.output);
+        self.repairs.truncate(mark.repairs);
+        self.truncated = mark.truncated;
+        self.open_objects = 0;
+        self.open_arrays = 0;
+        self.end = self.src.len();
+        self.jsonp = false;
+    }
+
+    /// Checks the repairs recorded while speculating against the allowed set.
+    pub(super) fn confirm(&mut self, mark: &Mark) -> Step {
+        self.speculating = false;
+        match self.repairs[mark.repairs..]
+            .iter()
+            .find(|repair| !self.options.allows(repair.kind))
+        {
+            Some(repair) => Err(refused(repair.kind, repair.at)),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads one value of any kind at the current position, which is not
+    /// whitespace. `depth` counts the arrays and objects around it.
+    pub(super) fn value(&mut self, ctx: Ctx, depth: usize) -> Step<Parsed> {
+        let Some(b) = self.token() else {
+            return Ok(Parsed::Nothing);
+        };
+        match b {
+            b'"' => self.string(ctx),
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
+            _ if self.quote_at(self.pos).is_some() => self.string(ctx),
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => self.word(ctx),
+            b':' | b',' | b'}' | b']' | b'(' | b')' | b';' | b'=' => {
+                Err(self.unexpected("expected a value"))
+            }
+            _ if ctx == Ctx::Top => Err(self.unexpected("expected a value")),
+            _ => self.unquoted_string(self.pos),
+        }
+    }
+
+    pub(super) fn unexpected(&self, reason: &'static str) -> Failure {
+        fail(RepairErrorKind::Unrepairable, self.pos, reason)
+    }
+
+    pub(super) fn enter(&mut self, depth: usize) -> Step {
+        if depth > self.options.max_depth {
+            return Err(fail(
+                RepairErrorKind::TooDeep,
+                self.pos,
+                "more levels of arrays and objects than allowed",
+            ));
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn refused(kind: RepairKind, at: usize) -> Failure {
+    fail(RepairErrorKind::Refused(kind), at, "")
+}
+
+#[cold]
+pub(super) fn fail(kind: RepairErrorKind, at: usize, reason: &'static str) -> Failure {
+    Box::new(RepairError::new(kind, at, reason))
+}

@@ -1,0 +1,134 @@
+//! Double-encoded arguments: a JSON string whose content is a JSON object or
+//! array (`"{\"city\": \"Paris\"}"`), decoded when the options allow
+//! [`RepairKind::StringifiedJson`]. Only the whole value is decoded, never a
+//! string inside it, since a string field may legitimately carry JSON text.
+
+use std::borrow::Cow;
+
+use super::lex::is_ws;
+use super::{Repair, RepairKind, RepairOptions, Repaired};
+
+/// `text` is valid JSON: if it is a string holding an object or array, that
+/// value (repaired as needed).
+pub(super) fn unwrap_valid(text: &str, options: &RepairOptions) -> Option<Repaired<'static>> {
+    let bytes = text.as_bytes();
+    let start = bytes.iter().position(|&b| !is_ws(b))?;
+    if bytes[start] != b'"' {
+        return None;
+    }
+    let end = bytes.iter().rposition(|&b| !is_ws(b))? + 1;
+    unwrap_literal(text, (start, end), options)
+}
+
+/// `text[start..end]` is a valid JSON string literal: if its content is a JSON
+/// object or array (after repair), that value, with the inner repairs at their
+/// positions in `text`. Else `None`, and the string stays a string.
+pub(super) fn unwrap_literal(
+    text: &str,
+    (start, end): (usize, usize),
+    options: &RepairOptions,
+) -> Option<Repaired<'static>> {
+    if !options.allows(RepairKind::StringifiedJson) {
+        return None;
+    }
+    let (content, offsets) = decode(&text[start..end], start)?;
+    if !matches!(content.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+        return None;
+    }
+    let inner = super::repair_with(&content, &options.without(RepairKind::StringifiedJson)).ok()?;
+    if !matches!(
+        inner.json().trim_start().as_bytes().first(),
+        Some(b'{' | b'[')
+    ) {
+        return None;
+    }
+    let mut repairs = vec![Repair {
+        kind: RepairKind::StringifiedJson,
+        at: start,
+    }];
+    repairs.extend(inner.repairs().iter().map(|repair| Repair {
+        kind: repair.kind,
+        at: offsets[repair.at],
+    }));
+    Some(Repaired {
+        json: Cow::Owned(inner.into_json().into_owned()),
+        repairs,
+    })
+}
+
+/// Decodes a valid JSON string literal; with each content byte, the offset in
+/// the text of what produced it (`base` is the literal's offset), and one more
+/// entry for the closing quote. `None` for a lone surrogate, which a Rust
+/// string cannot hold.
+fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
+    let bytes = literal.as_bytes();
+    let inner = bytes.len().checked_sub(1)?;
+    let mut content = String::with_capacity(inner);
+    let mut offsets = Vec::with_capacity(inner + 1);
+    let mut i = 1;
+    let mut run = i;
+    while i < inner {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        content.push_str(&literal[run..i]);
+        offsets.extend(base + run..base + i);
+        let at = i;
+        let (c, len) = match bytes[i + 1] {
+            b'"' => ('"', 2),
+            b'\\' => ('\\', 2),
+            b'/' => ('/', 2),
+            b'b' => ('\u{8}', 2),
+            b'f' => ('\u{c}', 2),
+            b'n' => ('\n', 2),
+            b'r' => ('\r', 2),
+            b't' => ('\t', 2),
+            b'u' => {
+                let high = hex4(&literal[i + 2..i + 6])?;
+                if (0xD800..0xDC00).contains(&high) {
+                    if literal.get(i + 6..i + 8) != Some("\\u") {
+                        return None;
+                    }
+                    let low = hex4(&literal[i + 8..i + 12])?;
+                    if !(0xDC00..0xE000).contains(&low) {
+                        return None;
+                    }
+                    (
+                        char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))?,
+                        12,
+                    )
+                } else {
+                    (char::from_u32(high)?, 6)
+                }
+            }
+            _ => return None,
+        };
+        content.push(c);
+        offsets.extend(std::iter::repeat_n(base + at, c.len_utf8()));
+        i += len;
+        run = i;
+    }
+    content.push_str(&literal[run..inner]);
+    offsets.extend(base + run..base + inner);
+    offsets.push(base + inner);
+    Some((content, offsets))
+}
+
+fn hex4(digits: &str) -> Option<u32> {
+    u32::from_str_radix(digits.get(..4)?, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode;
+
+    #[test]
+    fn offsets_point_at_what_produced_each_byte() {
+        let (content, offsets) = decode(r#""a\"é\u00e9\ud83d\ude00""#, 10).unwrap();
+        assert_eq!(content, "a\"éé😀");
+        // a, \" , é (2 bytes), \u00e9 (2 bytes), the pair (4 bytes), the closing quote.
+        assert_eq!(offsets, [11, 12, 14, 15, 16, 16, 22, 22, 22, 22, 34]);
+        assert_eq!(decode(r#""\ud800""#, 0), None);
+    }
+}

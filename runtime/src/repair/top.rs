@@ -1,0 +1,332 @@
+//! The top level: where the value is (the whole text, a markdown fence, the
+//! first readable `{` or `[` after prose, a JSONP wrapper) and what follows it.
+
+use super::lex::{find, is_ws, Ctx};
+use super::parse::{fail, Failure, Parsed, Parser, Step};
+use super::{RepairErrorKind, RepairKind};
+
+/// How many `{`/`[` candidates the top level tries before giving up. Each try
+/// starts after the point where the previous one failed, so the total work
+/// stays linear.
+const MAX_CANDIDATES: usize = 8;
+
+/// What trying the text as one value found.
+enum Direct {
+    /// The value was read; the range of a string literal, if it is one.
+    Done(Option<(usize, usize)>),
+    /// Not a value here.
+    NotHere,
+    /// A container starts here but cannot be read.
+    Failed(Failure),
+}
+
+impl Parser<'_> {
+    /// Reads the text: finds the value, reads it, and deals with what follows.
+    /// Returns the input range of the value when it is a string literal read
+    /// without repairs (a candidate for [`RepairKind::StringifiedJson`]).
+    pub(super) fn top(&mut self) -> Step<Option<(usize, usize)>> {
+        let first = self.skip_blank(0);
+        if first >= self.src.len() {
+            return Err(fail(RepairErrorKind::Empty, 0, "empty"));
+        }
+        let mut region_start = first;
+        let mut from = first;
+        let mut error = None;
+        // The whole text is one value, perhaps with comments around it.
+        match self.direct(0)? {
+            Direct::Done(literal) => return Ok(literal),
+            Direct::Failed(e) => {
+                from = e.at().max(first + 1);
+                error = Some(e);
+            }
+            Direct::NotHere => {
+                // A markdown fence: the value is inside.
+                if let Some((fence, content)) = find_fence(self.src) {
+                    if fence > first {
+                        self.record(RepairKind::SurroundingProse, first)?;
+                    }
+                    self.record(RepairKind::MarkdownFence, fence)?;
+                    self.in_fence = true;
+                    region_start = self.skip_blank(content);
+                    from = content;
+                    match self.direct(content)? {
+                        Direct::Done(literal) => return Ok(literal),
+                        Direct::Failed(e) => {
+                            from = e.at().max(region_start + 1);
+                            error = Some(e);
+                        }
+                        Direct::NotHere => {}
+                    }
+                }
+            }
+        }
+        // The first `{` or `[` that starts a readable value.
+        for _ in 0..MAX_CANDIDATES {
+            let Some(start) = find_open(self.src, from) else {
+                break;
+            };
+            let mark = self.mark();
+            match self.candidate(region_start, start) {
+                Ok(()) => return Ok(None),
+                Err(e) if e.kind() == RepairErrorKind::Unrepairable => {
+                    self.reset(&mark);
+                    from = e.at().max(start + 1);
+                    error.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(error.unwrap_or_else(|| fail(RepairErrorKind::NoJson, first, "no JSON value")))
+    }
+
+    /// Tries the text from `from` as one value with only whitespace and comments
+    /// around it. A scalar must be all there is (up to a closing fence): `1.` in
+    /// "1. Call the tool" is prose.
+    fn direct(&mut self, from: usize) -> Step<Direct> {
+        let start = self.skip_blank_and_comments(from);
+        if start >= self.src.len() {
+            return Ok(Direct::NotHere);
+        }
+        let b = self.src[start];
+        let container = b == b'{' || b == b'[';
+        let scalar = self.quote_at(start).is_some()
+            || matches!(b, b'-' | b'+' | b'.' | b'0'..=b'9')
+            || self.literal_len(start) > 0;
+        if !container && !scalar {
+            return Ok(Direct::NotHere);
+        }
+        let keep_blank = from == 0 && !self.in_fence;
+        let mark = self.mark();
+        self.speculating = !container;
+        self.pos = from;
+        let result = self.leading(keep_blank).and_then(|()| {
+            let at = self.pos;
+            let repairs = self.repairs.len();
+            let parsed = self.value(Ctx::Top, 0)?;
+            let literal = (parsed == Parsed::Value
+                && self.quote_at(at).is_some()
+                && self.repairs.len() == repairs)
+                .then_some((at, self.pos));
+            Ok((parsed, literal))
+        });
+        if container {
+            return match result {
+                Ok((_, literal)) => {
+                    self.after_value(keep_blank)?;
+                    Ok(Direct::Done(literal))
+                }
+                Err(e) if e.kind() == RepairErrorKind::Unrepairable => {
+                    self.reset(&mark);
+                    Ok(Direct::Failed(e))
+                }
+                Err(e) => Err(e),
+            };
+        }
+        if let Ok((Parsed::Value, literal)) = result {
+            let after = self.skip_blank_and_comments(self.pos);
+            if after >= self.src.len() || (self.in_fence && self.src[after] == b'`') {
+                self.confirm(&mark)?;
+                self.after_value(keep_blank)?;
+                return Ok(Direct::Done(literal));
+            }
+        }
+        self.speculating = false;
+        self.reset(&mark);
+        Ok(Direct::NotHere)
+    }
+
+    /// Whitespace and comments before the value: kept when nothing else
+    /// around the value is removed, else dropped (comments recorded either way).
+    fn leading(&mut self, keep_blank: bool) -> Step {
+        if keep_blank {
+            self.whitespace()
+        } else {
+            self.skip_to(self.pos);
+            self.skip_quietly()
+        }
+    }
+
+    /// Reads the value starting at the `{` or `[` at `start`, with prose (or a
+    /// JSONP name) from `region_start`.
+    fn candidate(&mut self, region_start: usize, start: usize) -> Step {
+        match jsonp_name(self.src, region_start, start) {
+            Some(name) => {
+                self.record(RepairKind::Jsonp, name)?;
+                self.jsonp = true;
+            }
+            None if region_start < start => {
+                self.record(RepairKind::SurroundingProse, region_start)?
+            }
+            None => {}
+        }
+        self.pos = start;
+        self.skip_to(start);
+        self.value(Ctx::Top, 0)?;
+        self.after_value(false)
+    }
+
+    /// After the value: the end of a JSONP wrapper or fence, prose, stray
+    /// closers, or an error for a second value. `keep_blank` keeps trailing
+    /// whitespace when nothing around the value was removed.
+    fn after_value(&mut self, keep_blank: bool) -> Step {
+        self.end = self.src.len();
+        self.flush(self.pos);
+        let mut removed_any = !keep_blank;
+        loop {
+            if keep_blank && !removed_any {
+                self.whitespace()?;
+            } else {
+                self.skip_quietly()?;
+            }
+            let Some(b) = self.peek() else { break };
+            match b {
+                b')' if self.jsonp => {
+                    self.jsonp = false;
+                    self.pos += 1;
+                    let after = self.skip_blank(self.pos);
+                    if self.src.get(after) == Some(&b';') {
+                        self.pos = after + 1;
+                    }
+                    removed_any = true;
+                }
+                b'`' if self.src[self.pos..].starts_with(b"```") => {
+                    if !self.in_fence {
+                        self.record(RepairKind::MarkdownFence, self.pos)?;
+                    }
+                    self.in_fence = false;
+                    self.pos += 3;
+                    let rest = self.skip_blank(self.pos);
+                    if rest < self.src.len() {
+                        self.record(RepairKind::SurroundingProse, rest)?;
+                    }
+                    removed_any = true;
+                    break;
+                }
+                b'{' | b'[' => {
+                    return Err(self.unexpected("a second JSON value follows the first"));
+                }
+                b',' if matches!(
+                    self.src.get(self.skip_blank(self.pos + 1)),
+                    Some(b'{' | b'[')
+                ) =>
+                {
+                    return Err(self.unexpected("a second JSON value follows the first"));
+                }
+                b'}' | b']' => {
+                    self.record(RepairKind::StrayBracket, self.pos)?;
+                    self.pos += 1;
+                    removed_any = true;
+                }
+                _ => {
+                    self.record(RepairKind::SurroundingProse, self.pos)?;
+                    removed_any = true;
+                    break;
+                }
+            }
+        }
+        if removed_any {
+            self.skip_to(self.src.len());
+            let trimmed = self.out.trim_end_matches(is_ws_char).len();
+            self.out.truncate(trimmed);
+        } else {
+            self.flush(self.src.len());
+        }
+        Ok(())
+    }
+
+    /// Skips whitespace and comments, recording comments, and drops them from
+    /// the output with whatever was not yet copied before them.
+    fn skip_quietly(&mut self) -> Step {
+        let mark = self.output_mark();
+        let result = self.whitespace();
+        self.reset_output(mark);
+        self.skip_to(self.pos);
+        result
+    }
+
+    /// The first position at or after `from` that is not JSON whitespace.
+    pub(super) fn skip_blank(&self, from: usize) -> usize {
+        let mut i = from;
+        while i < self.src.len() && is_ws(self.src[i]) {
+            i += 1;
+        }
+        i
+    }
+}
+
+fn is_ws_char(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r')
+}
+
+/// The first markdown fence, preferring a ```` ```json ```` one: its position and
+/// where its content starts (after the language tag and the line break).
+fn find_fence(src: &[u8]) -> Option<(usize, usize)> {
+    let fences = || {
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let at = find_from(src, b"```", from)?;
+            from = at + 3;
+            Some(at)
+        })
+    };
+    let is_json = |at: usize| {
+        src.get(at + 3..at + 7)
+            .is_some_and(|tag| tag.eq_ignore_ascii_case(b"json"))
+    };
+    let fence = fences()
+        .find(|&at| is_json(at))
+        .or_else(|| fences().next())?;
+    let mut content = fence + 3;
+    while content < src.len()
+        && (src[content].is_ascii_alphanumeric() || matches!(src[content], b'_' | b'+' | b'-'))
+    {
+        content += 1;
+    }
+    while content < src.len() && matches!(src[content], b' ' | b'\t') {
+        content += 1;
+    }
+    if src.get(content) == Some(&b'\r') {
+        content += 1;
+    }
+    if src.get(content) == Some(&b'\n') {
+        content += 1;
+    }
+    Some((fence, content))
+}
+
+fn find_from(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    find(haystack.get(from..)?, needle).map(|i| i + from)
+}
+
+/// The first `{` or `[` at or after `from`.
+fn find_open(src: &[u8], from: usize) -> Option<usize> {
+    src.get(from..)?
+        .iter()
+        .position(|&b| b == b'{' || b == b'[')
+        .map(|i| i + from)
+}
+
+/// If the text between `region_start` and the value at `start` is exactly
+/// `name(` (a JSONP callback, perhaps dotted), the position of the name.
+fn jsonp_name(src: &[u8], region_start: usize, start: usize) -> Option<usize> {
+    let mut i = start;
+    while i > region_start && is_ws(src[i - 1]) {
+        i -= 1;
+    }
+    if i == region_start || src[i - 1] != b'(' {
+        return None;
+    }
+    i -= 1;
+    while i > region_start && is_ws(src[i - 1]) {
+        i -= 1;
+    }
+    let name_end = i;
+    while i > region_start
+        && (src[i - 1].is_ascii_alphanumeric() || matches!(src[i - 1], b'_' | b'$' | b'.'))
+    {
+        i -= 1;
+    }
+    let name = &src[i..name_end];
+    let starts_ok = name.first().is_some_and(|b| !b.is_ascii_digit());
+    (starts_ok && i == region_start).then_some(i)
+}

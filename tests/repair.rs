@@ -1,0 +1,562 @@
+//! JSON repair as a user checks it before trusting it with a model's argument
+//! text: each mistake models make gives the exact JSON expected and says what
+//! it changed; valid JSON passes untouched; strict mode refuses what it was not
+//! allowed to fix; hopeless text is an error that says why.
+
+#[path = "../benches/corpus/repair.rs"]
+mod corpus;
+
+use serde_json::{json, Value};
+use typed_tools::repair::RepairKind::{self, *};
+use typed_tools::repair::{repair, repair_with, Repair, RepairErrorKind, RepairOptions};
+
+/// Repairs `input`, expecting exactly `json` and repairs of `kinds`, in order.
+#[track_caller]
+fn check(input: &str, json: &str, kinds: &[RepairKind]) {
+    let repaired = repair(input).unwrap_or_else(|e| panic!("{input:?}: {e}"));
+    assert_eq!(repaired.json(), json, "from {input:?}");
+    let got: Vec<RepairKind> = repaired.repairs().iter().map(|r| r.kind).collect();
+    assert_eq!(got, kinds, "from {input:?}");
+    assert!(serde_json::from_str::<Value>(repaired.json()).is_ok());
+}
+
+/// Expects `input` to be refused with this error kind at this byte.
+#[track_caller]
+fn refused(input: &str, kind: RepairErrorKind, at: usize) {
+    let error = repair(input).map(|r| r.json().to_string()).unwrap_err();
+    assert_eq!((error.kind(), error.at()), (kind, at), "{input:?}: {error}");
+}
+
+#[test]
+fn markdown_fences_and_prose_are_removed() {
+    check(
+        "```json\n{\"city\": \"Paris\"}\n```",
+        r#"{"city": "Paris"}"#,
+        &[MarkdownFence],
+    );
+    check("```\n[1, 2]\n```", "[1, 2]", &[MarkdownFence]);
+    check("```JSON\n{\"a\": 1}```", r#"{"a": 1}"#, &[MarkdownFence]);
+    check(
+        "Here are the arguments:\n{\"city\": \"Paris\"}",
+        r#"{"city": "Paris"}"#,
+        &[SurroundingProse],
+    );
+    check(
+        "{\"city\": \"Paris\"}\nLet me know if you need more.",
+        r#"{"city": "Paris"}"#,
+        &[SurroundingProse],
+    );
+    check(
+        "I'll call it:\n```json\n{\"city\": \"Paris\"}\n```\nDone.",
+        r#"{"city": "Paris"}"#,
+        &[SurroundingProse, MarkdownFence, SurroundingProse],
+    );
+    check(
+        "<tool_call>{\"a\": 1}</tool_call>",
+        r#"{"a": 1}"#,
+        &[SurroundingProse, SurroundingProse],
+    );
+    // A ```json fence is preferred to an earlier fence of code.
+    check(
+        "Run:\n```sh\nls\n```\nwith\n```json\n{\"a\": 1}\n```",
+        r#"{"a": 1}"#,
+        &[SurroundingProse, MarkdownFence],
+    );
+    // "1." is prose here, not a number; and braces in prose are skipped when
+    // they hold no readable value.
+    check(
+        "1. Call the tool: {\"a\": 1}",
+        r#"{"a": 1}"#,
+        &[SurroundingProse],
+    );
+    check(
+        "Use {city} like this: {\"city\": \"Oslo\"}",
+        r#"{"city": "Oslo"}"#,
+        &[SurroundingProse],
+    );
+}
+
+#[test]
+fn commas_are_removed_or_inserted() {
+    check(
+        "{\"a\": 1, \"b\": [1, 2,],}",
+        r#"{"a": 1, "b": [1, 2]}"#,
+        &[TrailingComma, TrailingComma],
+    );
+    check("[,1, 2]", "[1, 2]", &[LeadingComma]);
+    check("{,\"a\": 1}", r#"{"a": 1}"#, &[LeadingComma]);
+    // A repeated comma is not a hole to fill with a made-up null.
+    check("[1,,2]", "[1,2]", &[ExtraComma]);
+    check(
+        "{\"a\": 1\n\"b\": 2}",
+        "{\"a\": 1,\n\"b\": 2}",
+        &[MissingComma],
+    );
+    check("[\"a\" \"b\"]", r#"["a", "b"]"#, &[MissingComma]);
+    check(
+        "[1 2 {\"c\": 3}]",
+        r#"[1, 2, {"c": 3}]"#,
+        &[MissingComma, MissingComma],
+    );
+}
+
+#[test]
+fn quotes_are_normalized() {
+    check("{'a': 'b'}", r#"{"a": "b"}"#, &[SingleQuotes, SingleQuotes]);
+    // An apostrophe inside single quotes is read by what follows it.
+    check(
+        "{'note': 'don't forget'}",
+        r#"{"note": "don't forget"}"#,
+        &[SingleQuotes, SingleQuotes],
+    );
+    check(
+        "{'a': 'it\\'s'}",
+        r#"{"a": "it's"}"#,
+        &[SingleQuotes, SingleQuotes],
+    );
+    check(
+        "{'text': 'say \"hi\"'}",
+        r#"{"text": "say \"hi\""}"#,
+        &[SingleQuotes, SingleQuotes],
+    );
+    check(
+        "{“a”: “b”, ‘c’: ‘d’}",
+        r#"{"a": "b", "c": "d"}"#,
+        &[CurlyQuotes, CurlyQuotes, CurlyQuotes, CurlyQuotes],
+    );
+    // Typographic quotes inside a JSON string are text, and stay.
+    check(
+        "{\"a\": \"it’s “fine”\",}",
+        r#"{"a": "it’s “fine”"}"#,
+        &[TrailingComma],
+    );
+}
+
+#[test]
+fn inner_quotes_are_escaped_by_context() {
+    check(
+        "{\"q\": \"the \"best\" one\"}",
+        r#"{"q": "the \"best\" one"}"#,
+        &[UnescapedQuote, UnescapedQuote],
+    );
+    // A quote then a comma ends the string only if a key follows.
+    check(
+        "{\"text\": \"say \"yes\", then go\", \"n\": 1}",
+        r#"{"text": "say \"yes\", then go", "n": 1}"#,
+        &[UnescapedQuote, UnescapedQuote],
+    );
+    check(
+        "[\"a \"quoted\" word\", \"b\"]",
+        r#"["a \"quoted\" word", "b"]"#,
+        &[UnescapedQuote, UnescapedQuote],
+    );
+    // A quote on its own line before another quote: the end of the string
+    // only if that quote opens a key.
+    check(
+        "{\"body\": \"say \"hi\"\n\", \"n\": 1}",
+        r#"{"body": "say \"hi\"\n", "n": 1}"#,
+        &[UnescapedQuote, UnescapedQuote, ControlCharacter],
+    );
+}
+
+#[test]
+fn keys_and_bare_values_are_quoted() {
+    check(
+        "{city: \"Paris\", max_days: 3}",
+        r#"{"city": "Paris", "max_days": 3}"#,
+        &[UnquotedKey, UnquotedKey],
+    );
+    check("{\"s\": active}", r#"{"s": "active"}"#, &[UnquotedString]);
+    check(
+        "{\"s\": hello world, \"n\": 1}",
+        r#"{"s": "hello world", "n": 1}"#,
+        &[UnquotedString],
+    );
+    check(
+        "[2024-01-15, 12px, 0x1F]",
+        r#"["2024-01-15", "12px", "0x1F"]"#,
+        &[UnquotedString; 3],
+    );
+    check("{\"a\" 1}", r#"{"a": 1}"#, &[MissingColon]);
+}
+
+#[test]
+fn control_characters_and_bad_escapes_are_fixed() {
+    // One record per string, at the first control character.
+    check(
+        "{\"code\": \"a\n\tb\r\"}",
+        r#"{"code": "a\n\tb\r"}"#,
+        &[ControlCharacter],
+    );
+    check("[\"\u{1}\"]", r#"["\u0001"]"#, &[ControlCharacter]);
+    check(
+        r#"{"p": "C:\Users\Ada"}"#,
+        r#"{"p": "C:\\Users\\Ada"}"#,
+        &[InvalidEscape, InvalidEscape],
+    );
+    check(r#"{"re": "\d+"}"#, r#"{"re": "\\d+"}"#, &[InvalidEscape]);
+    check(r#"{"a": "it\'s"}"#, r#"{"a": "it's"}"#, &[InvalidEscape]);
+    // Whitespace JSON does not allow, between tokens: removed.
+    check("\u{feff}{\"a\": 1}", r#"{"a": 1}"#, &[ControlCharacter]);
+    check("{\"a\":\u{a0}1}", r#"{"a":1}"#, &[ControlCharacter]);
+}
+
+#[test]
+fn comments_are_removed() {
+    check(
+        "{\"a\": 1 // one\n, \"b\": 2 /* two */, # three\n \"c\": 3}",
+        "{\"a\": 1 \n, \"b\": 2 , \n \"c\": 3}",
+        &[Comment, Comment, Comment],
+    );
+    check("/* args */ [1]", " [1]", &[Comment]);
+    // `#` followed by a letter is a value, not a comment.
+    check(
+        "{\"color\": #fff}",
+        r##"{"color": "#fff"}"##,
+        &[UnquotedString],
+    );
+    // `//` inside a string is text.
+    check(
+        "{'url': 'http://x.org'}",
+        r#"{"url": "http://x.org"}"#,
+        &[SingleQuotes, SingleQuotes],
+    );
+}
+
+#[test]
+fn literals_and_numbers_become_json() {
+    check(
+        "{\"t\": True, \"f\": False, \"n\": None}",
+        r#"{"t": true, "f": false, "n": null}"#,
+        &[PythonLiteral; 3],
+    );
+    check("{\"u\": undefined}", r#"{"u": null}"#, &[Undefined]);
+    // Never emitted as is: JSON has no NaN or Infinity.
+    check(
+        "[NaN, Infinity, -Infinity, +Infinity]",
+        "[null, null, null, null]",
+        &[NonFiniteNumber; 4],
+    );
+    // Leading zeros may matter (a code, an id): kept as text.
+    check(
+        "[+1, .5, -.5, 1., 007, -01]",
+        r#"[1, 0.5, -0.5, 1, "007", "-01"]"#,
+        &[NumberFormat; 6],
+    );
+}
+
+#[test]
+fn ellipses_are_removed() {
+    check("[1, 2, ...]", "[1, 2 ]", &[Ellipsis]);
+    check("[..., 1]", "[ 1]", &[Ellipsis]);
+    check("[1, …, 2]", "[1,  2]", &[Ellipsis]);
+    check("{\"a\": 1, ...}", r#"{"a": 1 }"#, &[Ellipsis]);
+    // Where a value is required, null.
+    check("{\"a\": ...}", r#"{"a": null}"#, &[Ellipsis]);
+    // A string "..." is a value.
+    check("[\"...\",]", r#"["..."]"#, &[TrailingComma]);
+}
+
+#[test]
+fn jsonp_wrappers_and_stringified_json_are_unwrapped() {
+    check("callback({\"a\": 1});", r#"{"a": 1}"#, &[Jsonp]);
+    check("window.handlers.cb ( [1] )", "[1]", &[Jsonp]);
+    check(r#""{\"a\": 1}""#, r#"{"a": 1}"#, &[StringifiedJson]);
+    // The string's content is repaired too, positions in the input.
+    let repaired = repair(r#""[1, 2,]""#).unwrap();
+    assert_eq!(repaired.json(), "[1, 2]");
+    assert_eq!(
+        repaired.repairs(),
+        [
+            Repair {
+                kind: StringifiedJson,
+                at: 0
+            },
+            Repair {
+                kind: TrailingComma,
+                at: 6
+            }
+        ]
+    );
+    check(
+        "```json\n\"{\\\"a\\\": 1}\"\n```",
+        r#"{"a": 1}"#,
+        &[MarkdownFence, StringifiedJson],
+    );
+    // Strings holding anything else, and strings inside the value, stay strings.
+    check(
+        r#"{"a": "{\"b\": 1}",}"#,
+        r#"{"a": "{\"b\": 1}"}"#,
+        &[TrailingComma],
+    );
+    assert!(repair(r#""hello""#).unwrap().is_unchanged());
+    assert!(repair(r#""{not json""#).unwrap().is_unchanged());
+}
+
+#[test]
+fn truncated_text_is_closed_and_unfinished_keys_dropped() {
+    check(
+        "{\"a\": \"unfinished",
+        r#"{"a": "unfinished"}"#,
+        &[Truncated],
+    );
+    check(
+        "{\"a\": [1, {\"b\": 2",
+        r#"{"a": [1, {"b": 2}]}"#,
+        &[Truncated],
+    );
+    check("{\"a\": [1, 2],", r#"{"a": [1, 2]}"#, &[Truncated]);
+    // A key the text stopped before giving a value is dropped, not given one.
+    for cut in [
+        "{\"a\": 1, \"b\": ",
+        "{\"a\": 1, \"b\"",
+        "{\"a\": 1, \"b",
+        "{\"a\": 1, b",
+        "{\"a\": 1, 'b':",
+    ] {
+        check(cut, r#"{"a": 1}"#, &[UnfinishedKey, Truncated]);
+    }
+    check("{\"a\": -", "{}", &[UnfinishedKey, Truncated]);
+    // Unfinished literals, numbers, escapes.
+    check("[tru", "[true]", &[Truncated]);
+    check("[Fals", "[false]", &[Truncated]);
+    check("[1.", "[1]", &[Truncated]);
+    check("[1e", "[1]", &[Truncated]);
+    check("[\"a\\", r#"["a"]"#, &[Truncated]);
+    check("[\"\\u00", r#"[""]"#, &[Truncated]);
+    check("[-", "[]", &[Truncated]);
+    // A fence ends an unfinished string in it.
+    check(
+        "```json\n{\"a\": \"x\n```",
+        r#"{"a": "x"}"#,
+        &[MarkdownFence, Truncated],
+    );
+}
+
+#[test]
+fn brackets_are_matched() {
+    check("{\"a\": [1}", r#"{"a": [1]}"#, &[MissingBracket]);
+    check("[{\"a\": 1]", r#"[{"a": 1}]"#, &[MissingBracket]);
+    check("[1]]", "[1]", &[StrayBracket]);
+    check("{\"a\": 1}}", r#"{"a": 1}"#, &[StrayBracket]);
+    check("{\"a\": }", r#"{"a": null}"#, &[MissingValue]);
+    check(
+        "{\"a\": , \"b\": 1}",
+        r#"{"a": null, "b": 1}"#,
+        &[MissingValue],
+    );
+}
+
+#[test]
+fn several_mistakes_at_once() {
+    check(
+        "Sure! Here you go:\n```json\n{\n  name: 'Ada', // the user\n  \"admin\": True,\n  \"tags\": [\"a\", \"b\",],\n  \"bio\": \"Says \"hi\"\nto all\",\n}\n```\nAnything else?",
+        "{\n  \"name\": \"Ada\", \n  \"admin\": true,\n  \"tags\": [\"a\", \"b\"],\n  \"bio\": \"Says \\\"hi\\\"\\nto all\"\n}",
+        &[
+            SurroundingProse,
+            MarkdownFence,
+            UnquotedKey,
+            SingleQuotes,
+            Comment,
+            PythonLiteral,
+            TrailingComma,
+            UnescapedQuote,
+            UnescapedQuote,
+            ControlCharacter,
+            TrailingComma,
+            SurroundingProse,
+        ],
+    );
+    check(
+        "```json\n{'query': 'rust', 'filters': {'lang': None, 'year': 2024,\n```",
+        "{\"query\": \"rust\", \"filters\": {\"lang\": null, \"year\": 2024\n}}",
+        &[
+            MarkdownFence,
+            SingleQuotes,
+            SingleQuotes,
+            SingleQuotes,
+            SingleQuotes,
+            PythonLiteral,
+            SingleQuotes,
+            Truncated,
+        ],
+    );
+}
+
+#[test]
+fn positions_point_at_the_change_and_read_well_for_a_model() {
+    let repaired = repair("{'a': 1, \"b\": [1 2],}").unwrap();
+    assert_eq!(repaired.json(), r#"{"a": 1, "b": [1, 2]}"#);
+    assert_eq!(
+        repaired.repairs(),
+        [
+            Repair {
+                kind: SingleQuotes,
+                at: 1
+            },
+            Repair {
+                kind: MissingComma,
+                at: 16
+            },
+            Repair {
+                kind: TrailingComma,
+                at: 19
+            },
+        ]
+    );
+    assert_eq!(
+        repaired.to_string(),
+        "replaced single quotes with double quotes at byte 1; inserted a missing comma at byte 16; \
+         removed a trailing comma at byte 19"
+    );
+    assert_eq!(repair("[1]").unwrap().to_string(), "no repairs");
+    // Every kind has its own description.
+    let mut descriptions: Vec<&str> = RepairKind::ALL.iter().map(|k| k.description()).collect();
+    descriptions.sort_unstable();
+    descriptions.dedup();
+    assert_eq!(descriptions.len(), RepairKind::ALL.len());
+}
+
+#[test]
+fn valid_json_is_returned_byte_for_byte() {
+    let deep = "[".repeat(1000) + &"]".repeat(1000);
+    let texts = [
+        r#"{"emoji": "😀", "cjk": "東京", "escaped": "\u00e9\n\t\"\\\/", "pair": "\ud83d\ude00"}"#
+            .to_string(),
+        r#"{"big": 123456789012345678901234567890, "tiny": 1e-400, "huge": 1e400, "neg": -0.0}"#
+            .to_string(),
+        "  {\n    \"a\" : [ 1 , 2 ] ,\n    \"b\" : { }\n  }\n".to_string(),
+        r#""say {\"a\": 1}""#.to_string(),
+        "null".to_string(),
+        deep,
+        serde_json::to_string_pretty(&json!({"z": 1, "a": [true, null, "x"], "m": {"k": 0.5}}))
+            .unwrap(),
+    ];
+    for text in &texts {
+        let repaired = repair(text).unwrap();
+        assert!(repaired.is_unchanged(), "{text:?}: {repaired}");
+        assert_eq!(repaired.json(), text);
+        assert!(repair_with(text, &RepairOptions::strict([]))
+            .unwrap()
+            .is_unchanged());
+    }
+    // Keys keep their order, in repaired text too.
+    let repaired = repair("{z: 1, a: 2, m: 3,}").unwrap();
+    let keys: Vec<String> = serde_json::from_str::<Value>(repaired.json())
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["z", "a", "m"]);
+}
+
+#[test]
+fn strict_mode_applies_only_the_repairs_it_allows() {
+    let options = RepairOptions::strict([MarkdownFence, TrailingComma]);
+    let repaired = repair_with("```json\n{\"a\": [1, 2,],}\n```", &options).unwrap();
+    assert_eq!(repaired.json(), r#"{"a": [1, 2]}"#);
+
+    for (input, kind, at) in [
+        ("{'a': 1}", SingleQuotes, 1),
+        ("{\"a\": 1", Truncated, 7),
+        ("Here: {\"a\": 1}", SurroundingProse, 0),
+        ("{\"a\": True}", PythonLiteral, 6),
+        ("{\"a\": NaN}", NonFiniteNumber, 6),
+        ("'text'", SingleQuotes, 0),
+    ] {
+        let error = repair_with(input, &options).unwrap_err();
+        assert_eq!((error.refused(), error.at()), (Some(kind), at), "{input:?}");
+        assert_eq!(error.kind(), RepairErrorKind::Refused(kind));
+        assert!(error.to_string().contains(kind.description()), "{error}");
+    }
+    // Valid JSON passes strict mode with nothing allowed; a stringified value
+    // stays a string unless StringifiedJson is allowed.
+    let nothing = RepairOptions::strict([]);
+    assert!(repair_with(r#"{"a": 1}"#, &nothing).unwrap().is_unchanged());
+    assert!(repair_with(r#""{\"a\": 1}""#, &nothing)
+        .unwrap()
+        .is_unchanged());
+    let unwrap = RepairOptions::strict([StringifiedJson]);
+    assert_eq!(
+        repair_with(r#""{\"a\": 1}""#, &unwrap).unwrap().json(),
+        r#"{"a": 1}"#
+    );
+    // An unfinished key needs its own permission beside Truncated.
+    let truncation = RepairOptions::strict([Truncated]);
+    assert_eq!(
+        repair_with("{\"a\": 1, \"b", &truncation)
+            .unwrap_err()
+            .refused(),
+        Some(UnfinishedKey)
+    );
+    let truncation = RepairOptions::strict([Truncated, UnfinishedKey]);
+    assert_eq!(
+        repair_with("{\"a\": 1, \"b", &truncation).unwrap().json(),
+        r#"{"a": 1}"#
+    );
+}
+
+#[test]
+fn hopeless_or_ambiguous_text_is_an_error_that_says_why() {
+    refused("", RepairErrorKind::Empty, 0);
+    refused("  \n ", RepairErrorKind::Empty, 0);
+    refused("I could not find that city.", RepairErrorKind::NoJson, 0);
+    refused("-", RepairErrorKind::NoJson, 0);
+    // Keeping one of two values would lose the other.
+    refused("{\"a\": 1} {\"b\": 2}", RepairErrorKind::Unrepairable, 9);
+    refused("{\"a\": 1}, {\"b\": 2}", RepairErrorKind::Unrepairable, 8);
+    // A key with no colon and no value (perhaps a Python set): no value to give it.
+    refused("{\"a\", \"b\"}", RepairErrorKind::Unrepairable, 1);
+    refused("{: 1}", RepairErrorKind::Unrepairable, 1);
+    let error = repair("{\"a\": 1} {\"b\": 2}").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the text cannot be read as JSON at byte 9: a second JSON value follows the first; \
+         send the arguments as one valid JSON object"
+    );
+    // Too deep: an error, not a stack overflow.
+    let error = repair(&"[".repeat(600)).unwrap_err();
+    assert_eq!((error.kind(), error.at()), (RepairErrorKind::TooDeep, 512));
+    let shallow = RepairOptions::default().max_depth(3);
+    assert!(repair_with("[[[1,]]]", &shallow).is_ok());
+    assert_eq!(
+        repair_with("[[[[1,]]]]", &shallow).unwrap_err().kind(),
+        RepairErrorKind::TooDeep
+    );
+}
+
+#[test]
+fn the_corpus_repairs_to_its_intended_values() {
+    // The cases `examples/repair_compare.rs` runs against peer libraries.
+    for case in corpus::CASES {
+        let result = repair(case.input);
+        match case.intended {
+            Some(intended) => {
+                let repaired = result.unwrap_or_else(|e| panic!("{}: {e}", case.name));
+                let got: Value = serde_json::from_str(repaired.json()).unwrap();
+                let want: Value = serde_json::from_str(intended).unwrap();
+                assert_eq!(got, want, "{}", case.name);
+            }
+            None => assert!(
+                result.is_err(),
+                "{}: {:?}",
+                case.name,
+                result.map(|r| r.into_json())
+            ),
+        }
+    }
+    for (input, intended) in corpus::SMALL_CALLS {
+        let got: Value = serde_json::from_str(repair(input).unwrap().json()).unwrap();
+        assert_eq!(
+            got,
+            serde_json::from_str::<Value>(intended).unwrap(),
+            "{input}"
+        );
+    }
+    for (input, intended) in [corpus::large_records(100_000), corpus::large_file(100_000)] {
+        let got: Value = serde_json::from_str(repair(&input).unwrap().json()).unwrap();
+        assert_eq!(got, serde_json::from_str::<Value>(&intended).unwrap());
+    }
+}

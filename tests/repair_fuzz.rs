@@ -1,0 +1,243 @@
+//! A bounded fuzz run of JSON repair that fits in CI: thousands of mutated
+//! inputs from a fixed seed, and hostile inputs at scale (100,000-deep nesting,
+//! megabyte strings, quote and comma floods). Nothing may panic or overflow the
+//! stack, output must be JSON, its size bounded by the input's, and time linear
+//! (a quadratic pass would take minutes on these sizes, not milliseconds).
+
+use std::time::{Duration, Instant};
+
+use serde::de::IgnoredAny;
+use typed_tools::repair::{repair, RepairErrorKind};
+
+/// xorshift64*: a fixed seed gives the same run everywhere.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const SEEDS: &[&str] = &[
+    r#"{"city": "Paris", "days": 3, "tags": ["a", "b"], "nested": {"x": null, "y": [1.5, -2e3]}}"#,
+    "```json\n{\"a\": 'x', b: True,}\n```",
+    "Sure! Here is the call: {\"query\": \"rust\", \"limit\": 10} Let me know.",
+    "callback({\"a\": [1, 2, ...]});",
+    r#"{"text": "He said "hi" to me", "n": NaN}"#,
+    "{\"code\": \"line1\nline2\", // note\n \"ok\": None}",
+    r#""{\"a\": 1, \"b\": [true, false]}""#,
+    "{\"a\": [1, 2, {\"b\": \"unfinished",
+    "{“a”: ‘b’, 'c': 'don't'}",
+    "[1 2 3, , 4,]",
+    "{\"path\": \"C:\\Users\\me\", \"v\": +.5, \"z\": 007, \"d\": 2024-01-15}",
+    "/* args */ {\"a\": undefined, \"b\": Infinity} # done",
+];
+
+const ALPHABET: &[&str] = &[
+    "{", "}", "[", "]", "\"", "'", ",", ":", " ", "\n", "\\", "/", "*", "#", ".", "`", "(", ")",
+    "-", "0", "9", "e", "a", "T", "N", "u", "“", "”", "‘", "’", "…", "é", "\u{0}", "\u{1f}",
+    "\u{feff}", "\u{a0}", "```", "...", "//", "/*", "*/", "\\u", "\\ud800", "true", "None", "NaN",
+];
+
+fn mutate(rng: &mut Rng, text: &mut String) {
+    let mut at = rng.below(text.len() + 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let next = text[at..].chars().next().map_or(0, char::len_utf8);
+    match rng.below(6) {
+        0 => text.truncate(at),
+        1 | 2 => text.insert_str(at, ALPHABET[rng.below(ALPHABET.len())]),
+        3 => text.replace_range(at..at + next, ""),
+        4 => text.replace_range(at..at + next, ALPHABET[rng.below(ALPHABET.len())]),
+        _ => {
+            let mut to = (at + rng.below(16)).min(text.len());
+            while !text.is_char_boundary(to) {
+                to -= 1;
+            }
+            let piece = text[at..to].to_string();
+            text.insert_str(to, &piece);
+        }
+    }
+}
+
+/// Repairs `text` and checks what every call must satisfy.
+fn check(text: &str) -> bool {
+    match repair(text) {
+        Ok(repaired) => {
+            assert!(
+                serde_json::from_str::<IgnoredAny>(repaired.json()).is_ok(),
+                "not JSON: {text:?} => {:?}",
+                repaired.json()
+            );
+            if repaired.is_unchanged() {
+                assert_eq!(repaired.json(), text);
+            }
+            // Escaping a control character (`\u0000`) is the most a byte grows.
+            assert!(
+                repaired.json().len() <= 6 * text.len() + 16,
+                "output too large for {text:?}"
+            );
+            assert!(repaired.repairs().iter().all(|r| r.at <= text.len()));
+            true
+        }
+        Err(error) => {
+            assert!(error.at() <= text.len());
+            false
+        }
+    }
+}
+
+#[test]
+fn mutated_inputs_never_panic_and_ok_means_json() {
+    let mut rng = Rng(0x5EED_0004_2A2A_2A2A);
+    let budget = Duration::from_secs(20);
+    let started = Instant::now();
+    let (mut runs, mut repaired) = (0, 0);
+    while runs < 30_000 && started.elapsed() < budget {
+        let mut text = SEEDS[rng.below(SEEDS.len())].to_string();
+        if rng.below(8) == 0 {
+            text.push_str(SEEDS[rng.below(SEEDS.len())]);
+        }
+        for _ in 0..1 + rng.below(6) {
+            mutate(&mut rng, &mut text);
+        }
+        repaired += usize::from(check(&text));
+        runs += 1;
+    }
+    assert!(runs >= 2_000, "only {runs} runs in {budget:?}");
+    // Most damage is repairable: the harness is not just producing errors.
+    assert!(repaired * 2 > runs, "{repaired} of {runs} repaired");
+}
+
+#[test]
+fn random_text_never_panics() {
+    let mut rng = Rng(0xF022_0004);
+    for _ in 0..5_000 {
+        let len = rng.below(48);
+        let text: String = (0..len)
+            .map(|_| ALPHABET[rng.below(ALPHABET.len())])
+            .collect();
+        check(&text);
+    }
+}
+
+/// Times a repair of a large hostile input; a quadratic pass would take minutes.
+fn hostile(name: &str, text: &str) -> Result<(), RepairErrorKind> {
+    let started = Instant::now();
+    let result = repair(text);
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < Duration::from_secs(5),
+        "{name}: {elapsed:?} for {} bytes",
+        text.len()
+    );
+    check(text);
+    result.map(|_| ()).map_err(|e| e.kind())
+}
+
+const MB: usize = 1 << 20;
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let deep = "[".repeat(100_000);
+    assert_eq!(
+        hostile("open brackets", &deep),
+        Err(RepairErrorKind::TooDeep)
+    );
+    let deep = "{\"a\":".repeat(100_000);
+    assert_eq!(
+        hostile("open objects", &deep),
+        Err(RepairErrorKind::TooDeep)
+    );
+    let deep = "{\"a\":[".repeat(50_000) + "1,";
+    assert_eq!(hostile("mixed", &deep), Err(RepairErrorKind::TooDeep));
+    // Valid JSON at any depth is returned as it is (serde_json's check is iterative).
+    let valid = "[".repeat(100_000) + &"]".repeat(100_000);
+    assert_eq!(hostile("valid deep", &valid), Ok(()));
+    assert!(repair(&valid).unwrap().is_unchanged());
+    // Up to the limit, repair works.
+    let at_limit = "[".repeat(512) + "1,";
+    assert_eq!(hostile("at the limit", &at_limit), Ok(()));
+    let over = "[".repeat(513) + "1,";
+    assert_eq!(
+        hostile("over the limit", &over),
+        Err(RepairErrorKind::TooDeep)
+    );
+}
+
+#[test]
+fn megabyte_inputs_take_linear_time() {
+    let long = "x".repeat(MB);
+    let cases = [
+        ("1 MB string, valid", format!("{{\"a\": \"{long}\"}}")),
+        (
+            "1 MB string, trailing comma",
+            format!("{{\"a\": \"{long}\",}}"),
+        ),
+        ("1 MB string, unclosed", format!("{{\"a\": \"{long}")),
+        ("1 MB single-quoted", format!("{{'a': '{long}'}}")),
+        ("1 MB of raw newlines", format!("[\"{}\"]", "\n".repeat(MB))),
+        (
+            "1 MB of backslashes",
+            format!("[\"{}\"]", "\\d".repeat(MB / 2)),
+        ),
+        ("1 MB of double quotes", "\"".repeat(MB)),
+        ("1 MB of single quotes", "'".repeat(MB)),
+        (
+            "quotes in an object",
+            format!("{{\"a\": \"{}\"}}", "x \"y\", z".repeat(MB / 10)),
+        ),
+        (
+            "quotes in an array",
+            format!("[\"{}\"]", "\", a".repeat(MB / 4)),
+        ),
+        ("curly quotes", format!("[“{}”]", "“, a".repeat(MB / 6))),
+        (
+            "unclosed comments after quotes",
+            format!("[\"{}\"]", "\"/*".repeat(MB / 3)),
+        ),
+        (
+            "line comments after quotes",
+            format!("[\"{}\"]", "\" //".repeat(MB / 4)),
+        ),
+        ("1 MB of commas", format!("[{}]", ",".repeat(MB))),
+        ("missing commas", format!("[{}]", "1 ".repeat(MB / 2))),
+        (
+            "missing commas, long gaps",
+            format!("[1{0}2{0}3{0}4]", " ".repeat(MB / 4)),
+        ),
+        (
+            "trailing comma, long gap",
+            format!("[1,{}]", " ".repeat(MB)),
+        ),
+        ("1 MB of digits", format!("[{}]", "1".repeat(MB))),
+        ("prose with braces", "{x} ".repeat(MB / 4)),
+        ("prose with brackets", "see [1] and ".repeat(MB / 12)),
+        ("fences", "```".repeat(MB / 3)),
+        (
+            "fenced unclosed string",
+            format!("```json\n{{\"a\": \"{}", "```x".repeat(MB / 4)),
+        ),
+        ("unquoted keys", format!("{{{}}}", "a: 1 ".repeat(MB / 5))),
+        ("1 MB of ellipses", format!("[{}]", "..., ".repeat(MB / 5))),
+        (
+            "truncated literals",
+            format!("[{}tr", "true, ".repeat(MB / 6)),
+        ),
+        (
+            "many objects",
+            format!("[{}]", "{\"a\": 1,}, ".repeat(MB / 11)),
+        ),
+    ];
+    for (name, text) in &cases {
+        let _ = hostile(name, text);
+    }
+}

@@ -1,0 +1,267 @@
+//! Properties of JSON repair over generated input: valid JSON is never changed,
+//! nothing panics, what comes out is JSON, and repairs that have a right answer
+//! lose nothing.
+
+use proptest::prelude::*;
+use serde::de::IgnoredAny;
+use serde_json::{Map, Number, Value};
+use typed_tools::repair::{repair, repair_with, RepairKind, RepairOptions};
+
+/// Strings with the characters that stress a JSON writer and the repairer's
+/// quote rule: quotes of every kind, backslashes, control characters, commas,
+/// brackets, `...`, and some non-ASCII text.
+fn tricky_string() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ]{0,12}",
+        r#"[a-zA-Z0-9 "'\\,:{}\[\]./#*\n\t\u{1}“”‘’é😀-]{0,16}"#,
+        any::<String>(),
+    ]
+}
+
+fn number() -> impl Strategy<Value = Number> {
+    prop_oneof![
+        any::<i64>().prop_map(Number::from),
+        any::<u64>().prop_map(Number::from),
+        (prop::num::f64::NORMAL | prop::num::f64::SUBNORMAL | prop::num::f64::ZERO)
+            .prop_filter_map("finite", Number::from_f64),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        number().prop_map(Value::Number),
+        tricky_string().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((tricky_string(), inner), 0..6)
+                .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+/// A JSON string that holds a JSON object or array is decoded by design
+/// (`StringifiedJson`); every other valid JSON text is left alone.
+fn is_stringified(value: &Value) -> bool {
+    match value {
+        Value::String(s) => matches!(s.trim_start().as_bytes().first(), Some(b'{' | b'[')),
+        _ => false,
+    }
+}
+
+fn assert_json(text: &str) -> Result<(), TestCaseError> {
+    prop_assert!(
+        serde_json::from_str::<IgnoredAny>(text).is_ok(),
+        "not JSON: {text:?}"
+    );
+    Ok(())
+}
+
+/// Writes a value as JSON with the mistakes models make that have exactly one
+/// right reading: trailing commas, comments, Python literals, single quotes,
+/// unquoted keys. `choices` picks, per place, which mistake (if any).
+fn write_sloppy(value: &Value, choices: &mut impl Iterator<Item = u8>, out: &mut String) {
+    fn pick(choices: &mut impl Iterator<Item = u8>) -> u8 {
+        choices.next().unwrap_or(0)
+    }
+    fn coin(choices: &mut impl Iterator<Item = u8>) -> bool {
+        pick(choices) & 1 == 0
+    }
+    fn gap(out: &mut String, choice: u8) {
+        match choice % 8 {
+            0 => out.push_str(" /* note */ "),
+            1 => out.push_str(" // note\n"),
+            2 => out.push_str(" # note\n"),
+            3 => out.push_str("\n  "),
+            _ => {}
+        }
+    }
+    match value {
+        Value::Null if coin(choices) => out.push_str("None"),
+        Value::Bool(true) if coin(choices) => out.push_str("True"),
+        Value::Bool(false) if coin(choices) => out.push_str("False"),
+        Value::String(s) if !s.contains(['\'', '"', '\\']) && coin(choices) => {
+            let json = serde_json::to_string(s).unwrap();
+            out.push('\'');
+            out.push_str(&json[1..json.len() - 1]);
+            out.push('\'');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                gap(out, pick(choices));
+                write_sloppy(item, choices, out);
+                gap(out, pick(choices));
+            }
+            if !items.is_empty() && coin(choices) {
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(members) => {
+            out.push('{');
+            for (i, (key, member)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                gap(out, pick(choices));
+                let identifier = key.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if identifier && coin(choices) {
+                    out.push_str(key);
+                } else {
+                    out.push_str(&serde_json::to_string(key).unwrap());
+                }
+                out.push_str(": ");
+                write_sloppy(member, choices, out);
+                gap(out, pick(choices));
+            }
+            if !members.is_empty() && coin(choices) {
+                out.push(',');
+            }
+            out.push('}');
+        }
+        _ => out.push_str(&serde_json::to_string(value).unwrap()),
+    }
+}
+
+/// Applies byte-level damage to a JSON text at char boundaries.
+fn mutate(text: &str, edits: &[(usize, u8, char)]) -> String {
+    let mut text = text.to_string();
+    for &(at, op, c) in edits {
+        let mut at = at % (text.len() + 1);
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        match op % 4 {
+            0 => text.truncate(at),
+            1 => text.insert(at, c),
+            2 => {
+                let next = text[at..].chars().next().map_or(0, char::len_utf8);
+                text.replace_range(at..at + next, "");
+            }
+            _ => {
+                let next = text[at..].chars().next().map_or(0, char::len_utf8);
+                text.replace_range(at..at + next, c.encode_utf8(&mut [0; 4]));
+            }
+        }
+    }
+    text
+}
+
+fn json_char() -> impl Strategy<Value = char> {
+    prop_oneof![
+        prop::sample::select(vec![
+            '{', '}', '[', ']', '"', '\'', ',', ':', ' ', '\n', '\\', '/', '*', '#', '.', '`', '(',
+            ')', '-', '0', 'e', 'a', 'T', 'N', '“', '”', '…'
+        ]),
+        any::<char>(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn valid_json_is_returned_unchanged_without_repairs(value in value()) {
+        prop_assume!(!is_stringified(&value));
+        for text in [serde_json::to_string(&value).unwrap(), serde_json::to_string_pretty(&value).unwrap()] {
+            let repaired = repair(&text).unwrap();
+            prop_assert_eq!(repaired.json(), text.as_str());
+            prop_assert!(repaired.is_unchanged());
+            // Strict mode with nothing allowed accepts all valid JSON.
+            prop_assert!(repair_with(&text, &RepairOptions::strict([])).unwrap().is_unchanged());
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_and_ok_means_json(text in prop_oneof![
+        any::<String>(),
+        r#"[\[\]{}"',: \n\\/*#.`()a-zTNu0-9“”‘’…-]{0,40}"#,
+    ]) {
+        if let Ok(repaired) = repair(&text) {
+            assert_json(repaired.json())?;
+            if repaired.is_unchanged() {
+                prop_assert_eq!(repaired.json(), text.as_str());
+            }
+            for r in repaired.repairs() {
+                prop_assert!(r.at <= text.len());
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_json_never_panics_and_ok_means_json(
+        value in value(),
+        edits in prop::collection::vec((any::<usize>(), any::<u8>(), json_char()), 1..4),
+        pretty in any::<bool>(),
+    ) {
+        let text = if pretty { serde_json::to_string_pretty(&value) } else { serde_json::to_string(&value) }.unwrap();
+        let damaged = mutate(&text, &edits);
+        if let Ok(repaired) = repair(&damaged) {
+            assert_json(repaired.json())?;
+            if repaired.is_unchanged() {
+                prop_assert_eq!(repaired.json(), damaged.as_str());
+            }
+        }
+    }
+
+    #[test]
+    fn sloppy_json_repairs_to_the_same_value(value in value(), choices in prop::collection::vec(any::<u8>(), 64)) {
+        prop_assume!(!is_stringified(&value));
+        let mut sloppy = String::new();
+        write_sloppy(&value, &mut choices.into_iter().cycle(), &mut sloppy);
+        let repaired = repair(&sloppy).unwrap();
+        let back: Value = serde_json::from_str(repaired.json()).unwrap();
+        prop_assert_eq!(&back, &value, "from {:?} to {:?}", sloppy, repaired.json());
+        // Wrapped in a fence with prose around, the same value.
+        let fenced = format!("Here are the arguments:\n```json\n{sloppy}\n```\nDone.");
+        let repaired = repair(&fenced).unwrap();
+        let back: Value = serde_json::from_str(repaired.json()).unwrap();
+        prop_assert_eq!(&back, &value, "from {:?} to {:?}", fenced, repaired.json());
+        prop_assert!(repaired.repairs().iter().any(|r| r.kind == RepairKind::MarkdownFence));
+    }
+
+    #[test]
+    fn truncated_json_keeps_every_finished_member(
+        members in prop::collection::vec(("[a-z]{1,6}", value()), 1..6),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        // A truncated object: each member the text finished (its `,` or `}` is
+        // there) is kept with its value, and no key is made up.
+        let object: Map<String, Value> = members.into_iter().collect();
+        let mut text = String::from("{");
+        let mut ends = Vec::new();
+        for (i, (key, member)) in object.iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(&serde_json::to_string(key).unwrap());
+            text.push(':');
+            text.push_str(&serde_json::to_string(member).unwrap());
+            ends.push((key, member, text.len()));
+        }
+        text.push('}');
+        let mut cut = cut.index(text.len()) + 1;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let repaired = repair(&text[..cut]).unwrap();
+        let back: Value = serde_json::from_str(repaired.json()).unwrap();
+        let back = back.as_object().unwrap();
+        for (key, member, end) in ends {
+            if cut > end {
+                prop_assert_eq!(back.get(key), Some(member), "{:?} lost {:?}", &text[..cut], key);
+            }
+        }
+        for key in back.keys() {
+            prop_assert!(object.contains_key(key), "{:?} invented {:?}", &text[..cut], key);
+        }
+    }
+}
