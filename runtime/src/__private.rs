@@ -30,6 +30,7 @@ use ::serde::de::DeserializeOwned;
 use ::serde::Serialize;
 
 pub use crate::effect;
+pub use crate::recover::Retryable;
 pub use crate::tool::Tool;
 
 /// Checks a parameter's type; called with the type's span.

@@ -9,6 +9,8 @@ pub mod coerce;
 pub mod doc;
 pub mod effect;
 pub mod error;
+pub mod model;
+pub mod recover;
 pub mod repair;
 pub mod schema;
 pub mod tool;

@@ -21,6 +21,7 @@ use serde_json::Value;
 use crate::doc::ToolDoc;
 use crate::effect::{EffectSet, Effects};
 use crate::error::ToolError;
+use crate::recover::Recovered;
 
 /// A tool a model can call: typed input and output, declared effects.
 ///
@@ -247,14 +248,47 @@ impl ToolSpec {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ToolOutput {
     json: String,
+    recovery: Vec<Recovered>,
 }
 
 impl ToolOutput {
     pub(crate) fn from_json(json: String) -> ToolOutput {
-        ToolOutput { json }
+        ToolOutput {
+            json,
+            recovery: Vec::new(),
+        }
+    }
+
+    pub(crate) fn recovered(json: String, recovery: Vec<Recovered>) -> ToolOutput {
+        ToolOutput { json, recovery }
+    }
+
+    /// What recovery did before the call succeeded: repairs, coercions,
+    /// rewrites, retries (see [`recover`](crate::recover)). Empty when the
+    /// model's call was right the first time.
+    pub fn recovery(&self) -> &[Recovered] {
+        &self.recovery
+    }
+
+    /// A message for the model when its call had to be repaired or coerced,
+    /// so that it sends a better one next time; `None` otherwise (retries of a
+    /// failing tool are not the model's doing).
+    pub fn note_for_model(&self) -> Option<String> {
+        let changes: Vec<String> = self
+            .recovery
+            .iter()
+            .filter(|r| !matches!(r, Recovered::Retried { .. }))
+            .map(ToString::to_string)
+            .collect();
+        (!changes.is_empty()).then(|| {
+            format!(
+                "Your call was repaired before it ran: {}. Send valid arguments of the right types next time.",
+                changes.join("; ")
+            )
+        })
     }
 
     /// The output as JSON text, ready to hand back to the model.
@@ -292,6 +326,8 @@ pub(crate) enum Failure {
     Tool(String),
     /// The output could not be serialized.
     Output(serde_json::Error),
+    /// The tool panicked, with this message.
+    Panicked(String),
 }
 
 /// The form a toolbox holds: one call from argument text to output text.

@@ -21,8 +21,9 @@ use serde_json::Value;
 
 use crate::call::{CallFormat, ReadError, ToolCall};
 use crate::catalog::{self, Catalog, CatalogFormat};
-use crate::effect::{EffectSet, Effects, ReadWriteNetwork, SubsetOf};
+use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork, SubsetOf};
 use crate::error::ToolError;
+use crate::recover::{self, Policy, Retry, Retryable};
 use crate::schema;
 use crate::tool::{DynamicTool, Erased, ErasedTool, Failure, Tool, ToolOutput, ToolSpec, Typed};
 
@@ -84,11 +85,13 @@ struct Shared {
     catalogs: Mutex<HashMap<(CatalogFormat, EffectSet), Catalog>>,
 }
 
-struct Entry {
-    spec: ToolSpec,
+pub(crate) struct Entry {
+    pub(crate) spec: ToolSpec,
     /// The arguments' type in λ-Tool notation, for error messages.
-    args_type: String,
+    pub(crate) args_type: String,
     tool: Box<dyn ErasedTool>,
+    /// The tool's own policy, or the toolbox's default.
+    pub(crate) policy: Policy,
 }
 
 impl<A: Effects> Clone for Toolbox<A> {
@@ -312,15 +315,37 @@ impl Shared {
 }
 
 impl Entry {
+    /// Starts one call: done already, or a future to poll. A panic is a failure.
     #[inline]
-    fn finish(&self, args: &str, result: Result<String, Failure>) -> Result<ToolOutput, ToolError> {
-        result
-            .map(ToolOutput::from_json)
-            .map_err(|failure| self.explain(args, failure))
+    fn start<'a>(&'a self, args: &str) -> Erased<'a> {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.call(&self.spec, args))) {
+            Ok(erased) => erased,
+            Err(panic) => Erased::Done(Err(Failure::Panicked(panic_message(panic)))),
+        }
+    }
+
+    fn poll_running(
+        future: &mut BoxFuture<'_, Result<String, Failure>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<String, Failure>> {
+        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(poll) => poll,
+            Err(panic) => Poll::Ready(Err(Failure::Panicked(panic_message(panic)))),
+        }
+    }
+
+    /// One call to the end, for recovery, which calls again.
+    pub(crate) async fn run(&self, args: &str) -> Result<String, Failure> {
+        match self.start(args) {
+            Erased::Done(result) => result,
+            Erased::Running(mut future) => {
+                futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
+            }
+        }
     }
 
     /// The slow path: the fast deserializer said no; say precisely why.
-    fn explain(&self, args: &str, failure: Failure) -> ToolError {
+    pub(crate) fn explain(&self, args: &str, failure: Failure) -> ToolError {
         let tool = self.spec.name().to_owned();
         let expected = self.args_type.clone();
         match failure {
@@ -360,6 +385,11 @@ impl Entry {
                 message,
                 panicked: false,
             },
+            Failure::Panicked(message) => ToolError::Execution {
+                tool,
+                message,
+                panicked: true,
+            },
             Failure::Output(error) => ToolError::Execution {
                 tool,
                 message: format!("its output could not be serialized: {error}"),
@@ -389,8 +419,11 @@ enum CallState<'a> {
     },
     Running {
         entry: &'a Entry,
+        args: Cow<'a, str>,
         future: BoxFuture<'a, Result<String, Failure>>,
     },
+    /// A failure met the tool's policy: repair, coerce, retry, escalate.
+    Recovering(BoxFuture<'a, Result<ToolOutput, ToolError>>),
     Done,
 }
 
@@ -412,37 +445,67 @@ impl Future for Call<'_> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        let (entry, mut future) = match std::mem::replace(&mut this.state, CallState::Done) {
-            CallState::Start {
-                shared,
-                allowed,
-                name,
-                args,
-            } => {
-                let entry = match shared.entry(name, allowed) {
-                    Ok(entry) => entry,
-                    Err(error) => return Poll::Ready(Err(error)),
-                };
-                let call = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    entry.tool.call(&entry.spec, &args)
-                }));
-                match call {
-                    Ok(Erased::Done(result)) => return Poll::Ready(entry.finish(&args, result)),
-                    Ok(Erased::Running(future)) => (entry, future),
-                    Err(panic) => return Poll::Ready(Err(panicked(&entry.spec, panic))),
+        loop {
+            let (entry, args, failure) = match std::mem::replace(&mut this.state, CallState::Done) {
+                CallState::Start {
+                    shared,
+                    allowed,
+                    name,
+                    args,
+                } => {
+                    let entry = match shared.entry(name, allowed) {
+                        Ok(entry) => entry,
+                        Err(error) => return Poll::Ready(Err(error)),
+                    };
+                    match entry.start(&args) {
+                        Erased::Done(Ok(json)) => {
+                            return Poll::Ready(Ok(ToolOutput::from_json(json)))
+                        }
+                        Erased::Done(Err(failure)) => (entry, args, failure),
+                        Erased::Running(future) => {
+                            this.state = CallState::Running {
+                                entry,
+                                args,
+                                future,
+                            };
+                            continue;
+                        }
+                    }
                 }
+                CallState::Running {
+                    entry,
+                    args,
+                    mut future,
+                } => match Entry::poll_running(&mut future, cx) {
+                    Poll::Pending => {
+                        this.state = CallState::Running {
+                            entry,
+                            args,
+                            future,
+                        };
+                        return Poll::Pending;
+                    }
+                    Poll::Ready(Ok(json)) => return Poll::Ready(Ok(ToolOutput::from_json(json))),
+                    Poll::Ready(Err(failure)) => (entry, args, failure),
+                },
+                CallState::Recovering(mut future) => {
+                    let poll = future.as_mut().poll(cx);
+                    if poll.is_pending() {
+                        this.state = CallState::Recovering(future);
+                    }
+                    return poll;
+                }
+                CallState::Done => panic!("`Call` polled after it completed"),
+            };
+            // The fast path failed: explain, or hand over to the tool's policy.
+            if entry.policy.is_none() {
+                return Poll::Ready(Err(entry.explain(&args, failure)));
             }
-            CallState::Running { entry, future } => (entry, future),
-            CallState::Done => panic!("`Call` polled after it completed"),
-        };
-        match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Pending) => {
-                this.state = CallState::Running { entry, future };
-                Poll::Pending
-            }
-            // The arguments were read before the tool ran: no `Failure::Args` here.
-            Ok(Poll::Ready(result)) => Poll::Ready(entry.finish("", result)),
-            Err(panic) => Poll::Ready(Err(panicked(&entry.spec, panic))),
+            this.state = CallState::Recovering(Box::pin(recover::recover(
+                entry,
+                args.into_owned(),
+                failure,
+            )));
         }
     }
 }
@@ -452,6 +515,7 @@ impl fmt::Debug for Call<'_> {
         let state = match &self.state {
             CallState::Start { name, .. } => format!("not started: {name}"),
             CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
+            CallState::Recovering(_) => "recovering".to_owned(),
             CallState::Done => "done".to_owned(),
         };
         f.debug_tuple("Call").field(&state).finish()
@@ -485,17 +549,12 @@ impl Hasher for Fnv {
     }
 }
 
-fn panicked(spec: &ToolSpec, panic: Box<dyn std::any::Any + Send>) -> ToolError {
-    let message = panic
+pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic without a message".to_owned());
-    ToolError::Execution {
-        tool: spec.name().to_owned(),
-        message,
-        panicked: true,
-    }
+        .unwrap_or_else(|| "a panic without a message".to_owned())
 }
 
 fn excerpt(args: &str) -> String {
@@ -561,6 +620,9 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// [`build`](Self::build).
 pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
     entries: Vec<Entry>,
+    default_policy: Policy,
+    /// Per-tool policies, by tool name; each replaces the default for its tool.
+    policies: Vec<(String, Policy)>,
     _allowed: PhantomData<fn() -> A>,
 }
 
@@ -568,8 +630,67 @@ impl<A: Effects> ToolboxBuilder<A> {
     fn new() -> Self {
         ToolboxBuilder {
             entries: Vec::new(),
+            default_policy: Policy::none(),
+            policies: Vec::new(),
             _allowed: PhantomData,
         }
+    }
+
+    /// The recovery policy of every tool without one of its own (see
+    /// [`recover`](crate::recover)). The default is [`Policy::none`].
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.default_policy = policy;
+        self
+    }
+
+    /// The recovery policy of tool `name`, instead of the default. A name not
+    /// in the toolbox, or a retry for a `Write` tool not declared idempotent, is
+    /// reported by [`build`](Self::build).
+    ///
+    /// ```
+    /// use typed_tools::recover::{Policy, Retry};
+    /// use typed_tools::{tool, BuildProblem, Toolbox};
+    ///
+    /// /// Charge a card.
+    /// #[tool(effects = Write)]
+    /// fn charge(cents: u32) -> String { format!("charged {cents}") }
+    ///
+    /// let error = Toolbox::builder()
+    ///     .tool(Charge)
+    ///     .policy_for("charge", Policy::recover().retry(Retry::exponential(3)))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(matches!(error.problems()[0], BuildProblem::RetryNotIdempotent { .. }));
+    /// ```
+    pub fn policy_for(mut self, name: impl Into<String>, policy: Policy) -> Self {
+        let name = name.into();
+        self.policies.retain(|(n, _)| *n != name);
+        self.policies.push((name, policy));
+        self
+    }
+
+    /// Retries tool `T`'s execution errors, on top of its policy (its own, or
+    /// the default as it is when this is called). `T` must be [`Retryable`]: a
+    /// `Write` tool not declared `idempotent` does not compile here.
+    ///
+    /// ```
+    /// use typed_tools::recover::Retry;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Fetch a page.
+    /// #[tool(effects = Network)]
+    /// fn fetch(url: String) -> String { url }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Fetch).retry::<Fetch>(Retry::exponential(3)).build();
+    /// assert!(toolbox.is_ok());
+    /// ```
+    pub fn retry<T: Retryable>(self, retry: Retry) -> Self {
+        let policy = self
+            .policies
+            .iter()
+            .find(|(name, _)| name == T::NAME)
+            .map_or_else(|| self.default_policy.clone(), |(_, policy)| policy.clone());
+        self.policy_for(T::NAME, policy.retry(retry))
     }
 
     /// Adds a typed tool. Its effects must be admitted by the toolbox: this is
@@ -597,17 +718,38 @@ impl<A: Effects> ToolboxBuilder<A> {
             spec,
             args_type,
             tool,
+            policy: Policy::none(),
         });
     }
 
     /// Builds the toolbox, or reports every problem: duplicate names, names no
     /// provider accepts, run-time tools with effects the toolbox does not admit
     /// or a schema that is not an object schema.
-    pub fn build(self) -> Result<Toolbox<A>, BuildError> {
+    pub fn build(mut self) -> Result<Toolbox<A>, BuildError> {
         let mut problems = Vec::new();
         let mut by_name = HashMap::default();
+        for (name, _) in &self.policies {
+            if !self.entries.iter().any(|entry| entry.spec.name() == name) {
+                problems.push(BuildProblem::PolicyForUnknownTool { name: name.clone() });
+            }
+        }
+        for entry in &mut self.entries {
+            entry.policy = self
+                .policies
+                .iter()
+                .find(|(name, _)| name == entry.spec.name())
+                .map_or_else(|| self.default_policy.clone(), |(_, policy)| policy.clone());
+        }
         for (index, entry) in self.entries.iter().enumerate() {
             let name = entry.spec.name();
+            if entry.policy.retry.is_some()
+                && entry.spec.effects().contains(Effect::Write)
+                && !entry.spec.is_idempotent()
+            {
+                problems.push(BuildProblem::RetryNotIdempotent {
+                    name: name.to_owned(),
+                });
+            }
             if let Err(reason) = check_name(name) {
                 problems.push(BuildProblem::InvalidName {
                     name: name.to_owned(),
@@ -717,6 +859,17 @@ pub enum BuildProblem {
         /// The tool.
         name: String,
     },
+    /// A policy with a retry for a `Write` tool not declared idempotent: a
+    /// retry could write twice.
+    RetryNotIdempotent {
+        /// The tool.
+        name: String,
+    },
+    /// A policy given for a tool the toolbox does not have.
+    PolicyForUnknownTool {
+        /// The name given.
+        name: String,
+    },
 }
 
 impl fmt::Display for BuildProblem {
@@ -732,6 +885,14 @@ impl fmt::Display for BuildProblem {
             BuildProblem::EffectNotAllowed { name, effects, allowed } => write!(
                 f,
                 "effect violation: allowed {allowed} but got {effects} (tool `{name}`)"
+            ),
+            BuildProblem::RetryNotIdempotent { name } => write!(
+                f,
+                "`{name}` writes and is not declared idempotent, so it may not be retried: a retry could write twice; declare it `#[tool(effects = Write, idempotent)]` if a second call does no harm, or remove the retry"
+            ),
+            BuildProblem::PolicyForUnknownTool { name } => write!(
+                f,
+                "a policy is given for `{name}`, which is not in the toolbox; check the name"
             ),
             BuildProblem::InputNotObject { name } => write!(
                 f,
