@@ -155,7 +155,7 @@ pub const CASES: &[Case] = &[
     refused("a set, not an object", "{\"a\", \"b\"}"),
 ];
 
-/// Small calls (~200 B each) as models send them, each with a mistake or two
+/// Small calls (~130 B each) as models send them, each with a mistake or two
 /// from the corpus; with the intended value's compact JSON.
 pub const SMALL_CALLS: &[(&str, &str)] = &[
     (
