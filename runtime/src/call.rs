@@ -391,62 +391,66 @@ fn openai_chat(value: &Value) -> Result<Vec<ToolCall>, ReadError> {
 
 fn openai_responses(value: &Value) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::OpenAiResponses;
-    let root = At::root(value);
-    let items = match (root.value, root.field("output")) {
-        (_, Some(output)) => output.items(),
-        (Value::Array(_), None) => root.items(),
-        (Value::Object(_), None) => vec![root],
-        (other, None) => {
-            return Err(ReadError::new(
-                FORMAT,
-                "$",
-                "a response with `output`, a list of output items, or a `function_call` item",
-                crate::schema::describe_value(other),
-            ))
-        }
-    };
-    items
-        .into_iter()
-        .filter(|item| item.value.get("type").and_then(Value::as_str) == Some("function_call"))
-        .map(|item| {
-            Ok(ToolCall {
-                id: item
-                    .optional_string("call_id")
-                    .or_else(|| item.optional_string("id")),
-                name: item.string(FORMAT, "name")?,
-                arguments: item.arguments(FORMAT, "arguments")?,
-            })
+    let expected = "a response with `output`, a list of output items, or a `function_call` item";
+    of_type(
+        entries(FORMAT, At::root(value), "output", expected)?,
+        "function_call",
+    )
+    .map(|item| {
+        Ok(ToolCall {
+            id: item
+                .optional_string("call_id")
+                .or_else(|| item.optional_string("id")),
+            name: item.string(FORMAT, "name")?,
+            arguments: item.arguments(FORMAT, "arguments")?,
         })
-        .collect()
+    })
+    .collect()
 }
 
 fn anthropic(value: &Value) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::Anthropic;
-    let root = At::root(value);
-    let blocks = match (root.value, root.field("content")) {
-        (_, Some(content)) => content.items(),
-        (Value::Array(_), None) => root.items(),
-        (Value::Object(_), None) => vec![root],
-        (other, None) => {
-            return Err(ReadError::new(
-                FORMAT,
-                "$",
-                "a message with `content`, a list of content blocks, or a `tool_use` block",
-                crate::schema::describe_value(other),
-            ))
-        }
-    };
-    blocks
-        .into_iter()
-        .filter(|block| block.value.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .map(|block| {
-            Ok(ToolCall {
-                id: block.optional_string("id"),
-                name: block.string(FORMAT, "name")?,
-                arguments: block.arguments(FORMAT, "input")?,
-            })
+    let expected = "a message with `content`, a list of content blocks, or a `tool_use` block";
+    of_type(
+        entries(FORMAT, At::root(value), "content", expected)?,
+        "tool_use",
+    )
+    .map(|block| {
+        Ok(ToolCall {
+            id: block.optional_string("id"),
+            name: block.string(FORMAT, "name")?,
+            arguments: block.arguments(FORMAT, "input")?,
         })
-        .collect()
+    })
+    .collect()
+}
+
+/// The entries of a response's `container` list, or a bare list of entries,
+/// or a single entry.
+fn entries<'v>(
+    format: CallFormat,
+    root: At<'v>,
+    container: &str,
+    expected: &str,
+) -> Result<Vec<At<'v>>, ReadError> {
+    match (root.value, root.field(container)) {
+        (_, Some(list)) => Ok(list.items()),
+        (Value::Array(_), None) => Ok(root.items()),
+        (Value::Object(_), None) => Ok(vec![root]),
+        (other, None) => Err(ReadError::new(
+            format,
+            "$",
+            expected,
+            crate::schema::describe_value(other),
+        )),
+    }
+}
+
+/// The entries whose `type` is `kind`; the others (text, reasoning) are not calls.
+fn of_type<'v>(entries: Vec<At<'v>>, kind: &'static str) -> impl Iterator<Item = At<'v>> {
+    entries
+        .into_iter()
+        .filter(move |entry| entry.value.get("type").and_then(Value::as_str) == Some(kind))
 }
 
 /// `<tool_call>{...}</tool_call>`, several times; an unclosed last block (a

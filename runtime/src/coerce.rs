@@ -47,7 +47,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::schema::{fits_within, resolve, JsonPath};
+use crate::schema::{fits_within, resolve_chain, JsonPath};
 
 /// One change made by [`coerce`].
 #[derive(Clone, Debug, PartialEq)]
@@ -161,18 +161,8 @@ struct Coercer<'s> {
 }
 
 impl<'s> Coercer<'s> {
-    fn resolved(&self, mut schema: &'s Value) -> &'s Value {
-        for _ in 0..MAX_DEPTH {
-            match schema
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|r| resolve(self.root, r))
-            {
-                Some(target) => schema = target,
-                None => break,
-            }
-        }
-        schema
+    fn resolved(&self, schema: &'s Value) -> &'s Value {
+        resolve_chain(self.root, schema)
     }
 
     fn fits(&self, schema: &Value, value: &Value) -> bool {

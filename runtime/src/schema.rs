@@ -227,6 +227,21 @@ pub fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
     root.pointer(pointer)
 }
 
+/// `schema`, or what its `$ref` (a chain of them, bounded) points to in `root`.
+pub(crate) fn resolve_chain<'s>(root: &'s Value, mut schema: &'s Value) -> &'s Value {
+    for _ in 0..MAX_DEPTH {
+        match schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| resolve(root, r))
+        {
+            Some(target) => schema = target,
+            None => break,
+        }
+    }
+    schema
+}
+
 /// A brief description of a value, for "found ...".
 pub fn describe_value(value: &Value) -> String {
     match value {
@@ -264,18 +279,8 @@ impl<'s> Walker<'s> {
     }
 
     /// Follows `$ref`s (a chain of them, bounded).
-    fn resolved(&self, mut schema: &'s Value) -> &'s Value {
-        for _ in 0..MAX_DEPTH {
-            match schema
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|r| resolve(self.root, r))
-            {
-                Some(target) => schema = target,
-                None => break,
-            }
-        }
-        schema
+    fn resolved(&self, schema: &'s Value) -> &'s Value {
+        resolve_chain(self.root, schema)
     }
 
     fn check(&self, schema: &'s Value, value: &Value, path: &JsonPath, out: &mut Vec<Problem>) {
@@ -565,18 +570,8 @@ impl<'s> Namer<'s> {
     }
 
     /// Follows a chain of `$ref`s, for telling what an option is.
-    fn resolved(&self, mut schema: &'s Value) -> &'s Value {
-        for _ in 0..MAX_DEPTH {
-            match schema
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|r| resolve(self.root, r))
-            {
-                Some(target) => schema = target,
-                None => break,
-            }
-        }
-        schema
+    fn resolved(&self, schema: &'s Value) -> &'s Value {
+        resolve_chain(self.root, schema)
     }
 
     fn name(&mut self, schema: &'s Value) -> String {
