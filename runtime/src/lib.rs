@@ -9,6 +9,7 @@ pub mod coerce;
 pub mod doc;
 pub mod effect;
 pub mod error;
+pub mod plan;
 pub mod schema;
 pub mod tool;
 pub mod toolbox;
