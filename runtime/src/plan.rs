@@ -11,12 +11,21 @@
 //! | [`text`] | the λ-Tool text form: printer and grammar |
 //! | [`parse`] | the parser of that text ([`Plan::parse`], [`ParseError`]) |
 //! | [`value`] | [`Value`], what expressions evaluate to |
+//! | [`preview`] | the checks before a run, [`Preview`] (tools, effects, how often), the approval hook's types |
+//! | [`interpret`] | the [`Interpreter`]: outcome and trace |
+//! | [`error`] | [`PlanError`] |
 
+pub mod error;
+pub mod interpret;
 pub mod ir;
 pub mod parse;
+pub mod preview;
 pub mod text;
 pub mod value;
 
+pub use error::PlanError;
+pub use interpret::{CallResult, Interpreter, Run, TracedCall};
 pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
 pub use parse::ParseError;
+pub use preview::{ApprovalRequest, Decision, PlannedCall, Preview, Runs};
 pub use value::Value;

@@ -347,12 +347,14 @@ impl Parser {
     }
 
     fn field_name(&mut self) -> Parsed<String> {
-        if let Tok::Str(s) = self.peek() {
-            let s = s.clone();
-            self.bump();
-            return Ok(s);
+        match self.peek() {
+            Tok::Str(s) | Tok::Word(s) => {
+                let s = s.clone();
+                self.bump();
+                Ok(s)
+            }
+            _ => Err(self.expected("a field name")),
         }
-        self.ident("a field name")
     }
 
     fn expr(&mut self) -> Parsed<Expr> {

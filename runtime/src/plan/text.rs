@@ -46,8 +46,9 @@
 //! param    = ident [ ":" type ] ;
 //! type     = "Unit" | "Bool" | "Int" | "Float" | "String" | "[" type "]"
 //!          | "{" [ field ":" type { "," field ":" type } ] "}" ;
-//! field    = ident | string ;
-//! ident    = ( letter | "_" ) { letter | digit | "_" } - keyword ;
+//! field    = word | string ;   (* keywords allowed: `e.tool` *)
+//! word     = ( letter | "_" ) { letter | digit | "_" } ;
+//! ident    = word - keyword ;
 //! toolname = ( letter | "_" ) { letter | digit | "_" | "-" } ;
 //! int      = [ "-" ] digit { digit } ;
 //! float    = [ "-" ] digit { digit } ( "." digit { digit } [ exp ] | exp ) ;
@@ -410,9 +411,17 @@ pub(crate) fn write_string(f: &mut impl Write, s: &str) -> fmt::Result {
     f.write_char('"')
 }
 
-/// Writes a field name: bare when it is an identifier, quoted otherwise.
+/// Whether `name` can be written bare as a field name: identifier-shaped
+/// (keywords too: where a field name is expected, nothing else can stand).
+pub fn is_field_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Writes a field name: bare when it is identifier-shaped, quoted otherwise.
 pub(crate) fn write_field_name(f: &mut impl Write, name: &str) -> fmt::Result {
-    if is_ident(name) {
+    if is_field_name(name) {
         f.write_str(name)
     } else {
         write_string(f, name)
