@@ -18,6 +18,7 @@
 pub mod error;
 pub mod interpret;
 pub mod ir;
+mod lex;
 pub mod parse;
 pub mod preview;
 pub mod text;
