@@ -10,6 +10,7 @@ pub mod doc;
 pub mod effect;
 pub mod error;
 pub mod model;
+pub mod plan;
 pub mod recover;
 pub mod repair;
 pub mod schema;

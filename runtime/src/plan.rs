@@ -1,0 +1,32 @@
+//! Plans: small programs of tool calls in the spirit of λ-Tool.
+//!
+//! A plan calls tools, and every call yields a Result that must be matched on
+//! both branches; iteration is bounded (`map`, `filter`, `fold` take pure
+//! callbacks, `traverse` is the effectful one and stops at the first error);
+//! there are no loops, no recursion and no retries.
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`ir`] | the plan IR ([`Plan`], [`Expr`], [`Step`]), plain serde data |
+//! | [`text`] | the λ-Tool text form: printer and grammar |
+//! | [`parse`] | the parser of that text ([`Plan::parse`], [`ParseError`]) |
+//! | [`value`] | [`Value`], what expressions evaluate to |
+//! | [`preview`] | the checks before a run, [`Preview`] (tools, effects, how often), the approval hook's types |
+//! | [`interpret`] | the [`Interpreter`]: outcome and trace |
+//! | [`error`] | [`PlanError`] |
+
+pub mod error;
+pub mod interpret;
+pub mod ir;
+mod lex;
+pub mod parse;
+pub mod preview;
+pub mod text;
+pub mod value;
+
+pub use error::PlanError;
+pub use interpret::{CallResult, Interpreter, Run, TracedCall};
+pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
+pub use parse::ParseError;
+pub use preview::{ApprovalRequest, Decision, PlannedCall, Preview, Runs};
+pub use value::Value;

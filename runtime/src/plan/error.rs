@@ -1,0 +1,160 @@
+//! [`PlanError`]: why a plan was refused before it ran, or stopped while running.
+
+use std::fmt;
+
+use crate::effect::EffectSet;
+
+use super::ir::BinaryOp;
+
+/// Why a plan was refused before running, or stopped while running.
+///
+/// The first four are found before any tool runs; the others are run-time
+/// errors of the plan itself (not of its tools: a tool's failure is a value
+/// for the plan's `Err` branch). Each message is written for a model to fix
+/// its plan.
+///
+/// ```
+/// use typed_tools::plan::PlanError;
+///
+/// let error = PlanError::MissingField { field: "plan".into(), found: "{id: String}".into() };
+/// assert_eq!(error.to_string(), "field `plan` not found in record type {id: String}");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// The plan names a tool the toolbox does not have (or does not allow in
+    /// this view). Nothing ran.
+    UnknownTool {
+        /// The name in the plan.
+        name: String,
+        /// The tools the plan may call.
+        available: Vec<String>,
+    },
+    /// A tool's effects are not within the allowed set. Nothing ran.
+    EffectViolation {
+        /// The tool.
+        tool: String,
+        /// Its effects.
+        effects: EffectSet,
+        /// What is allowed.
+        allowed: EffectSet,
+    },
+    /// A tool call inside the callback of `map`, `filter` or `fold`, which
+    /// must be pure. Nothing ran.
+    EffectInPureCallback {
+        /// `map`, `filter` or `fold`.
+        combinator: &'static str,
+        /// The tool called.
+        tool: String,
+    },
+    /// The plan nests deeper than [`MAX_DEPTH`](super::MAX_DEPTH). Nothing ran.
+    TooDeep {
+        /// The limit.
+        limit: usize,
+    },
+    /// A variable used where it is not bound (an `Ok` binder in the `Err`
+    /// branch, for instance).
+    Unbound {
+        /// The name.
+        name: String,
+    },
+    /// A field read from a record that does not have it.
+    MissingField {
+        /// The field.
+        field: String,
+        /// The record's type.
+        found: String,
+    },
+    /// A value of the wrong type for an operation.
+    TypeMismatch {
+        /// Where: `if`, `+`, `map`, a field access, ...
+        context: String,
+        /// What was needed.
+        expected: &'static str,
+        /// The value's type.
+        found: String,
+    },
+    /// `/` or `%` by zero.
+    DivisionByZero,
+    /// Integer arithmetic overflowed.
+    Overflow {
+        /// The operation.
+        op: BinaryOp,
+    },
+    /// A tool's arguments could not be written as JSON (a Float that is not finite).
+    NotJson {
+        /// The tool.
+        tool: String,
+    },
+}
+
+impl PlanError {
+    /// Whether the error was found before anything ran.
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            PlanError::UnknownTool { .. }
+                | PlanError::EffectViolation { .. }
+                | PlanError::EffectInPureCallback { .. }
+                | PlanError::TooDeep { .. }
+        )
+    }
+
+    pub(crate) fn mismatch(
+        context: impl Into<String>,
+        expected: &'static str,
+        found: &super::Value,
+    ) -> PlanError {
+        PlanError::TypeMismatch {
+            context: context.into(),
+            expected,
+            found: found.type_name(),
+        }
+    }
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::UnknownTool { name, available } => {
+                write!(f, "unknown tool `{name}`; the plan may call: ")?;
+                crate::schema::write_list(f, available)
+            }
+            PlanError::EffectViolation {
+                tool,
+                effects,
+                allowed,
+            } => write!(
+                f,
+                "effect violation: allowed {allowed} but got {effects} (tool `{tool}`)"
+            ),
+            PlanError::EffectInPureCallback { combinator, tool } => write!(
+                f,
+                "effect violation: the callback of `{combinator}` must be pure but calls `{tool}`; use `traverse` for effectful iteration"
+            ),
+            PlanError::TooDeep { limit } => write!(
+                f,
+                "the plan nests deeper than {limit} levels; name parts with `let`"
+            ),
+            PlanError::Unbound { name } => write!(f, "variable `{name}` is not bound here"),
+            PlanError::MissingField { field, found } => {
+                write!(f, "field `{field}` not found in record type {found}")
+            }
+            PlanError::TypeMismatch {
+                context,
+                expected,
+                found,
+            } => write!(f, "{context}: expected {expected}, found {found}"),
+            PlanError::DivisionByZero => f.write_str("division by zero"),
+            PlanError::Overflow { op } => {
+                write!(f, "integer overflow in `{}`", op.symbol())
+            }
+            PlanError::NotJson { tool } => write!(
+                f,
+                "the arguments of `{tool}` cannot be written as JSON (a number that is not finite)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}

@@ -1,0 +1,499 @@
+//! The [`Interpreter`]: runs a plan against a [`Toolbox`].
+//!
+//! Runtime-agnostic: it needs only `futures`, and awaits each tool call in
+//! turn (a plan is sequential: the order of calls is the order of the text).
+//!
+//! ```
+//! # futures::executor::block_on(async {
+//! use typed_tools::{tool, Toolbox};
+//! use typed_tools::plan::{Interpreter, Plan, Value};
+//!
+//! /// Look up a customer's email.
+//! #[tool(effects = Read)]
+//! fn lookup_email(id: String) -> Result<String, String> {
+//!     if id == "cust_1" { Ok("ana@example.com".into()) } else { Err(format!("no customer {id}")) }
+//! }
+//!
+//! let toolbox = Toolbox::builder().tool(LookupEmail).build().unwrap();
+//! let plan = Plan::parse(r#"match exec tool lookup_email {id = "cust_2"} {
+//!   Ok(email) => "write to " ++ email,
+//!   Err(e) => e.message
+//! }"#).unwrap();
+//! let run = Interpreter::new(&toolbox).run(&plan).await.unwrap();
+//! assert_eq!(run.outcome, Ok(Value::String("tool `lookup_email` failed: no customer cust_2".into())));
+//! assert_eq!(run.trace.len(), 1);
+//! assert_eq!(run.trace[0].args, serde_json::json!({"id": "cust_2"}));
+//! # });
+//! ```
+
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use serde_json::Value as Json;
+
+use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork};
+use crate::error::ToolError;
+use crate::toolbox::Toolbox;
+
+use super::error::PlanError;
+use super::ir::{BinaryOp, Expr, Plan, Step};
+use super::preview::{ApprovalRequest, Decision, Preview};
+use super::value::Value;
+
+type Hook<'t> = Box<dyn Fn(&ApprovalRequest<'_>) -> Decision + Send + Sync + 't>;
+
+/// Runs plans against a toolbox: checks first, then evaluates, calling each
+/// reached `exec` exactly once.
+///
+/// Before anything runs, [`Preview::check`] refuses a plan that names a tool
+/// the toolbox lacks or whose tools' effects are not all allowed (by default,
+/// what the toolbox allows; narrower with [`allow`](Self::allow)): a plan
+/// from data has not been through rustc.
+pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
+    toolbox: &'t Toolbox<A>,
+    allowed: EffectSet,
+    approval: Option<Hook<'t>>,
+}
+
+/// A finished run: the outcome and every call made, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// The plan's value, or the run-time error of the plan itself that
+    /// stopped it. The calls made before an error are in the trace.
+    pub outcome: Result<Value, PlanError>,
+    /// The calls, in the order they were made.
+    pub trace: Vec<TracedCall>,
+}
+
+/// One call a plan made (or that the approval hook refused).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TracedCall {
+    /// The tool.
+    pub tool: String,
+    /// The arguments.
+    pub args: Json,
+    /// What came back.
+    pub result: CallResult,
+    /// How long the call took.
+    pub duration: Duration,
+}
+
+/// What one call gave.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallResult {
+    /// The tool's output.
+    Ok(Json),
+    /// The tool's error, or the toolbox's (bad arguments, ...).
+    Err(ToolError),
+    /// The approval hook refused the call, which did not run.
+    Refused(String),
+}
+
+impl<'t, A: Effects> Interpreter<'t, A> {
+    /// An interpreter over `toolbox`, allowing what the toolbox allows, with
+    /// no approval hook.
+    pub fn new(toolbox: &'t Toolbox<A>) -> Self {
+        Interpreter {
+            toolbox,
+            allowed: toolbox.allowed(),
+            approval: None,
+        }
+    }
+
+    /// Allows only `allowed` (within what the toolbox allows).
+    pub fn allow(mut self, allowed: EffectSet) -> Self {
+        self.allowed = self.toolbox.allowed().intersection(allowed);
+        self
+    }
+
+    /// Asks `hook` before each call of a tool with the `Write` effect. A
+    /// [`Decision::Refuse`] does not run the call; its reason becomes the
+    /// call's error, for the plan's `Err` branch (kind `"refused"`).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{CallResult, Decision, Interpreter, Plan, Value};
+    ///
+    /// /// Refund an amount.
+    /// #[tool(effects = Write)]
+    /// fn issue_refund(account_id: String, amount: i64) -> String { "tx_1".into() }
+    ///
+    /// let toolbox = Toolbox::builder().tool(IssueRefund).build().unwrap();
+    /// let plan = Plan::parse(r#"match exec tool issue_refund {account_id = "a", amount = 5000} {
+    ///   Ok(tx) => tx,
+    ///   Err(e) => "not refunded: " ++ e.message
+    /// }"#).unwrap();
+    /// let interpreter = Interpreter::new(&toolbox).approve_writes(|request| {
+    ///     if request.args["amount"].as_i64() > Some(1000) {
+    ///         Decision::Refuse("over 1000 cents needs a human".into())
+    ///     } else {
+    ///         Decision::Approve
+    ///     }
+    /// });
+    /// let run = interpreter.run(&plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Value::String("not refunded: over 1000 cents needs a human".into())));
+    /// assert!(matches!(run.trace[0].result, CallResult::Refused(_)));
+    /// # });
+    /// ```
+    pub fn approve_writes(
+        mut self,
+        hook: impl Fn(&ApprovalRequest<'_>) -> Decision + Send + Sync + 't,
+    ) -> Self {
+        self.approval = Some(Box::new(hook));
+        self
+    }
+
+    /// Checks and previews a plan without running it; see [`Preview::check`].
+    pub fn preview(&self, plan: &Plan) -> Result<Preview, PlanError> {
+        Preview::check(plan, self.toolbox, self.allowed)
+    }
+
+    /// Checks the plan, then runs it. `Err` means it was refused and nothing
+    /// ran; a run-time error of the plan is in [`Run::outcome`].
+    pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
+        self.preview(plan)?;
+        let mut machine = Machine {
+            interpreter: self,
+            env: Vec::new(),
+            trace: Vec::new(),
+        };
+        let outcome = machine.eval(&plan.body).await;
+        Ok(Run {
+            outcome,
+            trace: machine.trace,
+        })
+    }
+}
+
+/// The state of one run.
+struct Machine<'r, 't, A: Effects> {
+    interpreter: &'r Interpreter<'t, A>,
+    /// Bound variables, innermost last.
+    env: Vec<(String, Value)>,
+    trace: Vec<TracedCall>,
+}
+
+type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
+
+impl<A: Effects> Machine<'_, '_, A> {
+    /// Evaluates `body` with `name` bound to `value`.
+    async fn bound(&mut self, name: &str, value: Value, body: &Expr) -> Result<Value, PlanError> {
+        self.env.push((name.to_owned(), value));
+        let result = self.eval(body).await;
+        self.env.pop();
+        result
+    }
+
+    fn eval<'s>(&'s mut self, expr: &'s Expr) -> Eval<'s, Value> {
+        async move {
+            Ok(match expr {
+                Expr::Unit => Value::Unit,
+                Expr::Bool { value } => Value::Bool(*value),
+                Expr::Int { value } => Value::Int(*value),
+                Expr::Float { value } => Value::Float(*value),
+                Expr::String { value } => Value::String(value.clone()),
+                Expr::Record { fields } => {
+                    let mut values = Vec::with_capacity(fields.len());
+                    for (name, e) in fields {
+                        values.push((name.clone(), self.eval(e).await?));
+                    }
+                    Value::Record(values)
+                }
+                Expr::List { items } => {
+                    let mut values = Vec::with_capacity(items.len());
+                    for e in items {
+                        values.push(self.eval(e).await?);
+                    }
+                    Value::List(values)
+                }
+                Expr::Var { name } => self
+                    .env
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, v)| v.clone())
+                    .ok_or_else(|| PlanError::Unbound { name: name.clone() })?,
+                Expr::Get { of, field } => match self.eval(of).await? {
+                    record @ Value::Record(_) => match record.field(field) {
+                        Some(value) => value.clone(),
+                        None => {
+                            return Err(PlanError::MissingField {
+                                field: field.clone(),
+                                found: record.type_name(),
+                            })
+                        }
+                    },
+                    other => {
+                        return Err(PlanError::mismatch(
+                            format!("`.{field}`"),
+                            "a record",
+                            &other,
+                        ))
+                    }
+                },
+                Expr::Match { on, ok, err } => match self.step(on).await? {
+                    Ok(value) => self.bound(&ok.bind, value, &ok.body).await?,
+                    Err(error) => self.bound(&err.bind, error, &err.body).await?,
+                },
+                Expr::Let { name, value, body } => {
+                    let value = self.eval(value).await?;
+                    self.bound(name, value, body).await?
+                }
+                Expr::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    if self.bool(cond, "`if`").await? {
+                        self.eval(then).await?
+                    } else {
+                        self.eval(otherwise).await?
+                    }
+                }
+                Expr::Not { operand } => Value::Bool(!self.bool(operand, "`not`").await?),
+                Expr::Binary { op, left, right } => self.binary(*op, left, right).await?,
+                Expr::Map { func, list } => {
+                    let mut out = Vec::new();
+                    for item in self.list(list, "`map`").await? {
+                        out.push(self.bound(&func.param.name, item, &func.body).await?);
+                    }
+                    Value::List(out)
+                }
+                Expr::Filter { func, list } => {
+                    let mut out = Vec::new();
+                    for item in self.list(list, "`filter`").await? {
+                        self.env.push((func.param.name.clone(), item));
+                        let keep = self.bool(&func.body, "the callback of `filter`").await;
+                        let (_, item) = self.env.pop().expect("pushed above");
+                        if keep? {
+                            out.push(item);
+                        }
+                    }
+                    Value::List(out)
+                }
+                Expr::Fold { func, init, list } => {
+                    let mut acc = self.eval(init).await?;
+                    for item in self.list(list, "`fold`").await? {
+                        self.env.push((func.acc.name.clone(), acc));
+                        let result = self.bound(&func.item.name, item, &func.body).await;
+                        self.env.pop();
+                        acc = result?;
+                    }
+                    acc
+                }
+            })
+        }
+        .boxed()
+    }
+
+    async fn bool(&mut self, expr: &Expr, context: &str) -> Result<bool, PlanError> {
+        match self.eval(expr).await? {
+            Value::Bool(b) => Ok(b),
+            other => Err(PlanError::mismatch(context, "Bool", &other)),
+        }
+    }
+
+    async fn list(&mut self, expr: &Expr, context: &str) -> Result<Vec<Value>, PlanError> {
+        match self.eval(expr).await? {
+            Value::List(items) => Ok(items),
+            other => Err(PlanError::mismatch(context, "a list", &other)),
+        }
+    }
+
+    async fn binary(
+        &mut self,
+        op: BinaryOp,
+        left: &Expr,
+        right: &Expr,
+    ) -> Result<Value, PlanError> {
+        let context = format!("`{}`", op.symbol());
+        match op {
+            BinaryOp::And => {
+                return Ok(Value::Bool(
+                    self.bool(left, &context).await? && self.bool(right, &context).await?,
+                ))
+            }
+            BinaryOp::Or => {
+                return Ok(Value::Bool(
+                    self.bool(left, &context).await? || self.bool(right, &context).await?,
+                ))
+            }
+            _ => {}
+        }
+        let l = self.eval(left).await?;
+        let r = self.eval(right).await?;
+        pure(op, l, r)
+    }
+
+    /// Runs a step: `Ok` value, or the error value for the `Err` branch.
+    fn step<'s>(&'s mut self, step: &'s Step) -> Eval<'s, Result<Value, Value>> {
+        async move {
+            match step {
+                Step::Exec { tool, arg } => {
+                    let arg = self.eval(arg).await?;
+                    self.exec(tool, &arg).await
+                }
+                Step::Traverse { param, body, list } => {
+                    let mut oks = Vec::new();
+                    for item in self.list(list, "`traverse`").await? {
+                        self.env.push((param.name.clone(), item));
+                        let result = self.step(body).await;
+                        self.env.pop();
+                        match result? {
+                            Ok(value) => oks.push(value),
+                            // Short-circuit: later elements do not run.
+                            Err(error) => return Ok(Err(error)),
+                        }
+                    }
+                    Ok(Ok(Value::List(oks)))
+                }
+            }
+        }
+        .boxed()
+    }
+
+    /// Calls a tool once, recording the call.
+    async fn exec(&mut self, tool: &str, arg: &Value) -> Result<Result<Value, Value>, PlanError> {
+        let args = arg.to_json().ok_or_else(|| PlanError::NotJson {
+            tool: tool.to_owned(),
+        })?;
+        let interpreter = self.interpreter;
+        let toolbox = interpreter.toolbox;
+        let effects = toolbox
+            .spec(tool)
+            .map_or(EffectSet::ALL, |spec| spec.effects());
+        if let Some(hook) = &interpreter.approval {
+            if effects.contains(Effect::Write) {
+                let request = ApprovalRequest {
+                    tool,
+                    effects,
+                    args: &args,
+                };
+                if let Decision::Refuse(reason) = hook(&request) {
+                    let error = error_value(tool, "refused", &reason);
+                    self.trace.push(TracedCall {
+                        tool: tool.to_owned(),
+                        args,
+                        result: CallResult::Refused(reason),
+                        duration: Duration::ZERO,
+                    });
+                    return Ok(Err(error));
+                }
+            }
+        }
+        let start = Instant::now();
+        let result = toolbox.call_value(tool, &args).await;
+        let duration = start.elapsed();
+        let (value, result) = match result {
+            Ok(output) => {
+                let json = output.to_value();
+                (Ok(Value::from_json(json.clone())), CallResult::Ok(json))
+            }
+            Err(error) => (
+                Err(error_value(tool, kind(&error), &error.to_string())),
+                CallResult::Err(error),
+            ),
+        };
+        self.trace.push(TracedCall {
+            tool: tool.to_owned(),
+            args,
+            result,
+            duration,
+        });
+        Ok(value)
+    }
+}
+
+/// The value an `Err` branch binds: `{tool: String, kind: String, message: String}`.
+fn error_value(tool: &str, kind: &str, message: &str) -> Value {
+    Value::Record(vec![
+        ("tool".into(), Value::String(tool.into())),
+        ("kind".into(), Value::String(kind.into())),
+        ("message".into(), Value::String(message.into())),
+    ])
+}
+
+fn kind(error: &ToolError) -> &'static str {
+    match error {
+        ToolError::UnknownTool { .. } => "unknown_tool",
+        ToolError::EffectDenied { .. } => "effect_denied",
+        ToolError::InvalidArgs { .. } => "invalid_args",
+        ToolError::Deserialization { .. } => "deserialization",
+        ToolError::Execution { .. } => "execution",
+        ToolError::Escalation(_) => "escalation",
+        ToolError::BudgetExhausted { .. } => "budget_exhausted",
+    }
+}
+
+/// The pure operations other than `and`/`or`.
+fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
+    use std::cmp::Ordering;
+    let context = format!("`{}`", op.symbol());
+    let order = |l: &Value, r: &Value| -> Result<Ordering, PlanError> {
+        match (l, r) {
+            (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
+            (Value::String(a), Value::String(b)) => Ok(a.cmp(b)),
+            (Value::Float(a), Value::Float(b)) => a.partial_cmp(b).ok_or(PlanError::TypeMismatch {
+                context: context.clone(),
+                expected: "comparable numbers",
+                found: "NaN".into(),
+            }),
+            (Value::Int(_) | Value::String(_) | Value::Float(_), other) => Err(
+                PlanError::mismatch(context.clone(), "a value of the left side's type", other),
+            ),
+            (other, _) => Err(PlanError::mismatch(
+                context.clone(),
+                "Int, Float or String",
+                other,
+            )),
+        }
+    };
+    let ints = |l: &Value, r: &Value| match (l, r) {
+        (Value::Int(a), Value::Int(b)) => Ok((*a, *b)),
+        (Value::Int(_), other) | (other, _) => {
+            Err(PlanError::mismatch(context.clone(), "Int", other))
+        }
+    };
+    let overflow = PlanError::Overflow { op };
+    Ok(match op {
+        BinaryOp::Eq => Value::Bool(l == r),
+        BinaryOp::Ne => Value::Bool(l != r),
+        BinaryOp::Lt => Value::Bool(order(&l, &r)? == Ordering::Less),
+        BinaryOp::Le => Value::Bool(order(&l, &r)? != Ordering::Greater),
+        BinaryOp::Gt => Value::Bool(order(&l, &r)? == Ordering::Greater),
+        BinaryOp::Ge => Value::Bool(order(&l, &r)? != Ordering::Less),
+        BinaryOp::Add => {
+            let (a, b) = ints(&l, &r)?;
+            Value::Int(a.checked_add(b).ok_or(overflow)?)
+        }
+        BinaryOp::Sub => {
+            let (a, b) = ints(&l, &r)?;
+            Value::Int(a.checked_sub(b).ok_or(overflow)?)
+        }
+        BinaryOp::Mul => {
+            let (a, b) = ints(&l, &r)?;
+            Value::Int(a.checked_mul(b).ok_or(overflow)?)
+        }
+        BinaryOp::Div | BinaryOp::Rem => {
+            let (a, b) = ints(&l, &r)?;
+            if b == 0 {
+                return Err(PlanError::DivisionByZero);
+            }
+            let result = if op == BinaryOp::Div {
+                a.checked_div(b)
+            } else {
+                a.checked_rem(b)
+            };
+            Value::Int(result.ok_or(overflow)?)
+        }
+        BinaryOp::Concat => match (l, r) {
+            (Value::String(a), Value::String(b)) => Value::String(a + &b),
+            (Value::String(_), other) | (other, _) => {
+                return Err(PlanError::mismatch(context, "String", &other))
+            }
+        },
+        BinaryOp::And | BinaryOp::Or => unreachable!("evaluated with short-circuit in `binary`"),
+    })
+}

@@ -1,0 +1,572 @@
+//! The plan IR: plain data, serializable to JSON that a model could write too.
+//!
+//! The shape of the IR carries λ-Tool's rules as far as data can:
+//!
+//! - a tool call is not an expression: [`Step::Exec`] appears only as what an
+//!   [`Expr::Match`] matches on, so its Result can only be used by a `match`
+//!   with both an `Ok` and an `Err` branch, and the `Ok` binder is in scope in
+//!   the `Ok` branch only;
+//! - [`Step::Traverse`], the effectful iteration, is a [`Step`] as well: its
+//!   Result must be matched too;
+//! - functions are not values: a [`Lambda`] appears only as the callback of
+//!   `map`, `filter`, `fold` or `traverse`, so nothing can call itself, and
+//!   there is no loop construct: every list a plan iterates over is finite.
+//!
+//! What data cannot say (a tool call inside a `map` callback, a tool the
+//! toolbox lacks, effects outside the allowed set) is refused before anything
+//! runs; see [`Interpreter`](super::Interpreter).
+//!
+//! # The pure operations, and why each is here
+//!
+//! | operation | text | why a plan needs it |
+//! |---|---|---|
+//! | equality [`Eq`](BinaryOp::Eq), [`Ne`](BinaryOp::Ne) | `==` `!=` | branch on a tool's data: `account.subscription_tier == "pro"` |
+//! | comparison [`Lt`](BinaryOp::Lt), [`Le`](BinaryOp::Le), [`Gt`](BinaryOp::Gt), [`Ge`](BinaryOp::Ge) (Int, Float or String on both sides) | `<` `<=` `>` `>=` | thresholds and limits: refund only below an amount, `filter` by a bound |
+//! | integer arithmetic [`Add`](BinaryOp::Add), [`Sub`](BinaryOp::Sub), [`Mul`](BinaryOp::Mul), [`Div`](BinaryOp::Div), [`Rem`](BinaryOp::Rem) (checked) | `+` `-` `*` `/` `%` | amounts and counts: a partial refund, a sum in a `fold` |
+//! | string concatenation [`Concat`](BinaryOp::Concat) | `++` | build a message or a body from a tool's data |
+//! | boolean logic [`And`](BinaryOp::And), [`Or`](BinaryOp::Or) (short-circuit), [`Not`](Expr::Not) | `and` `or` `not` | combine conditions |
+//! | [`If`](Expr::If) | `if c then a else b` | choose between two pure results, or between two calls |
+//! | [`Let`](Expr::Let) | `let x = e in body` | name a value once instead of repeating it |
+//! | field access [`Get`](Expr::Get) | `account.id` | read a tool's output |
+//!
+//! Negation is `0 - x`; there is no floating-point arithmetic (money is in
+//! integer cents), no string formatting of numbers and no list indexing.
+//!
+//! ```
+//! use typed_tools::plan::{Expr, Plan};
+//!
+//! let plan: Plan = serde_json::from_value(serde_json::json!({
+//!     "kind": "match",
+//!     "on": {"kind": "exec", "tool": "lookup_account",
+//!            "arg": {"kind": "record", "fields": {"id": {"kind": "string", "value": "cust_12345"}}}},
+//!     "ok": {"bind": "account", "body": {"kind": "get", "of": {"kind": "var", "name": "account"}, "field": "email"}},
+//!     "err": {"bind": "e", "body": {"kind": "string", "value": "account lookup failed"}}
+//! })).unwrap();
+//! assert_eq!(plan.tools(), ["lookup_account"]);
+//! assert!(matches!(plan.body, Expr::Match { .. }));
+//! ```
+
+use serde::de::{MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// How deeply expressions may nest: in parsed text, in the interpreter and in
+/// the checks before a run. Real plans nest a few levels; the bound keeps
+/// hostile input from exhausting the stack.
+pub const MAX_DEPTH: usize = 64;
+
+/// A plan: one expression, whose value is the plan's outcome.
+///
+/// Its JSON form is the expression's. Its text form is λ-Tool (see
+/// [`text`](super::text)): `plan.to_string()` prints it, [`Plan::parse`] reads it.
+///
+/// ```
+/// use typed_tools::plan::Plan;
+///
+/// let plan = Plan::parse(r#"match exec tool lookup_account {id = "cust_1"} {
+///   Ok(account) => account.email,
+///   Err(e) => "account lookup failed"
+/// }"#).unwrap();
+/// assert_eq!(plan.tools(), ["lookup_account"]);
+/// assert_eq!(Plan::parse(&plan.to_string()).unwrap(), plan);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Plan {
+    /// The expression.
+    pub body: Expr,
+}
+
+impl Plan {
+    /// A plan of one expression.
+    pub fn new(body: Expr) -> Plan {
+        Plan { body }
+    }
+
+    /// The tools the plan names, each once, in the order they first appear.
+    pub fn tools(&self) -> Vec<&str> {
+        let mut tools = Vec::new();
+        self.body.visit_steps(0, &mut |step, _| {
+            if let Step::Exec { tool, .. } = step {
+                if !tools.contains(&tool.as_str()) {
+                    tools.push(tool.as_str());
+                }
+            }
+        });
+        tools
+    }
+}
+
+/// An expression. Its JSON form is tagged by `"kind"`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Expr {
+    /// `()`.
+    Unit,
+    /// `true`, `false`.
+    Bool {
+        /// The value.
+        value: bool,
+    },
+    /// `42`, `-7`.
+    Int {
+        /// The value.
+        value: i64,
+    },
+    /// `1.5`, `2e-3`. Finite.
+    Float {
+        /// The value.
+        value: f64,
+    },
+    /// `"text"`.
+    String {
+        /// The value.
+        value: String,
+    },
+    /// `{id = "cust_1", amount = 100}`; in JSON, `"fields"` is an object.
+    Record {
+        /// The fields, in order; names are unique.
+        #[serde(with = "fields")]
+        fields: Vec<(String, Expr)>,
+    },
+    /// `[1, 2, 3]`.
+    List {
+        /// The elements.
+        items: Vec<Expr>,
+    },
+    /// A variable bound by `let`, a match branch or a lambda.
+    Var {
+        /// Its name.
+        name: String,
+    },
+    /// `of.field`.
+    Get {
+        /// The record.
+        of: Box<Expr>,
+        /// The field.
+        field: String,
+    },
+    /// `match on { Ok(x) => ..., Err(e) => ... }`: the only use of a Result.
+    Match {
+        /// The tool call or traverse whose Result is matched.
+        on: Box<Step>,
+        /// Runs with the Ok value bound.
+        ok: Branch,
+        /// Runs with the error bound; the Ok binder does not exist here.
+        err: Branch,
+    },
+    /// `let name = value in body`.
+    Let {
+        /// The variable.
+        name: String,
+        /// Its value.
+        value: Box<Expr>,
+        /// Where it is in scope.
+        body: Box<Expr>,
+    },
+    /// `if cond then yes else no`.
+    If {
+        /// A Bool.
+        cond: Box<Expr>,
+        /// When true.
+        then: Box<Expr>,
+        /// When false.
+        #[serde(rename = "else")]
+        otherwise: Box<Expr>,
+    },
+    /// `not operand`.
+    Not {
+        /// A Bool.
+        operand: Box<Expr>,
+    },
+    /// `left op right`.
+    Binary {
+        /// The operation.
+        op: BinaryOp,
+        /// Evaluated first.
+        left: Box<Expr>,
+        /// Evaluated second (not at all when `and`/`or` short-circuit).
+        right: Box<Expr>,
+    },
+    /// `map (fn x => body) list`: a pure callback on each element.
+    Map {
+        /// Pure.
+        func: Lambda,
+        /// The list.
+        list: Box<Expr>,
+    },
+    /// `filter (fn x => body) list`: keeps the elements whose callback gives `true`.
+    Filter {
+        /// Pure, gives a Bool.
+        func: Lambda,
+        /// The list.
+        list: Box<Expr>,
+    },
+    /// `fold (fn acc, x => body) init list`: from the left.
+    Fold {
+        /// Pure.
+        func: Lambda2,
+        /// The first accumulator.
+        init: Box<Expr>,
+        /// The list.
+        list: Box<Expr>,
+    },
+}
+
+/// What a `match` matches on: something that yields a Result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// `exec tool name arg`: calls the tool once, with `arg` as its arguments
+    /// (a record, one field per parameter).
+    Exec {
+        /// The tool's name.
+        tool: String,
+        /// The arguments.
+        arg: Box<Expr>,
+    },
+    /// `traverse (fn x => step) list`: runs the step for each element in
+    /// order; Ok with the list of Ok values, or the first Err (later elements
+    /// do not run).
+    Traverse {
+        /// The element's binder.
+        param: Param,
+        /// The step run per element.
+        body: Box<Step>,
+        /// The list.
+        list: Box<Expr>,
+    },
+}
+
+/// A branch of a `match`: a binder and a body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Branch {
+    /// The variable the Ok value (or the error) is bound to.
+    pub bind: String,
+    /// The branch.
+    pub body: Box<Expr>,
+}
+
+/// A callback of one parameter: `fn x => body` or `fn x: Int => body`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lambda {
+    /// The parameter.
+    pub param: Param,
+    /// The body.
+    pub body: Box<Expr>,
+}
+
+/// A callback of two parameters, for `fold`: `fn acc, x => body`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lambda2 {
+    /// The accumulator.
+    pub acc: Param,
+    /// The element.
+    pub item: Param,
+    /// The body: the next accumulator.
+    pub body: Box<Expr>,
+}
+
+/// A parameter, with the type annotation a model may write (kept for the
+/// checker; the interpreter does not need it).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    /// The name.
+    pub name: String,
+    /// `fn o: {id: Int} => ...`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub ty: Option<Type>,
+}
+
+/// A λ-Tool type, as written in annotations and by
+/// [`schema::type_name`](crate::schema::type_name): `Int`, `[String]`,
+/// `{id: String, amount: Int}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Type {
+    /// `Unit`.
+    Unit,
+    /// `Bool`.
+    Bool,
+    /// `Int`.
+    Int,
+    /// `Float`.
+    Float,
+    /// `String`.
+    String,
+    /// `[T]`.
+    List {
+        /// The element type.
+        of: Box<Type>,
+    },
+    /// `{name: T, ...}`.
+    Record {
+        /// The fields, in order.
+        #[serde(with = "fields")]
+        fields: Vec<(String, Type)>,
+    },
+}
+
+/// A binary operation; see the [module docs](self) for why each exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BinaryOp {
+    /// `==`, on any two values.
+    Eq,
+    /// `!=`.
+    Ne,
+    /// `<`.
+    Lt,
+    /// `<=`.
+    Le,
+    /// `>`.
+    Gt,
+    /// `>=`.
+    Ge,
+    /// `+`, Int, checked.
+    Add,
+    /// `-`, Int, checked.
+    Sub,
+    /// `*`, Int, checked.
+    Mul,
+    /// `/`, Int, truncating; division by zero is an error.
+    Div,
+    /// `%`, Int; by zero is an error.
+    Rem,
+    /// `++`, String.
+    Concat,
+    /// `and`, short-circuit.
+    And,
+    /// `or`, short-circuit.
+    Or,
+}
+
+impl BinaryOp {
+    /// Every operation.
+    pub const ALL: [BinaryOp; 14] = [
+        BinaryOp::Eq,
+        BinaryOp::Ne,
+        BinaryOp::Lt,
+        BinaryOp::Le,
+        BinaryOp::Gt,
+        BinaryOp::Ge,
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::Concat,
+        BinaryOp::And,
+        BinaryOp::Or,
+    ];
+
+    /// The operator as written in text.
+    pub const fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Rem => "%",
+            BinaryOp::Concat => "++",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+        }
+    }
+
+    /// Binding strength in text: higher binds tighter.
+    pub(crate) const fn precedence(self) -> u8 {
+        match self {
+            BinaryOp::Or => 1,
+            BinaryOp::And => 2,
+            BinaryOp::Eq
+            | BinaryOp::Ne
+            | BinaryOp::Lt
+            | BinaryOp::Le
+            | BinaryOp::Gt
+            | BinaryOp::Ge => 3,
+            BinaryOp::Concat => 4,
+            BinaryOp::Add | BinaryOp::Sub => 5,
+            BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => 6,
+        }
+    }
+}
+
+impl Expr {
+    /// A string literal.
+    pub fn string(value: impl Into<String>) -> Expr {
+        Expr::String {
+            value: value.into(),
+        }
+    }
+
+    /// An Int literal.
+    pub fn int(value: i64) -> Expr {
+        Expr::Int { value }
+    }
+
+    /// A variable.
+    pub fn var(name: impl Into<String>) -> Expr {
+        Expr::Var { name: name.into() }
+    }
+
+    /// `self.field`.
+    pub fn get(self, field: impl Into<String>) -> Expr {
+        Expr::Get {
+            of: Box::new(self),
+            field: field.into(),
+        }
+    }
+
+    /// A record of the given fields.
+    pub fn record<N: Into<String>>(fields: impl IntoIterator<Item = (N, Expr)>) -> Expr {
+        Expr::Record {
+            fields: fields.into_iter().map(|(n, e)| (n.into(), e)).collect(),
+        }
+    }
+
+    /// `left op right`.
+    pub fn binary(op: BinaryOp, left: Expr, right: Expr) -> Expr {
+        Expr::Binary {
+            op,
+            left: Box::new(left),
+            right: Box::new(right),
+        }
+    }
+
+    /// `match on { Ok(ok) => then, Err(err) => otherwise }`.
+    pub fn match_(on: Step, ok: &str, then: Expr, err: &str, otherwise: Expr) -> Expr {
+        Expr::Match {
+            on: Box::new(on),
+            ok: Branch {
+                bind: ok.to_owned(),
+                body: Box::new(then),
+            },
+            err: Branch {
+                bind: err.to_owned(),
+                body: Box::new(otherwise),
+            },
+        }
+    }
+
+    /// Calls `visit` on every step in the expression with its nesting depth,
+    /// outermost first, not descending past [`MAX_DEPTH`]; returns whether the
+    /// whole expression was visited.
+    pub(crate) fn visit_steps<'e>(
+        &'e self,
+        depth: usize,
+        visit: &mut dyn FnMut(&'e Step, usize),
+    ) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let d = depth + 1;
+        match self {
+            Expr::Unit
+            | Expr::Bool { .. }
+            | Expr::Int { .. }
+            | Expr::Float { .. }
+            | Expr::String { .. }
+            | Expr::Var { .. } => true,
+            Expr::Record { fields } => fields.iter().all(|(_, e)| e.visit_steps(d, visit)),
+            Expr::List { items } => items.iter().all(|e| e.visit_steps(d, visit)),
+            Expr::Get { of, .. } => of.visit_steps(d, visit),
+            Expr::Not { operand } => operand.visit_steps(d, visit),
+            Expr::Match { on, ok, err } => {
+                on.visit_steps(d, visit)
+                    && ok.body.visit_steps(d, visit)
+                    && err.body.visit_steps(d, visit)
+            }
+            Expr::Let { value, body, .. } => {
+                value.visit_steps(d, visit) && body.visit_steps(d, visit)
+            }
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                cond.visit_steps(d, visit)
+                    && then.visit_steps(d, visit)
+                    && otherwise.visit_steps(d, visit)
+            }
+            Expr::Binary { left, right, .. } => {
+                left.visit_steps(d, visit) && right.visit_steps(d, visit)
+            }
+            Expr::Map { func, list } | Expr::Filter { func, list } => {
+                func.body.visit_steps(d, visit) && list.visit_steps(d, visit)
+            }
+            Expr::Fold { func, init, list } => {
+                func.body.visit_steps(d, visit)
+                    && init.visit_steps(d, visit)
+                    && list.visit_steps(d, visit)
+            }
+        }
+    }
+}
+
+impl Step {
+    fn visit_steps<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e Step, usize)) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        visit(self, depth);
+        match self {
+            Step::Exec { arg, .. } => arg.visit_steps(depth + 1, visit),
+            Step::Traverse { body, list, .. } => {
+                body.visit_steps(depth + 1, visit) && list.visit_steps(depth + 1, visit)
+            }
+        }
+    }
+}
+
+/// Record fields as a JSON object, in order, names unique.
+mod fields {
+    use super::*;
+
+    pub fn serialize<S: Serializer, T: Serialize>(
+        fields: &[(String, T)],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(fields.len()))?;
+        for (name, value) in fields {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<(String, T)>, D::Error> {
+        struct Fields<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Fields<T> {
+            type Value = Vec<(String, T)>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of fields")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut fields: Vec<(String, T)> = Vec::new();
+                while let Some((name, value)) = map.next_entry::<String, T>()? {
+                    if fields.iter().any(|(n, _)| *n == name) {
+                        return Err(serde::de::Error::custom(format!(
+                            "duplicate field `{name}`"
+                        )));
+                    }
+                    fields.push((name, value));
+                }
+                Ok(fields)
+            }
+        }
+        deserializer.deserialize_map(Fields(std::marker::PhantomData))
+    }
+}

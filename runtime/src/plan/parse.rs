@@ -1,0 +1,583 @@
+//! The parser of λ-Tool text: hand-written recursive descent over the grammar
+//! in [`text`](super::text).
+//!
+//! Errors give the line and column (both from 1, columns in characters) and
+//! say what was expected. Nesting deeper than [`MAX_DEPTH`] is an error, not a
+//! stack overflow.
+//!
+//! ```
+//! use typed_tools::plan::Plan;
+//!
+//! let error = Plan::parse("match exec tool lookup_account {id = 1} {\n  Ok(a) => a\n}").unwrap_err();
+//! assert_eq!((error.line, error.column), (3, 1));
+//! assert_eq!(
+//!     error.to_string(),
+//!     "line 3, column 1: expected `,` then the `Err(...)` branch (a tool's Result must be matched on both branches), found `}`"
+//! );
+//! ```
+
+use std::fmt;
+
+use super::ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
+use super::lex::{lex, Tok, Token};
+use super::text::KEYWORDS;
+
+/// Why λ-Tool text did not parse, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The line, from 1.
+    pub line: usize,
+    /// The column, from 1, in characters.
+    pub column: usize,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl Plan {
+    /// Parses a plan from λ-Tool text.
+    pub fn parse(text: &str) -> Result<Plan, ParseError> {
+        let tokens = lex(text)?;
+        let mut parser = Parser {
+            tokens,
+            at: 0,
+            depth: 0,
+        };
+        let body = parser.expr()?;
+        match parser.peek() {
+            Tok::End => Ok(Plan { body }),
+            _ => Err(parser.expected("an operator or the end of the plan")),
+        }
+    }
+}
+
+struct Parser {
+    tokens: Vec<Token>,
+    at: usize,
+    depth: usize,
+}
+
+type Parsed<T> = Result<T, ParseError>;
+
+impl Parser {
+    fn peek(&self) -> &Tok {
+        &self.tokens[self.at].tok
+    }
+
+    fn peek_at(&self, n: usize) -> &Tok {
+        let i = (self.at + n).min(self.tokens.len() - 1);
+        &self.tokens[i].tok
+    }
+
+    fn bump(&mut self) -> Tok {
+        let tok = self.tokens[self.at].tok.clone();
+        if self.at + 1 < self.tokens.len() {
+            self.at += 1;
+        }
+        tok
+    }
+
+    fn error_here(&self, message: String) -> ParseError {
+        let token = &self.tokens[self.at];
+        ParseError {
+            line: token.line,
+            column: token.column,
+            message,
+        }
+    }
+
+    fn expected(&self, what: &str) -> ParseError {
+        self.error_here(format!("expected {what}, found {}", self.peek()))
+    }
+
+    fn is_sym(&self, symbol: &str) -> bool {
+        matches!(self.peek(), Tok::Sym(s) if *s == symbol)
+    }
+
+    fn is_word(&self, word: &str) -> bool {
+        matches!(self.peek(), Tok::Word(w) if w == word)
+    }
+
+    fn sym(&mut self, symbol: &str, what: &str) -> Parsed<()> {
+        if self.is_sym(symbol) {
+            self.bump();
+            Ok(())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn word(&mut self, word: &str, what: &str) -> Parsed<()> {
+        if self.is_word(word) {
+            self.bump();
+            Ok(())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    /// Enters one level of nesting.
+    fn enter(&mut self) -> Parsed<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error_here(format!(
+                "the plan nests deeper than {MAX_DEPTH} levels; name parts with `let`"
+            )));
+        }
+        Ok(())
+    }
+
+    fn ident(&mut self, what: &str) -> Parsed<String> {
+        match self.peek() {
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
+                let w = w.clone();
+                self.bump();
+                Ok(w)
+            }
+            Tok::Word(w) => {
+                let message = format!("expected {what}, found the keyword `{w}`");
+                Err(self.error_here(message))
+            }
+            _ => Err(self.expected(what)),
+        }
+    }
+
+    fn field_name(&mut self) -> Parsed<String> {
+        match self.peek() {
+            Tok::Str(s) | Tok::Word(s) => {
+                let s = s.clone();
+                self.bump();
+                Ok(s)
+            }
+            _ => Err(self.expected("a field name")),
+        }
+    }
+
+    fn expr(&mut self) -> Parsed<Expr> {
+        let depth = self.depth;
+        self.enter()?;
+        let expr = if self.is_word("let") {
+            self.bump();
+            let name = self.ident("a variable name after `let`")?;
+            self.sym("=", "`=` after `let NAME`")?;
+            let value = self.expr()?;
+            self.word("in", "`in` after `let NAME = VALUE`")?;
+            let body = self.expr()?;
+            Expr::Let {
+                name,
+                value: Box::new(value),
+                body: Box::new(body),
+            }
+        } else if self.is_word("if") {
+            self.bump();
+            let cond = self.expr()?;
+            self.word("then", "`then` after the condition of `if`")?;
+            let then = self.expr()?;
+            self.word("else", "`else`: an `if` needs both branches")?;
+            let otherwise = self.expr()?;
+            Expr::If {
+                cond: Box::new(cond),
+                then: Box::new(then),
+                otherwise: Box::new(otherwise),
+            }
+        } else {
+            self.binary(1)?
+        };
+        self.depth = depth;
+        Ok(expr)
+    }
+
+    fn operator(&self) -> Option<BinaryOp> {
+        let symbol = match self.peek() {
+            Tok::Sym(s) => *s,
+            Tok::Word(w) if w == "and" => "and",
+            Tok::Word(w) if w == "or" => "or",
+            _ => return None,
+        };
+        BinaryOp::ALL.into_iter().find(|op| op.symbol() == symbol)
+    }
+
+    /// Operators of precedence `min` and up, by precedence climbing: one
+    /// frame per nesting level, not one per precedence level.
+    fn binary(&mut self, min: u8) -> Parsed<Expr> {
+        let depth = self.depth;
+        let mut left = self.app()?;
+        while let Some(op) = self.operator().filter(|op| op.precedence() >= min) {
+            self.bump();
+            // Each link of a chain nests the IR one level deeper.
+            self.enter()?;
+            let right = self.binary(op.precedence() + 1)?;
+            left = Expr::binary(op, left, right);
+            if op.precedence() == 3 && self.operator().is_some_and(|op| op.precedence() == 3) {
+                return Err(
+                    self.error_here("comparisons do not chain; combine them with `and`".into())
+                );
+            }
+        }
+        self.depth = depth;
+        Ok(left)
+    }
+
+    fn app(&mut self) -> Parsed<Expr> {
+        let Tok::Word(word) = self.peek() else {
+            return self.postfix();
+        };
+        let expr = match word.as_str() {
+            "not" => {
+                self.bump();
+                Expr::Not {
+                    operand: Box::new(self.postfix()?),
+                }
+            }
+            "map" | "filter" => {
+                let map = word == "map";
+                self.bump();
+                let func = self.lambda()?;
+                let list = Box::new(self.postfix()?);
+                if map {
+                    Expr::Map { func, list }
+                } else {
+                    Expr::Filter { func, list }
+                }
+            }
+            "fold" => {
+                self.bump();
+                let func = self.lambda2()?;
+                let init = Box::new(self.postfix()?);
+                let list = Box::new(self.postfix()?);
+                Expr::Fold { func, init, list }
+            }
+            _ => return self.postfix(),
+        };
+        Ok(expr)
+    }
+
+    fn postfix(&mut self) -> Parsed<Expr> {
+        let depth = self.depth;
+        let mut expr = self.atom()?;
+        while self.is_sym(".") {
+            self.bump();
+            self.enter()?;
+            let field = self.field_name()?;
+            expr = expr.get(field);
+        }
+        self.depth = depth;
+        Ok(expr)
+    }
+
+    fn atom(&mut self) -> Parsed<Expr> {
+        let start = self.at;
+        match self.bump() {
+            Tok::Number(n) => self.number(&n, false, start),
+            Tok::Sym("-") if matches!(self.peek(), Tok::Number(_)) => {
+                let Tok::Number(n) = self.bump() else {
+                    unreachable!("checked above")
+                };
+                self.number(&n, true, start)
+            }
+            Tok::Str(value) => Ok(Expr::String { value }),
+            Tok::Sym("(") if self.is_sym(")") => {
+                self.bump();
+                Ok(Expr::Unit)
+            }
+            Tok::Sym("(") if self.is_word("fn") => Err(self.error_here(
+                "a lambda can only be the callback of `map`, `filter`, `fold` or `traverse`".into(),
+            )),
+            Tok::Sym("(") => {
+                let expr = self.expr()?;
+                self.sym(")", "`)`")?;
+                Ok(expr)
+            }
+            Tok::Sym("{") => self.record(start),
+            Tok::Sym("[") => {
+                let items = self.sequence("]", Parser::expr)?;
+                Ok(Expr::List { items })
+            }
+            Tok::Word(w) if w == "match" => self.match_(),
+            Tok::Word(w) => self.word_atom(w, start),
+            _ => {
+                self.at = start;
+                Err(self.expected("an expression"))
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn record(&mut self, start: usize) -> Parsed<Expr> {
+        let fields = self.sequence("}", |p| {
+            let name = p.field_name()?;
+            p.sym(
+                "=",
+                "`=` after the field name (records are written `{name = value}`)",
+            )?;
+            Ok((name, p.expr()?))
+        })?;
+        for (i, (name, _)) in fields.iter().enumerate() {
+            if fields[..i].iter().any(|(n, _)| n == name) {
+                self.at = start;
+                return Err(self.error_here(format!("the field `{name}` is given twice")));
+            }
+        }
+        Ok(Expr::Record { fields })
+    }
+
+    #[inline(never)]
+    fn word_atom(&mut self, w: String, start: usize) -> Parsed<Expr> {
+        match w.as_str() {
+            "true" => Ok(Expr::Bool { value: true }),
+            "false" => Ok(Expr::Bool { value: false }),
+            "exec" | "traverse" => {
+                self.at = start;
+                Err(self.error_here(format!(
+                    "`{w}` gives a Result, which can only be used by `match`: write `match {w} ... {{ Ok(x) => ..., Err(e) => ... }}`"
+                )))
+            }
+            _ if KEYWORDS.contains(&w.as_str()) => {
+                self.at = start;
+                Err(self.error_here(format!("expected an expression, found the keyword `{w}`")))
+            }
+            _ => Ok(Expr::Var { name: w }),
+        }
+    }
+
+    #[inline(never)]
+    fn number(&mut self, text: &str, negative: bool, start: usize) -> Parsed<Expr> {
+        let text = if negative {
+            format!("-{text}")
+        } else {
+            text.to_owned()
+        };
+        let expr = if text.contains(['.', 'e', 'E']) {
+            text.parse::<f64>()
+                .ok()
+                .filter(|f| f.is_finite())
+                .map(|value| Expr::Float { value })
+        } else {
+            text.parse::<i64>().ok().map(|value| Expr::Int { value })
+        };
+        expr.ok_or_else(|| {
+            self.at = start;
+            self.error_here(format!("the number `{text}` is out of range"))
+        })
+    }
+
+    /// Elements separated by `,` up to `close`, a trailing `,` allowed.
+    fn sequence<T>(
+        &mut self,
+        close: &'static str,
+        mut element: impl FnMut(&mut Parser) -> Parsed<T>,
+    ) -> Parsed<Vec<T>> {
+        let mut items = Vec::new();
+        loop {
+            if self.is_sym(close) {
+                self.bump();
+                return Ok(items);
+            }
+            items.push(element(self)?);
+            if self.is_sym(",") {
+                self.bump();
+            } else if !self.is_sym(close) {
+                return Err(self.expected(&format!("`,` or `{close}`")));
+            }
+        }
+    }
+
+    fn match_(&mut self) -> Parsed<Expr> {
+        let on = self.step()?;
+        self.sym("{", "`{` to open the branches of `match`")?;
+        let (first_ok, first) = self.branch()?;
+        if !self.is_sym(",") {
+            let other = if first_ok { "Err" } else { "Ok" };
+            return Err(self.expected(&format!(
+                "`,` then the `{other}(...)` branch (a tool's Result must be matched on both branches)"
+            )));
+        }
+        self.bump();
+        let (second_ok, second) = self.branch()?;
+        if first_ok == second_ok {
+            let tag = if first_ok { "Ok" } else { "Err" };
+            return Err(self.error_here(format!(
+                "two `{tag}` branches; a `match` has one `Ok(...)` and one `Err(...)` branch"
+            )));
+        }
+        if self.is_sym(",") {
+            self.bump();
+        }
+        self.sym("}", "`}` after the two branches of `match`")?;
+        let (ok, err) = if first_ok {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        Ok(Expr::Match {
+            on: Box::new(on),
+            ok,
+            err,
+        })
+    }
+
+    fn branch(&mut self) -> Parsed<(bool, Branch)> {
+        let ok = if self.is_word("Ok") {
+            true
+        } else if self.is_word("Err") {
+            false
+        } else {
+            return Err(self.expected("a branch `Ok(name) => ...` or `Err(name) => ...`"));
+        };
+        self.bump();
+        self.sym("(", "`(` and a name to bind")?;
+        let bind = self.ident("a name to bind")?;
+        self.sym(")", "`)` after the bound name")?;
+        self.sym("=>", "`=>` before the branch")?;
+        let body = Box::new(self.expr()?);
+        Ok((ok, Branch { bind, body }))
+    }
+
+    fn step(&mut self) -> Parsed<Step> {
+        let depth = self.depth;
+        self.enter()?;
+        let step = if self.is_word("exec") {
+            self.bump();
+            self.word("tool", "`tool` after `exec` (`exec tool NAME ARGS`)")?;
+            let tool = self.tool_name()?;
+            let arg = Box::new(self.postfix()?);
+            Step::Exec { tool, arg }
+        } else if self.is_word("traverse") {
+            self.bump();
+            self.sym("(", "`(fn x => ...)` after `traverse`")?;
+            self.word("fn", "`fn` to start the callback")?;
+            let param = self.param()?;
+            self.sym("=>", "`=>` after the parameter")?;
+            let body = Box::new(self.step()?);
+            self.sym(")", "`)` to close the callback")?;
+            let list = Box::new(self.postfix()?);
+            Step::Traverse { param, body, list }
+        } else {
+            return Err(self
+                .expected("`exec tool NAME ARGS` or `traverse (fn x => ...) LIST` after `match`"));
+        };
+        self.depth = depth;
+        Ok(step)
+    }
+
+    /// A tool name: an identifier, possibly with `-` joining parts written
+    /// without spaces (`get-weather`); keywords are allowed.
+    fn tool_name(&mut self) -> Parsed<String> {
+        let Tok::Word(first) = self.peek() else {
+            return Err(self.expected("a tool name"));
+        };
+        let mut name = first.clone();
+        let mut end = self.tokens[self.at].end;
+        self.bump();
+        while self.is_sym("-") && self.tokens[self.at].start == end {
+            let next = &self.tokens[self.at + 1];
+            match &next.tok {
+                Tok::Word(part) | Tok::Number(part) if next.start == end + 1 => {
+                    name.push('-');
+                    name.push_str(part);
+                    end = next.end;
+                    self.bump();
+                    self.bump();
+                }
+                _ => break,
+            }
+        }
+        Ok(name)
+    }
+
+    fn lambda(&mut self) -> Parsed<Lambda> {
+        self.sym("(", "a callback `(fn x => ...)`")?;
+        self.word("fn", "`fn` to start the callback")?;
+        let param = self.param()?;
+        if self.is_sym(",") {
+            return Err(self.error_here(
+                "this callback takes one parameter; only `fold`'s takes two (`fn acc, x => ...`)"
+                    .into(),
+            ));
+        }
+        self.sym("=>", "`=>` after the parameter")?;
+        let body = Box::new(self.expr()?);
+        self.sym(")", "`)` to close the callback")?;
+        Ok(Lambda { param, body })
+    }
+
+    fn lambda2(&mut self) -> Parsed<Lambda2> {
+        self.sym("(", "a callback `(fn acc, x => ...)`")?;
+        self.word("fn", "`fn` to start the callback")?;
+        let acc = self.param()?;
+        self.sym(
+            ",",
+            "`,` and a second parameter: `fold` takes `(fn acc, x => ...)`",
+        )?;
+        let item = self.param()?;
+        self.sym("=>", "`=>` after the parameters")?;
+        let body = Box::new(self.expr()?);
+        self.sym(")", "`)` to close the callback")?;
+        Ok(Lambda2 { acc, item, body })
+    }
+
+    fn param(&mut self) -> Parsed<Param> {
+        let name = self.ident("a parameter name")?;
+        let ty = if self.is_sym(":") {
+            self.bump();
+            Some(self.ty()?)
+        } else {
+            None
+        };
+        Ok(Param { name, ty })
+    }
+
+    fn ty(&mut self) -> Parsed<Type> {
+        let depth = self.depth;
+        self.enter()?;
+        let ty = match self.peek_at(0).clone() {
+            Tok::Sym("[") => {
+                self.bump();
+                let of = Box::new(self.ty()?);
+                self.sym("]", "`]` to close the list type")?;
+                Type::List { of }
+            }
+            Tok::Sym("{") => {
+                self.bump();
+                let fields = self.sequence("}", |p| {
+                    let name = p.field_name()?;
+                    p.sym(":", "`:` and the field's type")?;
+                    Ok((name, p.ty()?))
+                })?;
+                Type::Record { fields }
+            }
+            Tok::Word(w) => {
+                let ty = match w.as_str() {
+                    "Unit" => Type::Unit,
+                    "Bool" => Type::Bool,
+                    "Int" => Type::Int,
+                    "Float" => Type::Float,
+                    "String" => Type::String,
+                    _ => return Err(self.expected(
+                        "a type: `Unit`, `Bool`, `Int`, `Float`, `String`, `[T]` or `{name: T}`",
+                    )),
+                };
+                self.bump();
+                ty
+            }
+            _ => {
+                return Err(self.expected(
+                    "a type: `Unit`, `Bool`, `Int`, `Float`, `String`, `[T]` or `{name: T}`",
+                ))
+            }
+        };
+        self.depth = depth;
+        Ok(ty)
+    }
+}

@@ -1,0 +1,377 @@
+//! Before a plan runs: the checks that refuse it ([`Preview::check`]), what it
+//! may do ([`Preview`]: the tools, their effects, how often each can run), and
+//! the approval hook for `Write` calls ([`ApprovalRequest`], [`Decision`]).
+//!
+//! ```
+//! use typed_tools::{tool, Toolbox};
+//! use typed_tools::effect::EffectSet;
+//! use typed_tools::plan::{Plan, Preview, Runs};
+//!
+//! /// Charge an order.
+//! #[tool(effects = Write)]
+//! fn charge(id: i64, amount: i64) -> String { format!("tx_{id}") }
+//!
+//! let toolbox = Toolbox::builder().tool(Charge).build().unwrap();
+//! let plan = Plan::parse(r#"match traverse (fn o => exec tool charge o)
+//!     [{id = 1, amount = 100}, {id = 2, amount = 50}] {
+//!   Ok(receipts) => "done",
+//!   Err(e) => e.message
+//! }"#).unwrap();
+//! let preview = Preview::check(&plan, &toolbox, EffectSet::ALL).unwrap();
+//! assert_eq!(preview.effects, EffectSet::WRITE);
+//! assert_eq!(preview.calls[0].runs, Runs::AtMost(2));
+//! assert_eq!(preview.to_string(), "charge {Write}: at most 2 times\n");
+//! ```
+
+use std::fmt;
+
+use crate::effect::{EffectSet, Effects};
+use crate::toolbox::Toolbox;
+
+use super::error::PlanError;
+use super::ir::{Expr, Plan, Step, MAX_DEPTH};
+
+/// What a plan may do, known before it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preview {
+    /// Each tool the plan may call, in the order it first appears.
+    pub calls: Vec<PlannedCall>,
+    /// The union of the tools' effects: the plan's effects.
+    pub effects: EffectSet,
+}
+
+/// One tool a plan may call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedCall {
+    /// The tool.
+    pub tool: String,
+    /// Its declared effects.
+    pub effects: EffectSet,
+    /// How many times it can run at most.
+    pub runs: Runs,
+}
+
+/// How many times a tool can run at most.
+///
+/// Only one branch of a `match` or `if` runs, so the larger count of the two
+/// is taken; a `traverse` over a list whose length the plan shows (a list
+/// literal, or `map`/`filter` of one, or a `let` bound to one) multiplies by
+/// that length; over a list known only at run time it is
+/// [`PerElement`](Runs::PerElement).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runs {
+    /// At most this many times.
+    AtMost(u64),
+    /// Once per element of a list known only at run time (and perhaps more).
+    PerElement,
+}
+
+impl Runs {
+    fn plus(self, other: Runs) -> Runs {
+        match (self, other) {
+            (Runs::AtMost(a), Runs::AtMost(b)) => Runs::AtMost(a.saturating_add(b)),
+            _ => Runs::PerElement,
+        }
+    }
+
+    fn max(self, other: Runs) -> Runs {
+        match (self, other) {
+            (Runs::AtMost(a), Runs::AtMost(b)) => Runs::AtMost(a.max(b)),
+            _ => Runs::PerElement,
+        }
+    }
+
+    fn times(self, length: Option<u64>) -> Runs {
+        match (self, length) {
+            (Runs::AtMost(a), Some(n)) => Runs::AtMost(a.saturating_mul(n)),
+            _ => Runs::PerElement,
+        }
+    }
+}
+
+impl fmt::Display for Runs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Runs::AtMost(1) => f.write_str("at most once"),
+            Runs::AtMost(n) => write!(f, "at most {n} times"),
+            Runs::PerElement => f.write_str("once per element of a list known at run time"),
+        }
+    }
+}
+
+/// One line per tool: `issue_refund {Write}: at most once`.
+impl fmt::Display for Preview {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for call in &self.calls {
+            writeln!(f, "{} {}: {}", call.tool, call.effects, call.runs)?;
+        }
+        Ok(())
+    }
+}
+
+impl Preview {
+    /// Checks a plan against a toolbox and the allowed effects, and previews
+    /// it. Refuses (nothing has run) a plan that nests deeper than
+    /// [`MAX_DEPTH`], calls a tool inside a `map`/`filter`/`fold` callback,
+    /// names a tool the toolbox lacks, or whose tools' effects are not all
+    /// within `allowed`.
+    pub fn check<A: Effects>(
+        plan: &Plan,
+        toolbox: &Toolbox<A>,
+        allowed: EffectSet,
+    ) -> Result<Preview, PlanError> {
+        if !plan.body.visit_steps(0, &mut |_, _| {}) {
+            return Err(PlanError::TooDeep { limit: MAX_DEPTH });
+        }
+        pure_callbacks(&plan.body, None)?;
+        let mut calls = Vec::new();
+        let mut effects = EffectSet::PURE;
+        let counts = Counter::default().expr(&plan.body);
+        for tool in plan.tools() {
+            let Some(spec) = toolbox.spec(tool) else {
+                return Err(PlanError::UnknownTool {
+                    name: tool.to_owned(),
+                    available: toolbox.names().map(str::to_owned).collect(),
+                });
+            };
+            if !spec.effects().is_subset_of(allowed) {
+                return Err(PlanError::EffectViolation {
+                    tool: tool.to_owned(),
+                    effects: spec.effects(),
+                    allowed,
+                });
+            }
+            effects |= spec.effects();
+            let runs = counts
+                .iter()
+                .find(|(name, _)| name == tool)
+                .map_or(Runs::AtMost(0), |(_, runs)| *runs);
+            calls.push(PlannedCall {
+                tool: tool.to_owned(),
+                effects: spec.effects(),
+                runs,
+            });
+        }
+        Ok(Preview { calls, effects })
+    }
+}
+
+/// Refuses a tool call inside a pure callback. Called after the depth check.
+fn pure_callbacks(expr: &Expr, inside: Option<&'static str>) -> Result<(), PlanError> {
+    let mut result = Ok(());
+    let mut check = |e: &Expr, inside| {
+        if result.is_ok() {
+            result = pure_callbacks(e, inside);
+        }
+    };
+    match expr {
+        Expr::Match { on, ok, err } => {
+            if let Some(combinator) = inside {
+                let mut tool = String::new();
+                on.visit_exec(&mut |name| tool = name.to_owned());
+                return Err(PlanError::EffectInPureCallback { combinator, tool });
+            }
+            step_exprs(on, &mut |e| check(e, inside));
+            check(&ok.body, inside);
+            check(&err.body, inside);
+        }
+        Expr::Map { func, list } => {
+            check(&func.body, Some("map"));
+            check(list, inside);
+        }
+        Expr::Filter { func, list } => {
+            check(&func.body, Some("filter"));
+            check(list, inside);
+        }
+        Expr::Fold { func, init, list } => {
+            check(&func.body, Some("fold"));
+            check(init, inside);
+            check(list, inside);
+        }
+        other => children(other, &mut |e| check(e, inside)),
+    }
+    result
+}
+
+/// The direct sub-expressions of an expression that is not a match or a combinator.
+fn children<'e>(expr: &'e Expr, visit: &mut dyn FnMut(&'e Expr)) {
+    match expr {
+        Expr::Record { fields } => fields.iter().for_each(|(_, e)| visit(e)),
+        Expr::List { items } => items.iter().for_each(visit),
+        Expr::Get { of, .. } => visit(of),
+        Expr::Not { operand } => visit(operand),
+        Expr::Let { value, body, .. } => {
+            visit(value);
+            visit(body);
+        }
+        Expr::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            visit(cond);
+            visit(then);
+            visit(otherwise);
+        }
+        Expr::Binary { left, right, .. } => {
+            visit(left);
+            visit(right);
+        }
+        Expr::Match { ok, err, .. } => {
+            visit(&ok.body);
+            visit(&err.body);
+        }
+        Expr::Map { func, list } | Expr::Filter { func, list } => {
+            visit(&func.body);
+            visit(list);
+        }
+        Expr::Fold { func, init, list } => {
+            visit(&func.body);
+            visit(init);
+            visit(list);
+        }
+        Expr::Unit
+        | Expr::Bool { .. }
+        | Expr::Int { .. }
+        | Expr::Float { .. }
+        | Expr::String { .. }
+        | Expr::Var { .. } => {}
+    }
+}
+
+/// The expressions inside a step: arguments and lists.
+fn step_exprs<'e>(step: &'e Step, visit: &mut dyn FnMut(&'e Expr)) {
+    match step {
+        Step::Exec { arg, .. } => visit(arg),
+        Step::Traverse { body, list, .. } => {
+            step_exprs(body, visit);
+            visit(list);
+        }
+    }
+}
+
+impl Step {
+    fn visit_exec(&self, visit: &mut dyn FnMut(&str)) {
+        match self {
+            Step::Exec { tool, .. } => visit(tool),
+            Step::Traverse { body, .. } => body.visit_exec(visit),
+        }
+    }
+}
+
+/// Upper bounds of runs per tool, in order of first appearance.
+type Counts = Vec<(String, Runs)>;
+
+fn merge(mut a: Counts, b: Counts, combine: fn(Runs, Runs) -> Runs) -> Counts {
+    for (tool, runs) in b {
+        match a.iter_mut().find(|(name, _)| *name == tool) {
+            Some((_, existing)) => *existing = combine(*existing, runs),
+            None => a.push((tool, combine(Runs::AtMost(0), runs))),
+        }
+    }
+    a
+}
+
+/// Counts runs; remembers the lengths of lists bound by `let`.
+#[derive(Default)]
+struct Counter {
+    lengths: Vec<(String, Option<u64>)>,
+}
+
+impl Counter {
+    fn expr(&mut self, expr: &Expr) -> Counts {
+        match expr {
+            Expr::Match { on, ok, err } => {
+                let on = self.step(on);
+                let ok = self.expr(&ok.body);
+                let err = self.expr(&err.body);
+                merge(on, merge(ok, err, Runs::max), Runs::plus)
+            }
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.expr(cond);
+                let then = self.expr(then);
+                let otherwise = self.expr(otherwise);
+                merge(cond, merge(then, otherwise, Runs::max), Runs::plus)
+            }
+            Expr::Let { name, value, body } => {
+                let length = self.length(value);
+                let value = self.expr(value);
+                self.lengths.push((name.clone(), length));
+                let body = self.expr(body);
+                self.lengths.pop();
+                merge(value, body, Runs::plus)
+            }
+            other => {
+                let mut counts = Counts::new();
+                children(other, &mut |e| {
+                    let more = self.expr(e);
+                    counts = merge(std::mem::take(&mut counts), more, Runs::plus);
+                });
+                counts
+            }
+        }
+    }
+
+    fn step(&mut self, step: &Step) -> Counts {
+        match step {
+            Step::Exec { tool, arg } => merge(
+                self.expr(arg),
+                vec![(tool.clone(), Runs::AtMost(1))],
+                Runs::plus,
+            ),
+            Step::Traverse { param, body, list } => {
+                let length = self.length(list);
+                let counts = self.expr(list);
+                // The parameter shadows a `let` of the same name.
+                self.lengths.push((param.name.clone(), None));
+                let per_element = self.step(body);
+                self.lengths.pop();
+                let all = per_element
+                    .into_iter()
+                    .map(|(tool, runs)| (tool, runs.times(length)))
+                    .collect();
+                merge(counts, all, Runs::plus)
+            }
+        }
+    }
+
+    /// The length of a list, when the plan shows it (an upper bound for `filter`).
+    fn length(&self, expr: &Expr) -> Option<u64> {
+        match expr {
+            Expr::List { items } => u64::try_from(items.len()).ok(),
+            Expr::Map { list, .. } | Expr::Filter { list, .. } => self.length(list),
+            Expr::Var { name } => self
+                .lengths
+                .iter()
+                .rev()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, length)| *length),
+            _ => None,
+        }
+    }
+}
+
+/// A `Write` call about to run, shown to the approval hook.
+#[derive(Clone, Copy, Debug)]
+pub struct ApprovalRequest<'a> {
+    /// The tool.
+    pub tool: &'a str,
+    /// Its effects (they include `Write`).
+    pub effects: EffectSet,
+    /// The arguments it will be called with.
+    pub args: &'a serde_json::Value,
+}
+
+/// The approval hook's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Run the call.
+    Approve,
+    /// Do not run it: the call's result is an Err with this reason, handled by
+    /// the plan's own `Err` branch.
+    Refuse(String),
+}

@@ -1,0 +1,148 @@
+//! [`Value`]: what a plan's expressions evaluate to, and the JSON they become
+//! when passed to a tool.
+
+use std::fmt;
+
+use serde_json::Value as Json;
+
+/// A value of a running plan.
+///
+/// Tools exchange JSON: [`Value::to_json`] writes a tool's arguments and
+/// [`Value::from_json`] reads its output (`null` is `()`, an integer that fits
+/// `i64` is an `Int`, any other number a `Float`). `Display` writes λ-Tool
+/// literal syntax.
+///
+/// ```
+/// use typed_tools::plan::Value;
+///
+/// let v = Value::from_json(serde_json::json!({"tx_id": "tx_1", "cents": 250}));
+/// assert_eq!(v.to_string(), r#"{tx_id = "tx_1", cents = 250}"#);
+/// assert_eq!(v.field("cents"), Some(&Value::Int(250)));
+/// assert_eq!(v.to_json().unwrap(), serde_json::json!({"tx_id": "tx_1", "cents": 250}));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `()`, JSON `null`.
+    Unit,
+    /// A Bool.
+    Bool(bool),
+    /// An Int.
+    Int(i64),
+    /// A Float.
+    Float(f64),
+    /// A String.
+    String(String),
+    /// A list.
+    List(Vec<Value>),
+    /// A record: fields in order.
+    Record(Vec<(String, Value)>),
+}
+
+impl Value {
+    /// The value of a JSON value.
+    pub fn from_json(json: Json) -> Value {
+        match json {
+            Json::Null => Value::Unit,
+            Json::Bool(b) => Value::Bool(b),
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Json::String(s) => Value::String(s),
+            Json::Array(items) => Value::List(items.into_iter().map(Value::from_json).collect()),
+            Json::Object(fields) => Value::Record(
+                fields
+                    .into_iter()
+                    .map(|(k, v)| (k, Value::from_json(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The value as JSON; `None` when it holds a Float that is not finite.
+    pub fn to_json(&self) -> Option<Json> {
+        Some(match self {
+            Value::Unit => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Int(i) => Json::from(*i),
+            Value::Float(f) => Json::Number(serde_json::Number::from_f64(*f)?),
+            Value::String(s) => Json::String(s.clone()),
+            Value::List(items) => Json::Array(
+                items
+                    .iter()
+                    .map(Value::to_json)
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            Value::Record(fields) => Json::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| Some((k.clone(), v.to_json()?)))
+                    .collect::<Option<serde_json::Map<_, _>>>()?,
+            ),
+        })
+    }
+
+    /// The field `name` of a record.
+    pub fn field(&self, name: &str) -> Option<&Value> {
+        match self {
+            Value::Record(fields) => fields.iter().find(|(n, _)| n == name).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The value's type in λ-Tool notation, for error messages: `Int`,
+    /// `{id: String}`, `[Int]` (a list is named by its first element).
+    pub fn type_name(&self) -> String {
+        match self {
+            Value::Unit => "Unit".into(),
+            Value::Bool(_) => "Bool".into(),
+            Value::Int(_) => "Int".into(),
+            Value::Float(_) => "Float".into(),
+            Value::String(_) => "String".into(),
+            Value::List(items) => match items.first() {
+                Some(first) => format!("[{}]", first.type_name()),
+                None => "[]".into(),
+            },
+            Value::Record(fields) => {
+                let fields: Vec<String> = fields
+                    .iter()
+                    .map(|(n, v)| format!("{n}: {}", v.type_name()))
+                    .collect();
+                format!("{{{}}}", fields.join(", "))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Unit => f.write_str("()"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::String(s) => super::text::write_string(f, s),
+            Value::List(items) => {
+                f.write_str("[")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Record(fields) => {
+                f.write_str("{")?;
+                for (i, (name, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    super::text::write_field_name(f, name)?;
+                    write!(f, " = {value}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}

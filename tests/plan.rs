@@ -1,0 +1,480 @@
+//! Running plans: the λ-Tool support agent through its four paths, traverse's
+//! short-circuit, the pure combinators, refusals before anything runs, the
+//! approval hook, and the preview.
+
+use std::sync::{Arc, Mutex};
+
+use futures::executor::block_on;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+use typed_tools::effect::EffectSet;
+use typed_tools::plan::{CallResult, Decision, Interpreter, Plan, PlanError, Preview, Runs, Value};
+use typed_tools::{tool, Toolbox};
+
+/// What the tools saw, and which one should fail.
+#[derive(Default)]
+struct Shop {
+    fail: Option<&'static str>,
+    calls: Mutex<Vec<(&'static str, serde_json::Value)>>,
+}
+
+impl Shop {
+    fn record(&self, tool: &'static str, args: serde_json::Value) -> Result<(), String> {
+        self.calls.lock().unwrap().push((tool, args));
+        if self.fail == Some(tool) {
+            return Err(format!("{tool} is down"));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Account {
+    id: String,
+    subscription_tier: String,
+    email: String,
+    last_charge_cents: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Refund {
+    tx_id: String,
+}
+
+/// Look up a customer account.
+#[tool(effects = Read)]
+fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, String> {
+    shop.record("lookup_account", json!({ "id": id }))?;
+    Ok(Account {
+        id,
+        subscription_tier: "pro".into(),
+        email: "ana@example.com".into(),
+        last_charge_cents: 1299,
+    })
+}
+
+/// Refund an amount to an account.
+#[tool(effects = Write)]
+fn issue_refund(#[state] shop: &Shop, account_id: String, amount: i64) -> Result<Refund, String> {
+    shop.record(
+        "issue_refund",
+        json!({ "account_id": account_id, "amount": amount }),
+    )?;
+    Ok(Refund {
+        tx_id: format!("tx_{account_id}_{amount}"),
+    })
+}
+
+/// Send a reply to a customer.
+#[tool(effects = Write)]
+fn send_reply(#[state] shop: &Shop, to: String, body: String) -> Result<(), String> {
+    shop.record("send_reply", json!({ "to": to, "body": body }))
+}
+
+/// Charge an order.
+#[tool(effects = Write)]
+fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, String> {
+    shop.record("charge", json!({ "id": id, "amount": amount }))?;
+    if amount < 0 {
+        return Err(format!("order {id}: negative amount"));
+    }
+    Ok(format!("tx_{id}"))
+}
+
+fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
+    let shop = Arc::new(Shop {
+        fail,
+        ..Shop::default()
+    });
+    let toolbox = Toolbox::builder()
+        .tool(LookupAccount::new(Arc::clone(&shop)))
+        .tool(IssueRefund::new(Arc::clone(&shop)))
+        .tool(SendReply::new(Arc::clone(&shop)))
+        .tool(Charge::new(Arc::clone(&shop)))
+        .build()
+        .unwrap();
+    (toolbox, shop)
+}
+
+const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
+  Ok(account) =>
+    match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
+      Ok(refund) =>
+        match exec tool send_reply {to = account.email, body = refund.tx_id} {
+          Ok(u) => "refund processed and customer notified",
+          Err(e) => "refund succeeded but notification failed"
+        },
+      Err(e) => "refund failed, customer not refunded"
+    },
+  Err(e) => "account lookup failed"
+}"#;
+
+fn calls(shop: &Shop) -> Vec<(&'static str, serde_json::Value)> {
+    shop.calls.lock().unwrap().clone()
+}
+
+fn lookup() -> (&'static str, serde_json::Value) {
+    ("lookup_account", json!({"id": "cust_12345"}))
+}
+fn refund() -> (&'static str, serde_json::Value) {
+    (
+        "issue_refund",
+        json!({"account_id": "cust_12345", "amount": 1299}),
+    )
+}
+fn reply() -> (&'static str, serde_json::Value) {
+    (
+        "send_reply",
+        json!({"to": "ana@example.com", "body": "tx_cust_12345_1299"}),
+    )
+}
+
+fn run_support_agent(
+    fail: Option<&'static str>,
+) -> (Value, Vec<(&'static str, serde_json::Value)>) {
+    let (toolbox, shop) = toolbox(fail);
+    let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    // The trace and what the tools saw agree.
+    let traced: Vec<_> = run
+        .trace
+        .iter()
+        .map(|c| (c.tool.clone(), c.args.clone()))
+        .collect();
+    let seen: Vec<_> = calls(&shop)
+        .into_iter()
+        .map(|(t, a)| (t.to_owned(), a))
+        .collect();
+    assert_eq!(traced, seen);
+    for call in &run.trace {
+        assert_eq!(
+            matches!(call.result, CallResult::Err(_)),
+            Some(call.tool.as_str()) == fail
+        );
+    }
+    (run.outcome.unwrap(), calls(&shop))
+}
+
+#[test]
+fn support_agent_all_succeed() {
+    let (outcome, calls) = run_support_agent(None);
+    assert_eq!(
+        outcome,
+        Value::String("refund processed and customer notified".into())
+    );
+    assert_eq!(calls, [lookup(), refund(), reply()]);
+}
+
+#[test]
+fn support_agent_lookup_fails() {
+    let (outcome, calls) = run_support_agent(Some("lookup_account"));
+    assert_eq!(outcome, Value::String("account lookup failed".into()));
+    assert_eq!(calls, [lookup()]);
+}
+
+#[test]
+fn support_agent_refund_fails() {
+    let (outcome, calls) = run_support_agent(Some("issue_refund"));
+    assert_eq!(
+        outcome,
+        Value::String("refund failed, customer not refunded".into())
+    );
+    assert_eq!(calls, [lookup(), refund()]);
+}
+
+#[test]
+fn support_agent_reply_fails() {
+    let (outcome, calls) = run_support_agent(Some("send_reply"));
+    assert_eq!(
+        outcome,
+        Value::String("refund succeeded but notification failed".into())
+    );
+    assert_eq!(calls, [lookup(), refund(), reply()]);
+}
+
+#[test]
+fn the_err_branch_sees_the_error_as_a_record() {
+    let (toolbox, _) = toolbox(Some("issue_refund"));
+    let plan = Plan::parse(
+        r#"match exec tool issue_refund {account_id = "a", amount = 5} {
+  Ok(r) => r.tx_id,
+  Err(e) => e
+}"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome.unwrap().to_string(),
+        r#"{tool = "issue_refund", kind = "execution", message = "tool `issue_refund` failed: issue_refund is down"}"#
+    );
+    // Arguments of the wrong shape are the tool's Err too, not a crash.
+    let plan = Plan::parse(
+        r#"match exec tool issue_refund {account_id = 1} { Ok(r) => "ok", Err(e) => e.kind }"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome, Ok(Value::String("deserialization".into())));
+}
+
+#[test]
+fn traverse_stops_at_the_first_err() {
+    let (toolbox, shop) = toolbox(None);
+    let plan = Plan::parse(
+        r#"match traverse (fn o: {id: Int, amount: Int} => exec tool charge o)
+  [{id = 1, amount = 100}, {id = 2, amount = -5}, {id = 3, amount = 7}] {
+  Ok(receipts) => "done",
+  Err(e) => e.message
+}"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome,
+        Ok(Value::String(
+            "tool `charge` failed: order 2: negative amount".into()
+        ))
+    );
+    assert_eq!(
+        calls(&shop),
+        [
+            ("charge", json!({"id": 1, "amount": 100})),
+            ("charge", json!({"id": 2, "amount": -5}))
+        ]
+    );
+    assert_eq!(run.trace.len(), 2);
+
+    let plan = Plan::parse(
+        r#"match traverse (fn o => exec tool charge o) [{id = 4, amount = 1}, {id = 5, amount = 2}] {
+  Ok(receipts) => receipts,
+  Err(e) => e.message
+}"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome.unwrap().to_string(), r#"["tx_4", "tx_5"]"#);
+}
+
+fn eval(text: &str) -> Result<Value, PlanError> {
+    let (toolbox, _) = toolbox(None);
+    let plan = Plan::parse(text).unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    run.outcome
+}
+
+#[test]
+fn map_filter_fold_and_pure_operations() {
+    assert_eq!(
+        eval("fold (fn acc, x => acc + x) 0 (map (fn n => n * 10) (filter (fn n => n % 2 == 1) [1, 2, 3, 4, 5]))"),
+        Ok(Value::Int(90))
+    );
+    assert_eq!(
+        eval(
+            r#"let tier = "pro" in if tier == "pro" and not (3 > 4) then "vip: " ++ tier else "basic""#
+        ),
+        Ok(Value::String("vip: pro".into()))
+    );
+    assert_eq!(
+        eval("[7 / 2, 7 % 2, 0 - 3, 2 <= 2, \"a\" < \"b\", 1.5 > 0.5]")
+            .unwrap()
+            .to_string(),
+        "[3, 1, -3, true, true, true]"
+    );
+    assert_eq!(
+        eval("{a = 1}.a != 2 or 1 / 0 == 0"),
+        Ok(Value::Bool(true)),
+        "`or` short-circuits"
+    );
+    // Run-time errors of the plan itself are values, not panics.
+    assert_eq!(eval("1 / 0"), Err(PlanError::DivisionByZero));
+    assert_eq!(
+        eval("9223372036854775807 + 1"),
+        Err(PlanError::Overflow {
+            op: typed_tools::plan::BinaryOp::Add
+        })
+    );
+    assert_eq!(
+        eval(r#"{id = "x"}.plan"#).unwrap_err().to_string(),
+        "field `plan` not found in record type {id: String}"
+    );
+    assert_eq!(
+        eval("1 ++ \"a\"").unwrap_err().to_string(),
+        "`++`: expected String, found Int"
+    );
+    assert_eq!(
+        eval("if 1 then 2 else 3").unwrap_err().to_string(),
+        "`if`: expected Bool, found Int"
+    );
+    assert_eq!(
+        eval("map (fn x => x) 5").unwrap_err().to_string(),
+        "`map`: expected a list, found Int"
+    );
+    assert_eq!(
+        eval("x").unwrap_err(),
+        PlanError::Unbound { name: "x".into() }
+    );
+}
+
+#[test]
+fn the_ok_binder_does_not_exist_in_the_err_branch() {
+    let (toolbox, shop) = toolbox(Some("lookup_account"));
+    let plan = Plan::parse(
+        r#"match exec tool lookup_account {id = "c"} { Ok(account) => "ok", Err(e) => account.email }"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome,
+        Err(PlanError::Unbound {
+            name: "account".into()
+        })
+    );
+    assert_eq!(calls(&shop).len(), 1);
+}
+
+#[test]
+fn missing_tools_and_disallowed_effects_are_refused_before_anything_runs() {
+    let (toolbox, shop) = toolbox(None);
+    let missing = Plan::parse(
+        r#"match exec tool lookup_account {id = "c"} {
+  Ok(a) => match exec tool delete_account {id = a.id} { Ok(x) => "gone", Err(e) => "kept" },
+  Err(e) => "no account"
+}"#,
+    )
+    .unwrap();
+    let error = block_on(Interpreter::new(&toolbox).run(&missing)).unwrap_err();
+    assert!(matches!(&error, PlanError::UnknownTool { name, .. } if name == "delete_account"));
+    assert!(error.is_refusal());
+
+    let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    let read_only = Interpreter::new(&toolbox).allow(EffectSet::READ);
+    let error = block_on(read_only.run(&plan)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "effect violation: allowed {Read} but got {Write} (tool `issue_refund`)"
+    );
+    // A restricted toolbox view does not list the Write tools at all.
+    let read_only = toolbox.restrict(EffectSet::READ);
+    let error = block_on(Interpreter::new(&read_only).run(&plan)).unwrap_err();
+    assert!(matches!(error, PlanError::UnknownTool { .. }));
+
+    // A tool call inside a pure callback (IR from data, not checked by rustc).
+    let impure = Plan::parse(
+        r#"map (fn o => match exec tool charge o { Ok(t) => t, Err(e) => "x" }) [{id = 1, amount = 100}]"#,
+    )
+    .unwrap();
+    let error = block_on(Interpreter::new(&toolbox).run(&impure)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "effect violation: the callback of `map` must be pure but calls `charge`; use `traverse` for effectful iteration"
+    );
+    assert!(calls(&shop).is_empty(), "nothing ran");
+}
+
+#[test]
+fn the_approval_hook_refuses_a_refund() {
+    let (toolbox, shop) = toolbox(None);
+    let asked = Mutex::new(Vec::new());
+    let interpreter = Interpreter::new(&toolbox).approve_writes(|request| {
+        asked
+            .lock()
+            .unwrap()
+            .push((request.tool.to_owned(), request.args.clone()));
+        if request.tool == "issue_refund" {
+            Decision::Refuse("refunds need a human".into())
+        } else {
+            Decision::Approve
+        }
+    });
+    let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    let run = block_on(interpreter.run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome,
+        Ok(Value::String("refund failed, customer not refunded".into()))
+    );
+    // The Read call is not asked about; the refund never ran.
+    assert_eq!(
+        asked.lock().unwrap().clone(),
+        [("issue_refund".to_owned(), refund().1)]
+    );
+    assert_eq!(calls(&shop), [lookup()]);
+    assert_eq!(
+        run.trace[1].result,
+        CallResult::Refused("refunds need a human".into())
+    );
+}
+
+#[test]
+fn preview_lists_tools_effects_and_counts() {
+    let (toolbox, _) = toolbox(None);
+    let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    let preview = Preview::check(&plan, &toolbox, EffectSet::ALL).unwrap();
+    assert_eq!(preview.effects, EffectSet::READ | EffectSet::WRITE);
+    assert_eq!(
+        preview.to_string(),
+        "lookup_account {Read}: at most once\nissue_refund {Write}: at most once\nsend_reply {Write}: at most once\n"
+    );
+
+    let plan = Plan::parse(
+        r#"let orders = [{id = 1, amount = 1}, {id = 2, amount = 2}, {id = 3, amount = 3}] in
+match exec tool lookup_account {id = "c"} {
+  Ok(a) =>
+    match traverse (fn o => exec tool charge o) (filter (fn o => o.amount > 1) orders) {
+      Ok(r) => match traverse (fn o => exec tool charge o) a.orders { Ok(x) => 1, Err(e) => 2 },
+      Err(e) => match exec tool charge {id = 0, amount = 0} { Ok(x) => 3, Err(e) => 4 }
+    },
+  Err(e) => 0
+}"#,
+    )
+    .unwrap();
+    let preview = Interpreter::new(&toolbox).preview(&plan).unwrap();
+    assert_eq!(preview.calls[1].tool, "charge");
+    assert_eq!(preview.calls[1].runs, Runs::PerElement);
+    let plan = Plan::parse(
+        r#"let orders = [{id = 1, amount = 1}, {id = 2, amount = 2}, {id = 3, amount = 3}] in
+match traverse (fn o => exec tool charge o) (filter (fn o => o.amount > 1) orders) {
+  Ok(r) => 1,
+  Err(e) => match exec tool charge {id = 0, amount = 0} { Ok(x) => 3, Err(e) => 4 }
+}"#,
+    )
+    .unwrap();
+    let preview = Interpreter::new(&toolbox).preview(&plan).unwrap();
+    assert_eq!(preview.calls[0].runs, Runs::AtMost(4));
+}
+
+#[test]
+fn a_deep_plan_runs_and_a_too_deep_one_is_refused() {
+    let (toolbox, _) = toolbox(None);
+    let deep = format!("{}1{}", "(0 + ".repeat(30), ")".repeat(30));
+    let plan = Plan::parse(&deep).unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome, Ok(Value::Int(1)));
+
+    // Built in code, as deep as the limit allows: runs within a test thread's stack.
+    let mut body = typed_tools::plan::Expr::int(1);
+    for _ in 0..typed_tools::plan::MAX_DEPTH {
+        body = typed_tools::plan::Expr::binary(
+            typed_tools::plan::BinaryOp::Add,
+            body,
+            typed_tools::plan::Expr::int(1),
+        );
+    }
+    let run = block_on(Interpreter::new(&toolbox).run(&Plan::new(body))).unwrap();
+    assert_eq!(run.outcome, Ok(Value::Int(65)));
+
+    let mut body = typed_tools::plan::Expr::int(1);
+    for _ in 0..200 {
+        body = typed_tools::plan::Expr::binary(
+            typed_tools::plan::BinaryOp::Add,
+            body,
+            typed_tools::plan::Expr::int(1),
+        );
+    }
+    let error = block_on(Interpreter::new(&toolbox).run(&Plan::new(body))).unwrap_err();
+    assert_eq!(
+        error,
+        PlanError::TooDeep {
+            limit: typed_tools::plan::MAX_DEPTH
+        }
+    );
+}

@@ -1,0 +1,403 @@
+//! The λ-Tool text form of plans: the printed support agent, printing then
+//! parsing round-trips (proptest over generated IR), parse errors with
+//! positions, and bounded nesting.
+
+use proptest::prelude::*;
+use typed_tools::plan::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type};
+
+fn exec(tool: &str, arg: Expr) -> Step {
+    Step::Exec {
+        tool: tool.into(),
+        arg: Box::new(arg),
+    }
+}
+
+/// The support agent of λ-Tool, built as IR.
+fn support_agent() -> Plan {
+    let account = || Expr::var("account");
+    Plan::new(Expr::match_(
+        exec(
+            "lookup_account",
+            Expr::record([("id", Expr::string("cust_12345"))]),
+        ),
+        "account",
+        Expr::match_(
+            exec(
+                "issue_refund",
+                Expr::record([
+                    ("account_id", account().get("id")),
+                    ("amount", account().get("last_charge_cents")),
+                ]),
+            ),
+            "refund",
+            Expr::match_(
+                exec(
+                    "send_reply",
+                    Expr::record([
+                        ("to", account().get("email")),
+                        ("body", Expr::var("refund").get("tx_id")),
+                    ]),
+                ),
+                "u",
+                Expr::string("refund processed and customer notified"),
+                "e",
+                Expr::string("refund succeeded but notification failed"),
+            ),
+            "e",
+            Expr::string("refund failed, customer not refunded"),
+        ),
+        "e",
+        Expr::string("account lookup failed"),
+    ))
+}
+
+const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
+  Ok(account) =>
+    match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
+      Ok(refund) =>
+        match exec tool send_reply {to = account.email, body = refund.tx_id} {
+          Ok(u) => "refund processed and customer notified",
+          Err(e) => "refund succeeded but notification failed"
+        },
+      Err(e) => "refund failed, customer not refunded"
+    },
+  Err(e) => "account lookup failed"
+}"#;
+
+#[test]
+fn the_support_agent_prints_as_lambda_tool() {
+    assert_eq!(support_agent().to_string(), SUPPORT_AGENT);
+    assert_eq!(Plan::parse(SUPPORT_AGENT).unwrap(), support_agent());
+}
+
+#[test]
+fn the_seed_traverse_example_parses_with_its_annotation_and_comment() {
+    let text = r#"(* charge each order once, stop at the first failure *)
+match traverse (fn o: {id: Int, amount: Int} =>
+    exec tool charge o
+  ) [{id = 1, amount = 100}] {
+  Ok(receipts) => "done",
+  Err(e) => e
+}"#;
+    let plan = Plan::parse(text).unwrap();
+    let Expr::Match { on, .. } = &plan.body else {
+        panic!("a match")
+    };
+    let Step::Traverse { param, .. } = &**on else {
+        panic!("a traverse")
+    };
+    assert_eq!(
+        param.ty,
+        Some(Type::Record {
+            fields: vec![("id".into(), Type::Int), ("amount".into(), Type::Int)]
+        })
+    );
+    assert_eq!(
+        plan.to_string(),
+        "match traverse (fn o: {id: Int, amount: Int} => exec tool charge o) [{id = 1, amount = 100}] {\n  Ok(receipts) => \"done\",\n  Err(e) => e\n}"
+    );
+}
+
+#[test]
+fn layout_of_let_if_and_callbacks() {
+    let text = "let total = fold (fn acc, x => acc + x) 0 map (fn n => n * 2) filter (fn n => n > 1) [1, 2, 3] in\nif total >= 10 and not false then \"big\" ++ \"!\" else \"small\"";
+    let error = Plan::parse(text).unwrap_err();
+    // An argument of `fold` is one atom: a nested application must be parenthesized.
+    assert_eq!((error.line, error.column), (1, 43));
+    assert_eq!(
+        error.message,
+        "expected an expression, found the keyword `map`"
+    );
+    let text = "let total = fold (fn acc, x => acc + x) 0 (map (fn n => n * 2) (filter (fn n => n > 1) [1, 2, 3])) in\nif total >= 10 and not false then \"big\" ++ \"!\" else \"small\"";
+    let plan = Plan::parse(text).unwrap();
+    assert_eq!(plan.to_string(), text);
+}
+
+#[test]
+fn the_json_form_round_trips_too() {
+    let plan = support_agent();
+    let json = serde_json::to_value(&plan).unwrap();
+    assert_eq!(json["kind"], "match");
+    assert_eq!(json["on"]["kind"], "exec");
+    assert_eq!(json["on"]["arg"]["fields"]["id"]["value"], "cust_12345");
+    let back: Plan = serde_json::from_value(json).unwrap();
+    assert_eq!(back, plan);
+}
+
+fn error(text: &str) -> (usize, usize, String) {
+    let e = Plan::parse(text).unwrap_err();
+    (e.line, e.column, e.message)
+}
+
+#[test]
+fn parse_errors_say_where_and_what_was_expected() {
+    assert_eq!(
+        error("exec tool lookup_account {id = \"x\"}"),
+        (1, 1, "`exec` gives a Result, which can only be used by `match`: write `match exec ... { Ok(x) => ..., Err(e) => ... }`".into())
+    );
+    assert_eq!(
+        error("match exec tool t {} {\n  Ok(a) => a\n}"),
+        (3, 1, "expected `,` then the `Err(...)` branch (a tool's Result must be matched on both branches), found `}`".into())
+    );
+    assert_eq!(
+        error("match exec tool t {} {\n  Ok(a) => a,\n  Ok(b) => b\n}"),
+        (
+            4,
+            1,
+            "two `Ok` branches; a `match` has one `Ok(...)` and one `Err(...)` branch".into()
+        )
+    );
+    assert_eq!(
+        error("{id: 1}"),
+        (
+            1,
+            4,
+            "expected `=` after the field name (records are written `{name = value}`), found `:`"
+                .into()
+        )
+    );
+    assert_eq!(
+        error("let x = 1 x"),
+        (
+            1,
+            11,
+            "expected `in` after `let NAME = VALUE`, found `x`".into()
+        )
+    );
+    assert_eq!(
+        error("\"abc"),
+        (1, 1, "unterminated string; close it with `\"`".into())
+    );
+    assert_eq!(
+        error("1 < 2 < 3").2,
+        "comparisons do not chain; combine them with `and`"
+    );
+    assert_eq!(error("  ?").0..=error("  ?").1, 1..=3);
+    assert_eq!(
+        error("(fn x => x)").2,
+        "a lambda can only be the callback of `map`, `filter`, `fold` or `traverse`"
+    );
+    assert_eq!(
+        error("99999999999999999999").2,
+        "the number `99999999999999999999` is out of range"
+    );
+    assert_eq!(
+        error("map (fn a, b => a) []").2,
+        "this callback takes one parameter; only `fold`'s takes two (`fn acc, x => ...`)"
+    );
+    assert_eq!(
+        error("x y"),
+        (
+            1,
+            3,
+            "expected an operator or the end of the plan, found `y`".into()
+        )
+    );
+}
+
+#[test]
+fn hostile_nesting_is_an_error_not_a_stack_overflow() {
+    for text in [
+        "(".repeat(100_000),
+        "[".repeat(100_000),
+        format!("x{}", ".a".repeat(100_000)),
+        format!("1{}", " + 1".repeat(100_000)),
+        format!("{}x", "let a = 1 in ".repeat(100_000)),
+        format!(
+            "match traverse (fn x => {}",
+            "traverse (fn x => ".repeat(100_000)
+        ),
+    ] {
+        let e = Plan::parse(&text).unwrap_err();
+        assert!(e.message.contains("nests deeper than"), "{e}");
+    }
+    // The bound leaves room for real plans.
+    let text = format!("{}1{}", "(".repeat(40), ")".repeat(40));
+    assert_eq!(Plan::parse(&text).unwrap(), Plan::new(Expr::int(1)));
+}
+
+// ---- generated IR ----
+
+fn name() -> BoxedStrategy<String> {
+    "[a-z_][a-z0-9_]{0,4}"
+        .prop_filter("not a keyword", |n| {
+            !typed_tools::plan::text::KEYWORDS.contains(&n.as_str())
+        })
+        .boxed()
+}
+
+fn field() -> impl Strategy<Value = String> {
+    prop_oneof![3 => name(), 1 => any::<String>(), 1 => Just("match".to_owned())]
+}
+
+fn tool_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z_][a-z0-9_]{0,6}",
+        "[a-z][a-z0-9]{0,3}-[a-z][a-z0-9_]{0,3}"
+    ]
+}
+
+fn ty() -> impl Strategy<Value = Type> {
+    let leaf = prop_oneof![
+        Just(Type::Unit),
+        Just(Type::Bool),
+        Just(Type::Int),
+        Just(Type::Float),
+        Just(Type::String)
+    ];
+    leaf.prop_recursive(3, 8, 3, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|t| Type::List { of: Box::new(t) }),
+            proptest::collection::vec((field(), inner), 0..3).prop_map(|fields| Type::Record {
+                fields: dedup(fields)
+            }),
+        ]
+    })
+}
+
+fn param() -> impl Strategy<Value = Param> {
+    (name(), proptest::option::of(ty())).prop_map(|(name, ty)| Param { name, ty })
+}
+
+fn dedup<T>(fields: Vec<(String, T)>) -> Vec<(String, T)> {
+    let mut out: Vec<(String, T)> = Vec::new();
+    for (name, value) in fields {
+        if !out.iter().any(|(n, _)| *n == name) {
+            out.push((name, value));
+        }
+    }
+    out
+}
+
+fn step(expr: BoxedStrategy<Expr>) -> BoxedStrategy<Step> {
+    let exec = (tool_name(), expr.clone())
+        .prop_map(|(tool, arg)| Step::Exec {
+            tool,
+            arg: Box::new(arg),
+        })
+        .boxed();
+    exec.clone()
+        .prop_recursive(2, 4, 1, move |inner| {
+            prop_oneof![
+                exec.clone(),
+                (param(), inner, expr.clone()).prop_map(|(param, body, list)| Step::Traverse {
+                    param,
+                    body: Box::new(body),
+                    list: Box::new(list),
+                })
+            ]
+        })
+        .boxed()
+}
+
+fn expr() -> impl Strategy<Value = Expr> {
+    let leaf = prop_oneof![
+        Just(Expr::Unit),
+        any::<bool>().prop_map(|value| Expr::Bool { value }),
+        any::<i64>().prop_map(Expr::int),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|value| Expr::Float { value }),
+        any::<String>().prop_map(Expr::string),
+        name().prop_map(Expr::var),
+    ];
+    leaf.prop_recursive(5, 48, 4, |inner| {
+        let b = |e: Expr| Box::new(e);
+        let lambda = (param(), inner.clone())
+            .prop_map(move |(param, body)| Lambda {
+                param,
+                body: Box::new(body),
+            })
+            .boxed();
+        prop_oneof![
+            proptest::collection::vec((field(), inner.clone()), 0..3).prop_map(|fields| {
+                Expr::Record {
+                    fields: dedup(fields),
+                }
+            }),
+            proptest::collection::vec(inner.clone(), 0..3).prop_map(|items| Expr::List { items }),
+            (inner.clone(), field()).prop_map(|(e, f)| e.get(f)),
+            (
+                step(inner.clone().boxed()),
+                name(),
+                inner.clone(),
+                name(),
+                inner.clone()
+            )
+                .prop_map(move |(on, ok, then, err, otherwise)| Expr::Match {
+                    on: Box::new(on),
+                    ok: Branch {
+                        bind: ok,
+                        body: b(then)
+                    },
+                    err: Branch {
+                        bind: err,
+                        body: b(otherwise)
+                    },
+                }),
+            (name(), inner.clone(), inner.clone()).prop_map(move |(name, value, body)| Expr::Let {
+                name,
+                value: b(value),
+                body: b(body),
+            }),
+            (inner.clone(), inner.clone(), inner.clone()).prop_map(move |(c, t, o)| Expr::If {
+                cond: b(c),
+                then: b(t),
+                otherwise: b(o),
+            }),
+            inner.clone().prop_map(move |e| Expr::Not { operand: b(e) }),
+            (
+                proptest::sample::select(BinaryOp::ALL.to_vec()),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(op, l, r)| Expr::binary(op, l, r)),
+            (lambda.clone(), inner.clone()).prop_map(move |(func, list)| Expr::Map {
+                func,
+                list: b(list)
+            }),
+            (lambda, inner.clone()).prop_map(move |(func, list)| Expr::Filter {
+                func,
+                list: b(list)
+            }),
+            (param(), param(), inner.clone(), inner.clone(), inner).prop_map(
+                move |(acc, item, body, init, list)| Expr::Fold {
+                    func: Lambda2 {
+                        acc,
+                        item,
+                        body: b(body)
+                    },
+                    init: b(init),
+                    list: b(list),
+                }
+            ),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn printing_then_parsing_round_trips(body in expr()) {
+        let plan = Plan::new(body);
+        let text = plan.to_string();
+        let parsed = Plan::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+        prop_assert_eq!(&parsed, &plan, "{}", text);
+        // Printing is stable: the parsed plan prints the same text.
+        prop_assert_eq!(parsed.to_string(), text);
+    }
+
+    #[test]
+    fn the_parser_never_panics(text in "[ -~\n]{0,200}") {
+        let _ = Plan::parse(&text);
+    }
+
+    #[test]
+    fn json_round_trips(body in expr()) {
+        let plan = Plan::new(body);
+        let json = serde_json::to_string(&plan).unwrap();
+        let back: Plan = serde_json::from_str(&json).unwrap();
+        prop_assert_eq!(back, plan);
+    }
+}
