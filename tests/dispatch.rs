@@ -597,3 +597,70 @@ fn large_toolboxes_find_tools_by_name_too() {
         matches!(error, ToolError::UnknownTool { ref suggestions, .. } if suggestions.contains(&"tool_4".to_owned()))
     );
 }
+
+#[test]
+fn hostile_sizes_give_short_errors() {
+    let store = Store::with_account();
+    let tools = toolbox(&store);
+    // 100,000 wrong lines: the message lists twenty and counts the rest.
+    let lines: Vec<Value> = (0..100_000)
+        .map(|_| json!({"sku": 1, "quantity": 1}))
+        .collect();
+    let args = json!({"customer": "c", "lines": lines, "channel": "sms"});
+    let error = block_on(tools.call_value("place_order", &args)).unwrap_err();
+    let message = error.for_model();
+    assert!(message.len() < 4_000, "{} bytes", message.len());
+    assert!(message.contains(" more like these"), "{message}");
+    // A 200 KB tool name is neither searched for near names nor echoed whole.
+    let name = "x".repeat(200_000);
+    let ToolError::UnknownTool {
+        name: echoed,
+        suggestions,
+        ..
+    } = block_on(tools.call(&name, "{}")).unwrap_err()
+    else {
+        panic!()
+    };
+    assert!(suggestions.is_empty());
+    assert!(echoed.len() < 200, "{}", echoed.len());
+}
+
+#[test]
+fn run_time_tools_check_deep_values_too() {
+    // A list of lists of integers; a leaf 40 levels down is an object.
+    let writes = Arc::new(AtomicUsize::new(0));
+    let seen = writes.clone();
+    let tool = DynamicTool::builder("store_tree")
+        .input_schema(json!({
+            "type": "object",
+            "properties": { "tree": { "$ref": "#/$defs/Tree" } },
+            "required": ["tree"],
+            "$defs": { "Tree": { "anyOf": [ { "type": "integer" }, { "type": "array", "items": { "$ref": "#/$defs/Tree" } } ] } }
+        }))
+        .effects(EffectSet::WRITE)
+        .handler(move |_| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            async { Ok(Value::Null) }
+        });
+    let tools = Toolbox::builder().dynamic(tool).build().unwrap();
+    let mut tree = json!({"evil": true});
+    for _ in 0..40 {
+        tree = json!([1, tree]);
+    }
+    let error = block_on(tools.call_value("store_tree", &json!({"tree": tree}))).unwrap_err();
+    assert!(
+        matches!(error, ToolError::Deserialization { .. }),
+        "{error:?}"
+    );
+    assert_eq!(writes.load(Ordering::SeqCst), 0, "the handler never saw it");
+}
+
+#[test]
+fn call_is_send_and_unpin() {
+    fn assert_send_unpin<T: Send + Unpin>(_: &T) {}
+    let store = Store::with_account();
+    let tools = toolbox(&store);
+    let call = tools.call("add", r#"{"a": 1, "b": 2}"#);
+    assert_send_unpin(&call);
+    assert_eq!(block_on(call).unwrap().json(), "3");
+}

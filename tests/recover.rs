@@ -371,9 +371,9 @@ fn escalation_after_a_fix_that_did_not_help_keeps_the_first_error() {
         escalation.original
     );
     assert!(
-        escalation
-            .reason
-            .starts_with("the call could not be fixed: arguments for `add` do not fit"),
+        escalation.reason.starts_with(
+            "the call could not be fixed in 1 attempt(s): arguments for `add` do not fit"
+        ),
         "{}",
         escalation.reason
     );
@@ -407,4 +407,45 @@ fn per_tool_policies_override_the_default_and_unknown_names_are_refused() {
         error.problems(),
         [BuildProblem::PolicyForUnknownTool { name: "ad".into() }]
     );
+}
+
+#[test]
+fn a_model_step_is_asked_at_most_its_attempts_whatever_fails() {
+    // The model is asked once for the bad JSON and fails; the function then
+    // gives JSON of the wrong shape; the used-up model is not asked again.
+    let model = Arc::new(ScriptedModel::new([
+        "still not json",
+        r#"{"a": 1, "b": 2}"#,
+    ]));
+    let policy = Policy::none()
+        .fix_by_model(model.clone(), 1)
+        .fix_with(|_| Some(r#"{"a": "one", "b": 2}"#.to_owned()));
+    let toolbox = Toolbox::builder().tool(Add).policy(policy).build().unwrap();
+    let error = block_on(toolbox.call("add", "not json")).unwrap_err();
+    assert_eq!(
+        model.requests().len(),
+        1,
+        "asked {} times",
+        model.requests().len()
+    );
+    // And the error is about what the model sent.
+    assert!(
+        matches!(&error, ToolError::InvalidArgs { excerpt, .. } if excerpt == "not json"),
+        "{error:?}"
+    );
+}
+
+#[test]
+fn giving_up_reports_what_the_model_sent_not_a_fixers_rewrite() {
+    let model = Arc::new(ScriptedModel::new(["%%%"]));
+    let toolbox = Toolbox::builder()
+        .tool(Add)
+        .policy(Policy::none().fix_by_model(model, 1))
+        .build()
+        .unwrap();
+    let error = block_on(toolbox.call("add", "gibberish")).unwrap_err();
+    let ToolError::InvalidArgs { excerpt, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(excerpt, "gibberish");
 }

@@ -13,7 +13,7 @@
 //! |---|---|---|
 //! | `StringToNumber` | `"42"`, `"-3.5"`, `"1e3"` | `42`, `-3.5`, `1000` (an integer only if the text is one) |
 //! | `FloatToInteger` | `5.0` | `5` (never `5.5`) |
-//! | `ToString` | `42`, `true` | `"42"`, `"true"` |
+//! | `ToString` | `42`, `true` | `"42"`, `"true"` (whole numbers only: a float's text is lost when JSON is parsed) |
 //! | `StringToBool` | `"true"`, `"False"` | `true`, `false` (no other words) |
 //! | `SingleToList` | `"a"` | `["a"]` |
 //! | `EnumCase` | `"HIGH"` | `"high"` (only when exactly one value matches) |
@@ -379,7 +379,10 @@ fn convert(t: &str, keywords: &Map<String, Value>, value: &Value) -> Option<(Coe
             })?;
             Some((CoercionKind::StringToNumber, number))
         }
-        ("string", Value::Number(n)) => {
+        // Whole numbers only: a float was already rounded when the JSON was
+        // parsed (`1.10` is 1.1, `98765432109876543210123` is 9.87…e22), so its
+        // text is lost; better the model resends it than a wrong string runs.
+        ("string", Value::Number(n)) if n.is_i64() || n.is_u64() => {
             Some((CoercionKind::ToString, Value::String(n.to_string())))
         }
         ("string", Value::Bool(b)) => Some((CoercionKind::ToString, Value::String(b.to_string()))),
@@ -486,6 +489,16 @@ mod tests {
             "nothing changed, nothing added for a non-nullable field"
         );
         assert!(changes.is_empty());
+    }
+
+    #[test]
+    fn numbers_whose_text_is_lost_are_not_made_strings() {
+        let schema = json!({"type": "object", "properties": {"id": {"type": "string"}, "v": {"type": "string"}}});
+        let mut value: Value =
+            serde_json::from_str(r#"{"id": 98765432109876543210123, "v": 1.10}"#).unwrap();
+        let before = value.clone();
+        assert!(coerce(&schema, &mut value).is_empty());
+        assert_eq!(value, before);
     }
 
     #[test]

@@ -210,8 +210,11 @@ impl fmt::Display for ToolError {
             }
             ToolError::Deserialization { tool, problems, message, .. } => {
                 write!(f, "arguments for `{tool}` do not fit its input")?;
-                for problem in problems {
+                for problem in problems.iter().take(MAX_PROBLEMS_SHOWN) {
                     write!(f, "; {problem}")?;
+                }
+                if problems.len() > MAX_PROBLEMS_SHOWN {
+                    write!(f, "; and {} more", problems.len() - MAX_PROBLEMS_SHOWN)?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
                     write!(f, ": {message}")?;
@@ -241,6 +244,10 @@ impl fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// Messages list this many problems, then say how many more there are: a
+/// model's 100,000-element array of wrong values must not become a 5 MB message.
+const MAX_PROBLEMS_SHOWN: usize = 20;
 
 struct ForModel<'e>(&'e ToolError);
 
@@ -274,8 +281,11 @@ impl fmt::Display for ForModel<'_> {
             }
             ToolError::Deserialization { tool, problems, message, expected } => {
                 write!(f, "Invalid arguments for `{tool}`:")?;
-                for problem in problems {
+                for problem in problems.iter().take(MAX_PROBLEMS_SHOWN) {
                     write!(f, "\n- {problem}")?;
+                }
+                if problems.len() > MAX_PROBLEMS_SHOWN {
+                    write!(f, "\n- and {} more like these", problems.len() - MAX_PROBLEMS_SHOWN)?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
                     write!(f, "\n- {message}")?;

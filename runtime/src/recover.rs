@@ -373,7 +373,7 @@ pub(crate) async fn recover(
         policy: &entry.policy,
         notes: Vec::new(),
         next_fix: 0,
-        model_asked: 0,
+        model_asked: vec![0; entry.policy.fix.len()],
         sanitized: false,
         executions: 1,
         fixes: 0,
@@ -410,8 +410,9 @@ struct Run<'a> {
     notes: Vec<Recovered>,
     /// The fix step to try next.
     next_fix: usize,
-    /// How many times the current model step was asked.
-    model_asked: u32,
+    /// How many times each model fix step was asked, by its position in
+    /// `policy.fix`; never reset, so a step is asked at most `attempts` times.
+    model_asked: Vec<u32>,
     sanitized: bool,
     /// Calls of the tool so far.
     executions: u32,
@@ -477,19 +478,22 @@ impl Run<'_> {
     /// The model fix step at `next_fix` (or the first one, for wrong shapes),
     /// while it has attempts left.
     async fn ask_model(&mut self, text: &str, error: &crate::ToolError) -> Option<String> {
-        let position = if matches!(self.policy.fix.get(self.next_fix), Some(Fix::Model { .. })) {
+        let is_model = |f: &Fix| matches!(f, Fix::Model { .. });
+        let position = if self.policy.fix.get(self.next_fix).is_some_and(is_model) {
             self.next_fix
         } else {
-            self.policy
-                .fix
-                .iter()
-                .position(|f| matches!(f, Fix::Model { .. }))?
+            // A wrong shape, after coercion: the first model step with attempts left.
+            (0..self.policy.fix.len()).find(|&i| match &self.policy.fix[i] {
+                Fix::Model { attempts, .. } => self.model_asked[i] < *attempts,
+                _ => false,
+            })?
         };
         let Fix::Model { model, attempts } = &self.policy.fix[position] else {
             return None;
         };
-        while self.model_asked < *attempts {
-            self.model_asked += 1;
+        while self.model_asked[position] < *attempts {
+            self.model_asked[position] += 1;
+            let attempt = self.model_asked[position];
             self.fixes += 1;
             let request = crate::model::Request::new(vec![
                 crate::model::Message::system(
@@ -516,14 +520,13 @@ impl Run<'_> {
             if answer != text {
                 self.notes.push(Recovered::Rewritten {
                     by: "model",
-                    attempt: self.model_asked,
+                    attempt,
                 });
                 return Some(answer);
             }
         }
         if position == self.next_fix {
             self.next_fix += 1;
-            self.model_asked = 0;
         }
         None
     }
@@ -548,8 +551,15 @@ impl Run<'_> {
     }
 
     fn give_up(&self, error: crate::ToolError, original: crate::ToolError) -> crate::ToolError {
+        // The model is told about what it sent, not about a fixer's rewrite of
+        // it; a tool that kept failing is reported by its last failure.
+        let returned = match (&error, &original) {
+            (crate::ToolError::Execution { .. }, _) => error.clone(),
+            (_, original) if original.next_step() == crate::NextStep::FixCall => original.clone(),
+            _ => error.clone(),
+        };
         match self.policy.give_up {
-            GiveUp::Fail => error,
+            GiveUp::Fail => returned,
             GiveUp::Escalate(severity) => {
                 let reason = match &error {
                     crate::ToolError::Execution { .. } => {
@@ -558,7 +568,11 @@ impl Run<'_> {
                             self.executions
                         )
                     }
-                    _ => format!("the call could not be fixed: {error}"),
+                    _ if self.fixes == 0 => format!("no fix applied to the call: {error}"),
+                    _ => format!(
+                        "the call could not be fixed in {} attempt(s): {error}",
+                        self.fixes
+                    ),
                 };
                 crate::ToolError::Escalation(Box::new(crate::Escalation {
                     source: format!("recovery of `{}`", self.entry.spec.name()),

@@ -36,6 +36,7 @@
 //! ]);
 //! ```
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -186,11 +187,8 @@ pub(crate) fn write_list(f: &mut fmt::Formatter<'_>, names: &[String]) -> fmt::R
 /// before its missing fields). Empty when the value fits.
 pub fn check(schema: &Value, value: &Value) -> Vec<Problem> {
     let mut problems = Vec::new();
-    Walker {
-        root: schema,
-        depth: 0,
-    }
-    .check(schema, value, &JsonPath::root(), &mut problems);
+    let budget = Cell::new(CHECK_BUDGET);
+    Walker::new(schema, &budget).check(schema, value, &JsonPath::root(), &mut problems);
     problems
 }
 
@@ -202,7 +200,8 @@ pub fn fits(schema: &Value, value: &Value) -> bool {
 /// Whether `value` fits `schema`, a part of `root` whose `$ref`s point into `root`.
 pub(crate) fn fits_within(root: &Value, schema: &Value, value: &Value) -> bool {
     let mut problems = Vec::new();
-    Walker { root, depth: 0 }.check(schema, value, &JsonPath::root(), &mut problems);
+    let budget = Cell::new(CHECK_BUDGET);
+    Walker::new(root, &budget).check(schema, value, &JsonPath::root(), &mut problems);
     problems.is_empty()
 }
 
@@ -261,20 +260,37 @@ pub fn describe_value(value: &Value) -> String {
     }
 }
 
-/// Deep enough for any real tool; a deeper schema (or a recursive type) is
-/// described by name past this point, and its inner values are not checked.
-const MAX_DEPTH: usize = 64;
+/// Deeper than any value serde_json parses (it stops at 128 levels, and a level
+/// of the value is at most a few levels of the walk). A value nested deeper is
+/// a problem, never passed unchecked.
+const MAX_DEPTH: usize = 512;
+
+/// How many schema nodes one check may visit. Options (`anyOf`) are each
+/// checked, so hostile arguments against a schema of nested options could
+/// otherwise cost time exponential in their depth.
+const CHECK_BUDGET: usize = 200_000;
 
 struct Walker<'s> {
     root: &'s Value,
     depth: usize,
+    /// Node visits left, shared by the whole check.
+    budget: &'s Cell<usize>,
 }
 
 impl<'s> Walker<'s> {
+    fn new(root: &'s Value, budget: &'s Cell<usize>) -> Walker<'s> {
+        Walker {
+            root,
+            depth: 0,
+            budget,
+        }
+    }
+
     fn deeper(&self) -> Option<Walker<'s>> {
         (self.depth < MAX_DEPTH).then(|| Walker {
             root: self.root,
             depth: self.depth + 1,
+            budget: self.budget,
         })
     }
 
@@ -284,7 +300,27 @@ impl<'s> Walker<'s> {
     }
 
     fn check(&self, schema: &'s Value, value: &Value, path: &JsonPath, out: &mut Vec<Problem>) {
-        let Some(inner) = self.deeper() else { return };
+        match self.budget.get() {
+            0 => return,
+            1 => {
+                self.budget.set(0);
+                out.push(Problem::Mismatch {
+                    path: path.clone(),
+                    expected: "arguments small enough to check".into(),
+                    found: "more than the checker will read".into(),
+                });
+                return;
+            }
+            left => self.budget.set(left - 1),
+        }
+        let Some(inner) = self.deeper() else {
+            out.push(Problem::Mismatch {
+                path: path.clone(),
+                expected: format!("a value nested at most {} levels deep", MAX_DEPTH / 4),
+                found: "deeper nesting".into(),
+            });
+            return;
+        };
         let schema = self.resolved(schema);
         let Value::Object(keywords) = schema else {
             if schema == &Value::Bool(false) {
@@ -300,21 +336,29 @@ impl<'s> Walker<'s> {
         }
         for key in ["anyOf", "oneOf"] {
             if let Some(options) = keywords.get(key).and_then(Value::as_array) {
-                let fitting: Vec<_> = options.iter().filter(|o| inner.fits(o, value)).collect();
+                // Each option is checked once; its problems are kept for the message.
+                let results: Vec<Vec<Problem>> = options
+                    .iter()
+                    .map(|option| {
+                        let mut problems = Vec::new();
+                        inner.check(option, value, path, &mut problems);
+                        problems
+                    })
+                    .collect();
+                let fitting = results.iter().filter(|p| p.is_empty()).count();
                 let ok = if key == "anyOf" {
-                    !fitting.is_empty()
+                    fitting > 0
                 } else {
-                    fitting.len() == 1
+                    fitting == 1
                 };
                 if !ok {
                     // When exactly one option has the value's JSON type, its
                     // problems say more than "expected A | B".
-                    let same_type: Vec<_> = options
-                        .iter()
-                        .filter(|o| inner.accepts_type_of(o, value))
+                    let same_type: Vec<usize> = (0..options.len())
+                        .filter(|&i| inner.accepts_type_of(&options[i], value))
                         .collect();
                     if let [only] = same_type.as_slice() {
-                        inner.check(only, value, path, out);
+                        out.extend(results.into_iter().nth(*only).unwrap_or_default());
                     } else {
                         out.push(self.mismatch(schema, value, path));
                     }
@@ -447,7 +491,7 @@ impl<'s> Walker<'s> {
             out.push(Problem::Mismatch {
                 path: path.clone(),
                 expected,
-                found: describe_value(&Value::Array(items.to_vec())),
+                found: format!("an array of {} element(s)", items.len()),
             });
         }
         let prefix = keywords.get("prefixItems").and_then(Value::as_array);
@@ -460,12 +504,6 @@ impl<'s> Walker<'s> {
                 self.check(schema, item, &path.index(i), out);
             }
         }
-    }
-
-    fn fits(&self, schema: &'s Value, value: &Value) -> bool {
-        let mut problems = Vec::new();
-        self.check(schema, value, &JsonPath::root(), &mut problems);
-        problems.is_empty()
     }
 
     /// Whether the schema's `type` (if any) admits the value's JSON type.
@@ -865,6 +903,49 @@ mod tests {
             value = json!({ "next": value });
         }
         assert!(check(&schema, &value).is_empty());
+    }
+
+    /// `Option<Box<Node>>`-style recursion: each level is an `anyOf`.
+    fn nested_options(depth: usize, leaf: Value) -> (Value, Value) {
+        let schema = json!({
+            "$ref": "#/$defs/Node",
+            "$defs": { "Node": {
+                "type": "object",
+                "properties": {
+                    "n": { "type": "integer" },
+                    "next": { "anyOf": [ { "$ref": "#/$defs/Node" }, { "type": "null" } ] }
+                },
+                "required": ["n"]
+            } }
+        });
+        let mut value = json!({ "n": leaf });
+        for _ in 0..depth {
+            value = json!({ "n": 1, "next": value });
+        }
+        (schema, value)
+    }
+
+    #[test]
+    fn nested_options_are_checked_once_each() {
+        // Checking an option and then again for the message made this 2^depth:
+        // a minute at 22 levels. Once each, it is linear.
+        let (schema, value) = nested_options(100, json!("bad"));
+        let problems = check(&schema, &value);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        let path = problems[0].path().to_string();
+        assert!(path.ends_with(".next.n") && path.len() > 500, "{path}");
+    }
+
+    #[test]
+    fn values_deeper_than_the_walk_are_problems_not_passed() {
+        let (schema, value) = nested_options(400, json!(1));
+        let problems = check(&schema, &value);
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.to_string().contains("nested at most")),
+            "{problems:?}"
+        );
     }
 
     #[test]

@@ -295,12 +295,7 @@ impl Shared {
     #[inline]
     fn entry(&self, name: &str, allowed: EffectSet) -> Result<&Entry, ToolError> {
         let Some(index) = self.index(name) else {
-            let available: Vec<String> = self.names(allowed).map(str::to_owned).collect();
-            return Err(ToolError::UnknownTool {
-                name: name.to_owned(),
-                suggestions: nearest(name, &available),
-                available,
-            });
+            return Err(self.unknown(name, allowed));
         };
         let entry = &self.entries[index];
         if !entry.spec.effects().is_subset_of(allowed) {
@@ -311,6 +306,28 @@ impl Shared {
             });
         }
         Ok(entry)
+    }
+
+    /// Off the fast path: a name the toolbox does not have. A hostile name
+    /// (a model can send 200 KB of one) gets no suggestions and is shortened.
+    #[cold]
+    fn unknown(&self, name: &str, allowed: EffectSet) -> ToolError {
+        const LONGEST: usize = 128;
+        let available: Vec<String> = self.names(allowed).map(str::to_owned).collect();
+        let suggestions = if name.len() <= LONGEST {
+            nearest(name, &available)
+        } else {
+            Vec::new()
+        };
+        let name = match name.char_indices().nth(LONGEST) {
+            Some((cut, _)) => format!("{}…", &name[..cut]),
+            None => name.to_owned(),
+        };
+        ToolError::UnknownTool {
+            name,
+            suggestions,
+            available,
+        }
     }
 }
 
