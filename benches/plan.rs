@@ -1,0 +1,59 @@
+//! The interpreter's overhead: a plan of 100 execs of a trivial tool against
+//! the same 100 calls made directly through the toolbox in async Rust, in the
+//! same run. `cargo bench --bench plan`.
+//!
+//! The plan is `traverse` over 100 elements (plans nest at most 64 deep, so a
+//! chain of 100 nested matches is not a plan). Both arms dispatch through
+//! `Toolbox::call`; the difference is the interpreter: evaluating the list,
+//! turning values into argument JSON and outputs back into values, the trace.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use futures::executor::block_on;
+use typed_tools::plan::{Interpreter, Plan};
+use typed_tools::{tool, Toolbox};
+
+/// Add one.
+#[tool(effects = Pure)]
+fn inc(n: i64) -> i64 {
+    n + 1
+}
+
+fn plan_text(n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|i| format!("{{n = {i}}}")).collect();
+    format!(
+        "match traverse (fn x => exec tool inc x) [{}] {{\n  Ok(all) => all,\n  Err(e) => e.message\n}}",
+        items.join(", ")
+    )
+}
+
+fn interpreter(c: &mut Criterion) {
+    let toolbox = Toolbox::builder().tool(Inc).build().unwrap();
+    let plan = Plan::parse(&plan_text(100)).unwrap();
+    let interpreter = Interpreter::new(&toolbox);
+    // Both arms do the same calls with the same results.
+    let run = block_on(interpreter.run(&plan)).unwrap();
+    assert_eq!(run.trace.len(), 100);
+    let direct = || async {
+        let mut outputs = Vec::with_capacity(100);
+        for i in 0..100 {
+            let args = format!("{{\"n\":{i}}}");
+            outputs.push(toolbox.call("inc", &args).await.unwrap().into_json());
+        }
+        outputs
+    };
+    assert_eq!(block_on(direct()).len(), 100);
+
+    let mut group = c.benchmark_group("100_execs");
+    group.bench_function("direct_toolbox_calls", |b| {
+        b.iter(|| black_box(block_on(direct())))
+    });
+    group.bench_function("plan_interpreter", |b| {
+        b.iter(|| black_box(block_on(interpreter.run(black_box(&plan))).unwrap()))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, interpreter);
+criterion_main!(benches);
