@@ -664,3 +664,18 @@ fn call_is_send_and_unpin() {
     assert_send_unpin(&call);
     assert_eq!(block_on(call).unwrap().json(), "3");
 }
+
+#[test]
+fn arguments_nested_too_deep_are_told_so() {
+    let store = Store::with_account();
+    let tools = toolbox(&store);
+    let deep = format!("{{\"customer\": {}1{}}}", "[".repeat(200), "]".repeat(200));
+    let error = block_on(tools.call("place_order", &deep)).unwrap_err();
+    let ToolError::InvalidArgs { message, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert!(
+        message.starts_with("nested more than 128 levels deep at line 1"),
+        "{message}"
+    );
+}

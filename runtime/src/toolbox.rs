@@ -369,7 +369,16 @@ impl Entry {
             Failure::Args(error) => match serde_json::from_str::<Value>(args) {
                 Err(syntax) => ToolError::InvalidArgs {
                     tool,
-                    message: syntax.to_string(),
+                    // serde_json stops at 128 levels: say so in words a model can act on.
+                    message: if syntax.to_string().starts_with("recursion limit exceeded") {
+                        format!(
+                            "nested more than 128 levels deep at line {} column {}; send flatter arguments",
+                            syntax.line(),
+                            syntax.column()
+                        )
+                    } else {
+                        syntax.to_string()
+                    },
                     excerpt: excerpt(args),
                     expected,
                 },
