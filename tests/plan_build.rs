@@ -232,3 +232,14 @@ fn pure_operations_build_their_nodes_and_evaluate() {
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(run.outcome.unwrap(), Value::Int(90));
 }
+
+#[test]
+fn a_typed_plan_runs_against_a_toolbox_that_allows_its_effects() {
+    let (toolbox, shop) = toolbox(Some("send_reply"));
+    let run = block_on(support_agent().run(&toolbox)).unwrap();
+    assert_eq!(
+        run.outcome.unwrap(),
+        Value::String("refund succeeded but notification failed".into())
+    );
+    assert_eq!(shop.calls.lock().unwrap().len(), 3);
+}

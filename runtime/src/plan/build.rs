@@ -12,10 +12,11 @@
 //!   of the tool's output: a wrong field is rustc's "no field" error.
 //! - [`map`], [`filter`] and [`fold`] take pure callbacks; calling a tool per
 //!   element is [`traverse`], whose Result must be matched like an `Exec`.
-//! - [`Plan::build`](TypedPlan::build) makes a [`TypedPlan`]; [`TypedPlan::allow`]
-//!   checks its effects against an allowed set ("effect violation: allowed
-//!   {Read} but got {Write}"), and it converts into the IR [`Plan`] that the
-//!   [`Interpreter`](super::Interpreter), the printer and the preview take.
+//! - [`TypedPlan::build`] makes a [`TypedPlan`]; [`TypedPlan::allow`] checks
+//!   its effects against an allowed set ("effect violation: allowed {Read}
+//!   but got {Write}"), as does [`TypedPlan::run`] against the toolbox's; it
+//!   converts into the IR [`Plan`] that the [`Interpreter`](super::Interpreter),
+//!   the printer and the preview take.
 //!
 //! Names: each binder (match branch, `let`, callback parameter) is given a name
 //! for the IR. Give it the name of the closure's parameter, as [`on!`](crate::on)
@@ -84,6 +85,9 @@ use std::ops::{Add, Div, Mul, Rem, Sub};
 
 use crate::effect::{Effects, Pure, SubsetOf, Union};
 use crate::tool::Tool;
+use crate::toolbox::Toolbox;
+
+use super::{Interpreter, PlanError, Run};
 
 use super::ir::{self, BinaryOp, Branch, Lambda, Lambda2, Param, Plan, Step};
 
@@ -693,6 +697,15 @@ impl<T, E: Effects> TypedPlan<T, E> {
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
+
+    /// Runs the plan with the [`Interpreter`](super::Interpreter) against a
+    /// toolbox whose allowed effects `A` include the plan's, checked by rustc.
+    pub async fn run<A: Effects>(&self, toolbox: &Toolbox<A>) -> Result<Run, PlanError>
+    where
+        E: SubsetOf<A>,
+    {
+        Interpreter::new(toolbox).run(&self.plan).await
+    }
 }
 
 impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
@@ -711,15 +724,23 @@ macro_rules! field {
 }
 
 /// `exec!(Tool { arg: value, ... })`: calls `Tool`, each argument checked
-/// against the field of the tool's input it names. Yields an [`Exec`] to match
-/// with [`on!`](crate::on).
+/// against the field of the tool's input it names: an unknown field, a value
+/// of the wrong type, a missing or a repeated field is a compile error. Yields
+/// an [`Exec`] to match with [`on!`](crate::on).
 #[macro_export]
 macro_rules! exec {
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
+    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {{
+        // Never called: a struct literal of the input type, so that rustc
+        // reports a missing or repeated argument.
+        #[allow(unreachable_code, clippy::diverging_sub_expression)]
+        let _every_argument_once = || {
+            type Input = <$tool as $crate::Tool>::Input;
+            let _ = Input { $($f: ::core::unreachable!()),* };
+        };
         $crate::plan::build::exec::<$tool, _>(|args| {
             args $(.field(::core::stringify!($f), |i| &i.$f).is($v))*
         })
-    };
+    }};
 }
 
 /// `on!(step, Ok(x) => ..., Err(e) => ...)`: matches the Result of an
