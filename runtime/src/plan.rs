@@ -7,6 +7,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
+//! | [`build`] | the typed plan builder: misuse is a compile error |
 //! | [`ir`] | the plan IR ([`Plan`], [`Expr`], [`Step`]), plain serde data |
 //! | [`text`] | the λ-Tool text form: printer and grammar |
 //! | [`parse`] | the parser of that text ([`Plan::parse`], [`ParseError`]) |
@@ -15,6 +16,7 @@
 //! | [`interpret`] | the [`Interpreter`]: outcome and trace |
 //! | [`error`] | [`PlanError`] |
 
+pub mod build;
 pub mod error;
 pub mod interpret;
 pub mod ir;

@@ -1,0 +1,765 @@
+//! The typed plan builder: Rust code that builds the [plan IR](super::ir) so
+//! that λ-Tool's rules are checked by rustc.
+//!
+//! - [`Expr<T, E>`] is a plan value of Rust type `T` whose evaluation has the
+//!   effects `E` (the union of the effects of the tool calls inside it).
+//! - [`exec`] (or the [`exec!`](crate::exec) macro) calls a tool and yields an
+//!   [`Exec`], which is not a value: its Result must be matched with
+//!   [`Exec::on`] (or [`on!`](crate::on)), handling both `Ok` and `Err`. The
+//!   `Ok` binder is a closure parameter, so it does not exist in the `Err`
+//!   branch.
+//! - Field access, [`field!`](crate::field), is checked against the Rust type
+//!   of the tool's output: a wrong field is rustc's "no field" error.
+//! - [`map`], [`filter`] and [`fold`] take pure callbacks; calling a tool per
+//!   element is [`traverse`], whose Result must be matched like an `Exec`.
+//! - [`TypedPlan::build`] makes a [`TypedPlan`]; [`TypedPlan::allow`] checks
+//!   its effects against an allowed set ("effect violation: allowed {Read}
+//!   but got {Write}"), as does [`TypedPlan::run`] against the toolbox's; it
+//!   converts into the IR [`Plan`] that the [`Interpreter`](super::Interpreter),
+//!   the printer and the preview take.
+//!
+//! Names: each binder (match branch, `let`, callback parameter) is given a name
+//! for the IR. Give it the name of the closure's parameter, as [`on!`](crate::on)
+//! does, so that Rust's scoping and the plan's agree.
+//!
+//! The λ-Tool support agent:
+//!
+//! ```
+//! use typed_tools::plan::build::{lit, TypedPlan};
+//! use typed_tools::plan::Plan;
+//! use typed_tools::effect::{ReadWrite};
+//! use typed_tools::{exec, field, on, tool};
+//! # use schemars::JsonSchema;
+//! # use serde::Serialize;
+//! # #[derive(Serialize, JsonSchema)]
+//! # struct Account { id: String, email: String, last_charge_cents: i64 }
+//! # #[derive(Serialize, JsonSchema)]
+//! # struct Refund { tx_id: String }
+//! # /// Look up a customer account.
+//! # #[tool(effects = Read)]
+//! # fn lookup_account(id: String) -> Result<Account, String> { Err(id) }
+//! # /// Refund an amount to an account.
+//! # #[tool(effects = Write)]
+//! # fn issue_refund(account_id: String, amount: i64) -> Result<Refund, String> { Err(account_id) }
+//! # /// Send a reply to a customer.
+//! # #[tool(effects = Write)]
+//! # fn send_reply(to: String, body: String) -> Result<(), String> { Err(to + &body) }
+//!
+//! let plan = TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
+//!     Ok(account) => on!(exec!(IssueRefund {
+//!             account_id: field!(account.id),
+//!             amount: field!(account.last_charge_cents),
+//!         }),
+//!         Ok(refund) => on!(exec!(SendReply {
+//!                 to: field!(account.email),
+//!                 body: field!(refund.tx_id),
+//!             }),
+//!             Ok(u) => lit("refund processed and customer notified"),
+//!             Err(e) => lit("refund succeeded but notification failed"),
+//!         ),
+//!         Err(e) => lit("refund failed, customer not refunded"),
+//!     ),
+//!     Err(e) => lit("account lookup failed"),
+//! ))
+//! .allow::<ReadWrite>();
+//!
+//! let text = r#"match exec tool lookup_account {id = "cust_12345"} {
+//!   Ok(account) =>
+//!     match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
+//!       Ok(refund) =>
+//!         match exec tool send_reply {to = account.email, body = refund.tx_id} {
+//!           Ok(u) => "refund processed and customer notified",
+//!           Err(e) => "refund succeeded but notification failed"
+//!         },
+//!       Err(e) => "refund failed, customer not refunded"
+//!     },
+//!   Err(e) => "account lookup failed"
+//! }"#;
+//! let plan = Plan::from(plan);
+//! assert_eq!(plan, Plan::parse(text).unwrap());
+//! assert_eq!(plan.to_string(), Plan::parse(text).unwrap().to_string());
+//! ```
+
+use std::marker::PhantomData;
+use std::ops::{Add, Div, Mul, Rem, Sub};
+
+use crate::effect::{Effects, Pure, SubsetOf, Union};
+use crate::tool::Tool;
+use crate::toolbox::Toolbox;
+
+use super::{Interpreter, PlanError, Run};
+
+use super::ir::{self, BinaryOp, Branch, Lambda, Lambda2, Param, Plan, Step};
+
+/// The union of two effect sets.
+type Or<A, B> = <A as Union<B>>::Output;
+
+/// What matching a step of effects `S` gives, with branches `K` and `R`.
+type Matched<S, K, R> =
+    Expr<<K as IntoExpr>::Value, Or<Or<S, <K as IntoExpr>::Effects>, <R as IntoExpr>::Effects>>;
+
+/// A plan value of Rust type `T` with effects `E`: a typed handle on an
+/// [`ir::Expr`].
+pub struct Expr<T, E: Effects = Pure> {
+    ir: ir::Expr,
+    _t: PhantomData<fn() -> (T, E)>,
+}
+
+impl<T, E: Effects> Clone for Expr<T, E> {
+    fn clone(&self) -> Self {
+        typed(self.ir.clone())
+    }
+}
+
+impl<T, E: Effects> std::fmt::Debug for Expr<T, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.ir.fmt(f)
+    }
+}
+
+fn typed<T, E: Effects>(ir: ir::Expr) -> Expr<T, E> {
+    Expr {
+        ir,
+        _t: PhantomData,
+    }
+}
+
+fn param(name: &str) -> Param {
+    Param {
+        name: name.to_owned(),
+        ty: None,
+    }
+}
+
+/// What a plan value is made of: an [`Expr`]. A tool call ([`Exec`]) or a
+/// [`Traversal`] is not: its Result must be matched first.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a plan value: a tool call's Result must be matched first",
+    label = "match this with `.on(\"ok\", |ok| ..., \"e\", |e| ...)` to use it",
+    note = "every tool call can fail: handle both branches, `on!(exec!(Tool {{ .. }}), Ok(x) => ..., Err(e) => ...)`"
+)]
+pub trait IntoExpr {
+    /// The value's Rust type.
+    type Value;
+    /// The value's effects.
+    type Effects: Effects;
+    /// The typed expression.
+    fn into_expr(self) -> Expr<Self::Value, Self::Effects>;
+}
+
+impl<T, E: Effects> IntoExpr for Expr<T, E> {
+    type Value = T;
+    type Effects = E;
+    fn into_expr(self) -> Expr<T, E> {
+        self
+    }
+}
+
+/// Effects a callback of `map`, `filter` or `fold` may have: none.
+#[diagnostic::on_unimplemented(
+    message = "effect violation: allowed {{}} but got {{{Self}}}",
+    label = "this callback has effects {{{Self}}}",
+    note = "`map`, `filter` and `fold` take pure callbacks; call tools per element with `traverse`"
+)]
+pub trait PureCallback: Effects {}
+
+impl PureCallback for Pure {}
+
+impl<T, E: Effects> Expr<T, E> {
+    /// The IR.
+    pub fn into_ir(self) -> ir::Expr {
+        self.ir
+    }
+
+    /// The IR, borrowed.
+    pub fn ir(&self) -> &ir::Expr {
+        &self.ir
+    }
+
+    /// `self.name`; `check` projects the field out of `T`, so that rustc checks
+    /// the name and gives the field's type. Use [`field!`](crate::field).
+    pub fn field<U>(&self, name: &str, check: impl FnOnce(&T) -> &U) -> Expr<U, E> {
+        let _ = check;
+        typed(self.ir.clone().get(name))
+    }
+
+    fn binary<U, F: Effects, R>(self, op: BinaryOp, right: Expr<U, F>) -> Expr<R, Or<E, F>>
+    where
+        E: Union<F>,
+    {
+        typed(ir::Expr::binary(op, self.ir, right.ir))
+    }
+
+    /// `self == other`.
+    pub fn eq<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+    {
+        self.binary(BinaryOp::Eq, other)
+    }
+
+    /// `self != other`.
+    pub fn ne<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+    {
+        self.binary(BinaryOp::Ne, other)
+    }
+
+    /// `self < other`.
+    pub fn lt<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+        T: Ordered,
+    {
+        self.binary(BinaryOp::Lt, other)
+    }
+
+    /// `self <= other`.
+    pub fn le<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+        T: Ordered,
+    {
+        self.binary(BinaryOp::Le, other)
+    }
+
+    /// `self > other`.
+    pub fn gt<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+        T: Ordered,
+    {
+        self.binary(BinaryOp::Gt, other)
+    }
+
+    /// `self >= other`.
+    pub fn ge<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+        T: Ordered,
+    {
+        self.binary(BinaryOp::Ge, other)
+    }
+}
+
+/// The types λ-Tool compares with `<`, `<=`, `>`, `>=`: Int, Float, String.
+pub trait Ordered {}
+impl Ordered for i64 {}
+impl Ordered for f64 {}
+impl Ordered for String {}
+
+impl<E: Effects> Expr<String, E> {
+    /// `self ++ other`.
+    pub fn concat<F: Effects>(self, other: Expr<String, F>) -> Expr<String, Or<E, F>>
+    where
+        E: Union<F>,
+    {
+        self.binary(BinaryOp::Concat, other)
+    }
+}
+
+impl<E: Effects> Expr<bool, E> {
+    /// `self and other`, short-circuit.
+    pub fn and<F: Effects>(self, other: Expr<bool, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+    {
+        self.binary(BinaryOp::And, other)
+    }
+
+    /// `self or other`, short-circuit.
+    pub fn or<F: Effects>(self, other: Expr<bool, F>) -> Expr<bool, Or<E, F>>
+    where
+        E: Union<F>,
+    {
+        self.binary(BinaryOp::Or, other)
+    }
+
+    /// `not self`.
+    #[allow(clippy::should_implement_trait)]
+    pub fn not(self) -> Expr<bool, E> {
+        typed(ir::Expr::Not {
+            operand: Box::new(self.ir),
+        })
+    }
+}
+
+macro_rules! int_ops {
+    ($($trait:ident $method:ident $op:ident;)*) => {$(
+        impl<E: Effects, F: Effects> $trait<Expr<i64, F>> for Expr<i64, E>
+        where
+            E: Union<F>,
+        {
+            type Output = Expr<i64, Or<E, F>>;
+            fn $method(self, right: Expr<i64, F>) -> Self::Output {
+                self.binary(BinaryOp::$op, right)
+            }
+        }
+    )*};
+}
+
+int_ops! {
+    Add add Add;
+    Sub sub Sub;
+    Mul mul Mul;
+    Div div Div;
+    Rem rem Rem;
+}
+
+/// A value a plan can write literally: `&str`, `String`, `i64`, `f64`, `bool`, `()`.
+pub trait Literal {
+    /// Its Rust type in the plan.
+    type Value;
+    /// The IR literal.
+    fn into_literal(self) -> ir::Expr;
+}
+
+impl Literal for &str {
+    type Value = String;
+    fn into_literal(self) -> ir::Expr {
+        ir::Expr::string(self)
+    }
+}
+impl Literal for String {
+    type Value = String;
+    fn into_literal(self) -> ir::Expr {
+        ir::Expr::string(self)
+    }
+}
+impl Literal for i64 {
+    type Value = i64;
+    fn into_literal(self) -> ir::Expr {
+        ir::Expr::int(self)
+    }
+}
+impl Literal for f64 {
+    type Value = f64;
+    fn into_literal(self) -> ir::Expr {
+        ir::Expr::Float { value: self }
+    }
+}
+impl Literal for bool {
+    type Value = bool;
+    fn into_literal(self) -> ir::Expr {
+        ir::Expr::Bool { value: self }
+    }
+}
+impl Literal for () {
+    type Value = ();
+    fn into_literal(self) -> ir::Expr {
+        ir::Expr::Unit
+    }
+}
+
+/// A literal: `lit("text")`, `lit(42)`, `lit(true)`.
+pub fn lit<L: Literal>(value: L) -> Expr<L::Value> {
+    typed(value.into_literal())
+}
+
+/// `[a, b, c]`: the elements have one type and one set of effects.
+pub fn list<T, E: Effects>(items: impl IntoIterator<Item = Expr<T, E>>) -> Expr<Vec<T>, E> {
+    typed(ir::Expr::List {
+        items: items.into_iter().map(|e| e.ir).collect(),
+    })
+}
+
+/// `let name = value in body`; `body` gets the variable.
+pub fn let_<V: IntoExpr, B: IntoExpr>(
+    name: &str,
+    value: V,
+    body: impl FnOnce(Expr<V::Value>) -> B,
+) -> Expr<B::Value, Or<V::Effects, B::Effects>>
+where
+    V::Effects: Union<B::Effects>,
+{
+    let body = body(typed(ir::Expr::var(name))).into_expr();
+    typed(ir::Expr::Let {
+        name: name.to_owned(),
+        value: Box::new(value.into_expr().ir),
+        body: Box::new(body.ir),
+    })
+}
+
+/// `if cond then yes else no`: both branches have one type.
+pub fn if_<C, T, Y: Effects, N: Effects>(
+    cond: Expr<bool, C>,
+    yes: Expr<T, Y>,
+    no: Expr<T, N>,
+) -> Expr<T, Or<Or<C, Y>, N>>
+where
+    C: Union<Y>,
+    Or<C, Y>: Union<N>,
+{
+    typed(ir::Expr::If {
+        cond: Box::new(cond.ir),
+        then: Box::new(yes.ir),
+        otherwise: Box::new(no.ir),
+    })
+}
+
+/// `map (fn name => f(name)) list`; `f` is pure.
+pub fn map<T, L: Effects, B: IntoExpr>(
+    list: Expr<Vec<T>, L>,
+    name: &str,
+    f: impl FnOnce(Expr<T>) -> B,
+) -> Expr<Vec<B::Value>, L>
+where
+    B::Effects: PureCallback,
+{
+    let body = f(typed(ir::Expr::var(name))).into_expr();
+    typed(ir::Expr::Map {
+        func: Lambda {
+            param: param(name),
+            body: Box::new(body.ir),
+        },
+        list: Box::new(list.ir),
+    })
+}
+
+/// `filter (fn name => f(name)) list`; `f` is pure and gives a bool.
+pub fn filter<T, L: Effects, B: IntoExpr<Value = bool>>(
+    list: Expr<Vec<T>, L>,
+    name: &str,
+    f: impl FnOnce(Expr<T>) -> B,
+) -> Expr<Vec<T>, L>
+where
+    B::Effects: PureCallback,
+{
+    let body = f(typed(ir::Expr::var(name))).into_expr();
+    typed(ir::Expr::Filter {
+        func: Lambda {
+            param: param(name),
+            body: Box::new(body.ir),
+        },
+        list: Box::new(list.ir),
+    })
+}
+
+/// `fold (fn acc, item => f(acc, item)) init list`, from the left; `f` is pure.
+pub fn fold<T, A, I, L: Effects, B: IntoExpr<Value = A>>(
+    init: Expr<A, I>,
+    list: Expr<Vec<T>, L>,
+    (acc, item): (&str, &str),
+    f: impl FnOnce(Expr<A>, Expr<T>) -> B,
+) -> Expr<A, Or<I, L>>
+where
+    B::Effects: PureCallback,
+    I: Union<L>,
+{
+    let body = f(typed(ir::Expr::var(acc)), typed(ir::Expr::var(item))).into_expr();
+    typed(ir::Expr::Fold {
+        func: Lambda2 {
+            acc: param(acc),
+            item: param(item),
+            body: Box::new(body.ir),
+        },
+        init: Box::new(init.ir),
+        list: Box::new(list.ir),
+    })
+}
+
+/// The arguments of a call to tool input `I`, built field by field; each
+/// field's name and type are checked by a projection out of `I`. Use
+/// [`exec!`](crate::exec).
+pub struct Args<I, E: Effects = Pure> {
+    fields: Vec<(String, ir::Expr)>,
+    _t: PhantomData<fn() -> (I, E)>,
+}
+
+impl<I, E: Effects> Args<I, E> {
+    /// The field `name`, whose type `check` gives; its value comes next,
+    /// with [`ArgField::is`].
+    pub fn field<U>(self, name: &str, check: impl FnOnce(&I) -> &U) -> ArgField<I, E, U> {
+        let _ = check;
+        ArgField {
+            args: self,
+            name: name.to_owned(),
+            _t: PhantomData,
+        }
+    }
+}
+
+/// A field of [`Args`] waiting for its value, of type `U`.
+pub struct ArgField<I, E: Effects, U> {
+    args: Args<I, E>,
+    name: String,
+    _t: PhantomData<fn() -> U>,
+}
+
+impl<I, E: Effects, U> ArgField<I, E, U> {
+    /// The field's value: a plan value of the field's type.
+    pub fn is<V: IntoExpr<Value = U>>(self, value: V) -> Args<I, Or<E, V::Effects>>
+    where
+        E: Union<V::Effects>,
+    {
+        let mut fields = self.args.fields;
+        fields.push((self.name, value.into_expr().ir));
+        Args {
+            fields,
+            _t: PhantomData,
+        }
+    }
+}
+
+/// A tool call: not a value. Its Result must be matched with [`Exec::on`].
+///
+/// `A` is the effects of evaluating the arguments.
+#[must_use = "a tool call's Result must be matched with `.on(\"ok\", |ok| ..., \"e\", |e| ...)`"]
+pub struct Exec<T: Tool, A: Effects = Pure> {
+    step: Step,
+    _t: PhantomData<fn() -> (T, A)>,
+}
+
+/// Calls tool `T` with the arguments `args` builds. Use [`exec!`](crate::exec).
+pub fn exec<T: Tool, A: Effects>(
+    args: impl FnOnce(Args<T::Input>) -> Args<T::Input, A>,
+) -> Exec<T, A> {
+    let args = args(Args {
+        fields: Vec::new(),
+        _t: PhantomData,
+    });
+    Exec {
+        step: Step::Exec {
+            tool: T::NAME.to_owned(),
+            arg: Box::new(ir::Expr::Record {
+                fields: args.fields,
+            }),
+        },
+        _t: PhantomData,
+    }
+}
+
+/// What an `Err` branch binds: the failed call's tool, the kind of failure and
+/// the message. Read it with [`field!`](crate::field): `field!(e.message)`.
+#[derive(Clone, Debug)]
+pub struct CallError {
+    /// The tool's name.
+    pub tool: String,
+    /// `"execution"`, `"refused"`, ...
+    pub kind: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+fn match_step<O, S, K: IntoExpr, R: IntoExpr<Value = K::Value>>(
+    step: Step,
+    ok_name: &str,
+    ok: impl FnOnce(Expr<O>) -> K,
+    err_name: &str,
+    err: impl FnOnce(Expr<CallError>) -> R,
+) -> Matched<S, K, R>
+where
+    S: Union<K::Effects>,
+    Or<S, K::Effects>: Union<R::Effects>,
+{
+    let then = ok(typed(ir::Expr::var(ok_name))).into_expr();
+    let otherwise = err(typed(ir::Expr::var(err_name))).into_expr();
+    typed(ir::Expr::Match {
+        on: Box::new(step),
+        ok: Branch {
+            bind: ok_name.to_owned(),
+            body: Box::new(then.ir),
+        },
+        err: Branch {
+            bind: err_name.to_owned(),
+            body: Box::new(otherwise.ir),
+        },
+    })
+}
+
+impl<T: Tool, A: Effects> Exec<T, A>
+where
+    T::Effects: Union<A>,
+{
+    /// `match exec ... { Ok(ok_name) => ok, Err(err_name) => err }`: both
+    /// branches give the same type. Name each binder after its closure's
+    /// parameter, or use [`on!`](crate::on).
+    pub fn on<K: IntoExpr, R: IntoExpr<Value = K::Value>>(
+        self,
+        ok_name: &str,
+        ok: impl FnOnce(Expr<T::Output>) -> K,
+        err_name: &str,
+        err: impl FnOnce(Expr<CallError>) -> R,
+    ) -> Matched<Or<T::Effects, A>, K, R>
+    where
+        Or<T::Effects, A>: Union<K::Effects>,
+        Or<Or<T::Effects, A>, K::Effects>: Union<R::Effects>,
+    {
+        match_step::<T::Output, Or<T::Effects, A>, K, R>(self.step, ok_name, ok, err_name, err)
+    }
+}
+
+/// A step that yields a Result: an [`Exec`] or a [`Traversal`]; what
+/// [`traverse`] runs per element.
+pub trait IntoStep {
+    /// The Ok value.
+    type Ok;
+    /// The effects of running the step.
+    type Effects: Effects;
+    /// The IR step.
+    fn into_step(self) -> Step;
+}
+
+impl<T: Tool, A: Effects> IntoStep for Exec<T, A>
+where
+    T::Effects: Union<A>,
+{
+    type Ok = T::Output;
+    type Effects = Or<T::Effects, A>;
+    fn into_step(self) -> Step {
+        self.step
+    }
+}
+
+/// A `traverse`: not a value. Its Result, the list of Ok values or the first
+/// error, must be matched with [`Traversal::on`].
+#[must_use = "a traverse's Result must be matched with `.on(\"ok\", |ok| ..., \"e\", |e| ...)`"]
+pub struct Traversal<T, E: Effects> {
+    step: Step,
+    _t: PhantomData<fn() -> (T, E)>,
+}
+
+impl<T, E: Effects> IntoStep for Traversal<T, E> {
+    type Ok = T;
+    type Effects = E;
+    fn into_step(self) -> Step {
+        self.step
+    }
+}
+
+/// `traverse (fn name => step) list`: runs the step `f` gives for each
+/// element, in order, until the first error.
+pub fn traverse<T, L, S: IntoStep>(
+    list: Expr<Vec<T>, L>,
+    name: &str,
+    f: impl FnOnce(Expr<T>) -> S,
+) -> Traversal<Vec<S::Ok>, Or<L, S::Effects>>
+where
+    L: Union<S::Effects>,
+{
+    let body = f(typed(ir::Expr::var(name))).into_step();
+    Traversal {
+        step: Step::Traverse {
+            param: param(name),
+            body: Box::new(body),
+            list: Box::new(list.ir),
+        },
+        _t: PhantomData,
+    }
+}
+
+impl<T, E: Effects> Traversal<T, E> {
+    /// `match traverse ... { Ok(ok_name) => ok, Err(err_name) => err }`, like
+    /// [`Exec::on`].
+    pub fn on<K: IntoExpr, R: IntoExpr<Value = K::Value>>(
+        self,
+        ok_name: &str,
+        ok: impl FnOnce(Expr<T>) -> K,
+        err_name: &str,
+        err: impl FnOnce(Expr<CallError>) -> R,
+    ) -> Matched<E, K, R>
+    where
+        E: Union<K::Effects>,
+        Or<E, K::Effects>: Union<R::Effects>,
+    {
+        match_step::<T, E, K, R>(self.step, ok_name, ok, err_name, err)
+    }
+}
+
+/// A plan built with this module: its value has type `T` and its tool calls
+/// have effects `E`.
+#[derive(Clone, Debug)]
+pub struct TypedPlan<T, E: Effects> {
+    plan: Plan,
+    _t: PhantomData<fn() -> (T, E)>,
+}
+
+impl<T, E: Effects> TypedPlan<T, E> {
+    /// The plan whose value is `body`.
+    pub fn build<B: IntoExpr<Value = T, Effects = E>>(body: B) -> Self {
+        TypedPlan {
+            plan: Plan::new(body.into_expr().ir),
+            _t: PhantomData,
+        }
+    }
+
+    /// Checks that the plan's effects are all in `A`: "effect violation:
+    /// allowed {Read} but got {Write}" otherwise.
+    pub fn allow<A: Effects>(self) -> Self
+    where
+        E: SubsetOf<A>,
+    {
+        self
+    }
+
+    /// The IR plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Runs the plan with the [`Interpreter`](super::Interpreter) against a
+    /// toolbox whose allowed effects `A` include the plan's, checked by rustc.
+    pub async fn run<A: Effects>(&self, toolbox: &Toolbox<A>) -> Result<Run, PlanError>
+    where
+        E: SubsetOf<A>,
+    {
+        Interpreter::new(toolbox).run(&self.plan).await
+    }
+}
+
+impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
+    fn from(plan: TypedPlan<T, E>) -> Plan {
+        plan.plan
+    }
+}
+
+/// `field!(account.email)`: the field `email` of the plan value `account`,
+/// checked against the value's Rust type; `field!(a.b.c)` chains.
+#[macro_export]
+macro_rules! field {
+    ($e:ident $(. $f:ident)+) => {
+        $e $(.field(::core::stringify!($f), |v| &v.$f))+
+    };
+}
+
+/// `exec!(Tool { arg: value, ... })`: calls `Tool`, each argument checked
+/// against the field of the tool's input it names: an unknown field, a value
+/// of the wrong type, a missing or a repeated field is a compile error. Yields
+/// an [`Exec`] to match with [`on!`](crate::on).
+#[macro_export]
+macro_rules! exec {
+    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {{
+        // Never called: a struct literal of the input type, so that rustc
+        // reports a missing or repeated argument.
+        #[allow(unreachable_code, clippy::diverging_sub_expression)]
+        let _every_argument_once = || {
+            type Input = <$tool as $crate::Tool>::Input;
+            let _ = Input { $($f: ::core::unreachable!()),* };
+        };
+        $crate::plan::build::exec::<$tool, _>(|args| {
+            args $(.field(::core::stringify!($f), |i| &i.$f).is($v))*
+        })
+    }};
+}
+
+/// `on!(step, Ok(x) => ..., Err(e) => ...)`: matches the Result of an
+/// [`Exec`] or a [`Traversal`]; the binders' names are the IR's, so Rust's
+/// scoping and the plan's agree.
+#[macro_export]
+macro_rules! on {
+    ($step:expr, Ok($ok:ident) => $then:expr, Err($err:ident) => $else:expr $(,)?) => {
+        $step.on(
+            ::core::stringify!($ok),
+            |$ok| {
+                let _ = &$ok;
+                $then
+            },
+            ::core::stringify!($err),
+            |$err| {
+                let _ = &$err;
+                $else
+            },
+        )
+    };
+}

@@ -1,0 +1,245 @@
+//! The typed builder: the support agent it builds is the IR of the λ-Tool
+//! text, runs through the interpreter, and the pure operations and `traverse`
+//! build the IR nodes they name.
+
+use std::sync::{Arc, Mutex};
+
+use futures::executor::block_on;
+use schemars::JsonSchema;
+use serde::Serialize;
+use typed_tools::effect::{ReadWrite, Write};
+use typed_tools::plan::build::{filter, fold, if_, let_, list, lit, map, traverse, TypedPlan};
+use typed_tools::plan::{Interpreter, Plan, Value};
+use typed_tools::{exec, field, on, tool, Toolbox};
+
+#[derive(Default)]
+struct Shop {
+    fail: Option<&'static str>,
+    calls: Mutex<Vec<&'static str>>,
+}
+
+impl Shop {
+    fn record(&self, tool: &'static str) -> Result<(), String> {
+        self.calls.lock().unwrap().push(tool);
+        match self.fail == Some(tool) {
+            true => Err(format!("{tool} is down")),
+            false => Ok(()),
+        }
+    }
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Account {
+    id: String,
+    subscription_tier: String,
+    email: String,
+    last_charge_cents: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Refund {
+    tx_id: String,
+}
+
+/// Look up a customer account.
+#[tool(effects = Read)]
+fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, String> {
+    shop.record("lookup_account")?;
+    Ok(Account {
+        id,
+        subscription_tier: "pro".into(),
+        email: "ana@example.com".into(),
+        last_charge_cents: 1299,
+    })
+}
+
+/// Refund an amount to an account.
+#[tool(effects = Write)]
+fn issue_refund(#[state] shop: &Shop, account_id: String, amount: i64) -> Result<Refund, String> {
+    shop.record("issue_refund")?;
+    Ok(Refund {
+        tx_id: format!("tx_{account_id}_{amount}"),
+    })
+}
+
+/// Send a reply to a customer.
+#[tool(effects = Write)]
+fn send_reply(#[state] shop: &Shop, to: String, body: String) -> Result<(), String> {
+    let _ = (to, body);
+    shop.record("send_reply")
+}
+
+/// Charge an order.
+#[tool(effects = Write)]
+fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, String> {
+    shop.record("charge")?;
+    if amount < 0 {
+        return Err(format!("order {id}: negative amount"));
+    }
+    Ok(format!("tx_{id}"))
+}
+
+fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
+    let shop = Arc::new(Shop {
+        fail,
+        ..Shop::default()
+    });
+    let toolbox = Toolbox::builder()
+        .tool(LookupAccount::new(Arc::clone(&shop)))
+        .tool(IssueRefund::new(Arc::clone(&shop)))
+        .tool(SendReply::new(Arc::clone(&shop)))
+        .tool(Charge::new(Arc::clone(&shop)))
+        .build()
+        .unwrap();
+    (toolbox, shop)
+}
+
+/// The same text as `tests/plan.rs`.
+const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
+  Ok(account) =>
+    match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
+      Ok(refund) =>
+        match exec tool send_reply {to = account.email, body = refund.tx_id} {
+          Ok(u) => "refund processed and customer notified",
+          Err(e) => "refund succeeded but notification failed"
+        },
+      Err(e) => "refund failed, customer not refunded"
+    },
+  Err(e) => "account lookup failed"
+}"#;
+
+fn support_agent() -> TypedPlan<String, ReadWrite> {
+    TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
+        Ok(account) => on!(exec!(IssueRefund {
+                account_id: field!(account.id),
+                amount: field!(account.last_charge_cents),
+            }),
+            Ok(refund) => on!(exec!(SendReply {
+                    to: field!(account.email),
+                    body: field!(refund.tx_id),
+                }),
+                Ok(u) => lit("refund processed and customer notified"),
+                Err(e) => lit("refund succeeded but notification failed"),
+            ),
+            Err(e) => lit("refund failed, customer not refunded"),
+        ),
+        Err(e) => lit("account lookup failed"),
+    ))
+    .allow::<ReadWrite>()
+}
+
+#[test]
+fn the_support_agent_is_the_ir_of_its_text() {
+    let built = Plan::from(support_agent());
+    let parsed = Plan::parse(SUPPORT_AGENT).unwrap();
+    assert_eq!(built, parsed);
+    assert_eq!(built.to_string(), parsed.to_string());
+    assert_eq!(
+        built.tools(),
+        ["lookup_account", "issue_refund", "send_reply"]
+    );
+}
+
+#[test]
+fn the_support_agent_runs_through_its_four_paths() {
+    let plan = Plan::from(support_agent());
+    for (fail, outcome, calls) in [
+        (
+            None,
+            "refund processed and customer notified",
+            &["lookup_account", "issue_refund", "send_reply"][..],
+        ),
+        (
+            Some("lookup_account"),
+            "account lookup failed",
+            &["lookup_account"][..],
+        ),
+        (
+            Some("issue_refund"),
+            "refund failed, customer not refunded",
+            &["lookup_account", "issue_refund"][..],
+        ),
+        (
+            Some("send_reply"),
+            "refund succeeded but notification failed",
+            &["lookup_account", "issue_refund", "send_reply"][..],
+        ),
+    ] {
+        let (toolbox, shop) = toolbox(fail);
+        let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+        assert_eq!(run.outcome.unwrap(), Value::String(outcome.into()));
+        assert_eq!(*shop.calls.lock().unwrap(), calls);
+    }
+}
+
+#[test]
+fn traverse_and_the_error_record() {
+    let plan = TypedPlan::build(let_("n", lit(2), |n| {
+        on!(traverse(list([lit(1), lit(2), lit(3)]), "o", |o| exec!(Charge {
+                id: o.clone(),
+                amount: o - n,
+            })),
+            Ok(txs) => lit("charged"),
+            Err(e) => lit("stopped: ").concat(field!(e.message)),
+        )
+    }))
+    .allow::<Write>();
+    let plan = Plan::from(plan);
+    assert_eq!(
+        plan,
+        Plan::parse(
+            r#"let n = 2 in match traverse (fn o => exec tool charge {id = o, amount = o - n}) [1, 2, 3] {
+  Ok(txs) => "charged",
+  Err(e) => "stopped: " ++ e.message
+}"#
+        )
+        .unwrap()
+    );
+    let (toolbox, shop) = toolbox(None);
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome.unwrap(),
+        Value::String("stopped: tool `charge` failed: order 1: negative amount".into())
+    );
+    assert_eq!(*shop.calls.lock().unwrap(), ["charge"]);
+}
+
+#[test]
+fn pure_operations_build_their_nodes_and_evaluate() {
+    let numbers = || list([1, 2, 3, 4, 5].map(lit));
+    let odd = filter(numbers(), "n", |n| (n % lit(2)).eq(lit(1)));
+    let tens = map(odd, "n", |n| n * lit(10));
+    let sum = fold(lit(0), tens, ("acc", "x"), |acc, x| acc + x);
+    let body = if_(
+        sum.clone()
+            .gt(lit(50))
+            .and(lit(true).not().or(lit(1).le(lit(2)))),
+        sum,
+        lit(0) - lit(1),
+    );
+    let plan = Plan::from(TypedPlan::build(body));
+    assert_eq!(
+        plan,
+        Plan::parse(
+            "if fold (fn acc, x => acc + x) 0 (map (fn n => n * 10) (filter (fn n => n % 2 == 1) [1, 2, 3, 4, 5])) > 50 \
+             and (not true or 1 <= 2) \
+             then fold (fn acc, x => acc + x) 0 (map (fn n => n * 10) (filter (fn n => n % 2 == 1) [1, 2, 3, 4, 5])) \
+             else 0 - 1"
+        )
+        .unwrap()
+    );
+    let (toolbox, _) = toolbox(None);
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome.unwrap(), Value::Int(90));
+}
+
+#[test]
+fn a_typed_plan_runs_against_a_toolbox_that_allows_its_effects() {
+    let (toolbox, shop) = toolbox(Some("send_reply"));
+    let run = block_on(support_agent().run(&toolbox)).unwrap();
+    assert_eq!(
+        run.outcome.unwrap(),
+        Value::String("refund succeeded but notification failed".into())
+    );
+    assert_eq!(shop.calls.lock().unwrap().len(), 3);
+}
