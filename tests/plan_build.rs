@@ -243,3 +243,26 @@ fn a_typed_plan_runs_against_a_toolbox_that_allows_its_effects() {
     );
     assert_eq!(shop.calls.lock().unwrap().len(), 3);
 }
+
+#[test]
+fn an_inner_binder_with_an_outer_name_does_not_capture_the_outer_handle() {
+    // For each x in [1, 2]: the sum over y in [10, 20] of x + y. Both callbacks
+    // are named "x": the inner one must not capture the outer handle.
+    let outer = list([1, 2].map(lit));
+    let body = map(outer, "x", |x| {
+        fold(
+            lit(0),
+            map(list([10, 20].map(lit)), "x", move |y| x.clone() + y),
+            ("acc", "v"),
+            |acc, v| acc + v,
+        )
+    });
+    let plan = Plan::from(TypedPlan::build(body));
+    assert!(plan.to_string().contains("fn x_2 =>"), "{plan}");
+    let (toolbox, _) = toolbox(None);
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome.unwrap(),
+        Value::List(vec![Value::Int(32), Value::Int(34)])
+    );
+}

@@ -124,6 +124,38 @@ fn typed<T, E: Effects>(ir: ir::Expr) -> Expr<T, E> {
     }
 }
 
+thread_local! {
+    /// The binders of the closures running now, outermost first. The builder
+    /// runs every closure at once, on this thread, so this is the scope.
+    static IN_SCOPE: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `body` with a binder for `name`: `name` itself, unless an enclosing
+/// binder already has it, then `name_2`, `name_3`, ... Handles are variables by
+/// name, so an inner `x` must not capture a handle to an outer `x`.
+fn bind<R>(name: &str, body: impl FnOnce(&str) -> R) -> (String, R) {
+    struct Pop;
+    impl Drop for Pop {
+        fn drop(&mut self) {
+            IN_SCOPE.with(|scope| scope.borrow_mut().pop());
+        }
+    }
+    let fresh = IN_SCOPE.with(|scope| {
+        let scope = scope.borrow();
+        if !scope.iter().any(|n| n == name) {
+            return name.to_owned();
+        }
+        (2..)
+            .map(|i| format!("{name}_{i}"))
+            .find(|candidate| !scope.contains(candidate))
+            .unwrap_or_else(|| name.to_owned())
+    });
+    IN_SCOPE.with(|scope| scope.borrow_mut().push(fresh.clone()));
+    let _pop = Pop;
+    let result = body(&fresh);
+    (fresh, result)
+}
+
 fn param(name: &str) -> Param {
     Param {
         name: name.to_owned(),
@@ -373,10 +405,11 @@ pub fn let_<V: IntoExpr, B: IntoExpr>(
 where
     V::Effects: Union<B::Effects>,
 {
-    let body = body(typed(ir::Expr::var(name))).into_expr();
+    let value = value.into_expr();
+    let (name, body) = bind(name, |name| body(typed(ir::Expr::var(name))).into_expr());
     typed(ir::Expr::Let {
-        name: name.to_owned(),
-        value: Box::new(value.into_expr().ir),
+        name,
+        value: Box::new(value.ir),
         body: Box::new(body.ir),
     })
 }
@@ -407,10 +440,10 @@ pub fn map<T, L: Effects, B: IntoExpr>(
 where
     B::Effects: PureCallback,
 {
-    let body = f(typed(ir::Expr::var(name))).into_expr();
+    let (name, body) = bind(name, |name| f(typed(ir::Expr::var(name))).into_expr());
     typed(ir::Expr::Map {
         func: Lambda {
-            param: param(name),
+            param: param(&name),
             body: Box::new(body.ir),
         },
         list: Box::new(list.ir),
@@ -426,10 +459,10 @@ pub fn filter<T, L: Effects, B: IntoExpr<Value = bool>>(
 where
     B::Effects: PureCallback,
 {
-    let body = f(typed(ir::Expr::var(name))).into_expr();
+    let (name, body) = bind(name, |name| f(typed(ir::Expr::var(name))).into_expr());
     typed(ir::Expr::Filter {
         func: Lambda {
-            param: param(name),
+            param: param(&name),
             body: Box::new(body.ir),
         },
         list: Box::new(list.ir),
@@ -447,11 +480,15 @@ where
     B::Effects: PureCallback,
     I: Union<L>,
 {
-    let body = f(typed(ir::Expr::var(acc)), typed(ir::Expr::var(item))).into_expr();
+    let (acc, (item, body)) = bind(acc, |acc| {
+        bind(item, |item| {
+            f(typed(ir::Expr::var(acc)), typed(ir::Expr::var(item))).into_expr()
+        })
+    });
     typed(ir::Expr::Fold {
         func: Lambda2 {
-            acc: param(acc),
-            item: param(item),
+            acc: param(&acc),
+            item: param(&item),
             body: Box::new(body.ir),
         },
         init: Box::new(init.ir),
@@ -553,16 +590,16 @@ where
     S: Union<K::Effects>,
     Or<S, K::Effects>: Union<R::Effects>,
 {
-    let then = ok(typed(ir::Expr::var(ok_name))).into_expr();
-    let otherwise = err(typed(ir::Expr::var(err_name))).into_expr();
+    let (ok_name, then) = bind(ok_name, |name| ok(typed(ir::Expr::var(name))).into_expr());
+    let (err_name, otherwise) = bind(err_name, |name| err(typed(ir::Expr::var(name))).into_expr());
     typed(ir::Expr::Match {
         on: Box::new(step),
         ok: Branch {
-            bind: ok_name.to_owned(),
+            bind: ok_name,
             body: Box::new(then.ir),
         },
         err: Branch {
-            bind: err_name.to_owned(),
+            bind: err_name,
             body: Box::new(otherwise.ir),
         },
     })
@@ -638,10 +675,10 @@ pub fn traverse<T, L, S: IntoStep>(
 where
     L: Union<S::Effects>,
 {
-    let body = f(typed(ir::Expr::var(name))).into_step();
+    let (name, body) = bind(name, |name| f(typed(ir::Expr::var(name))).into_step());
     Traversal {
         step: Step::Traverse {
-            param: param(name),
+            param: param(&name),
             body: Box::new(body),
             list: Box::new(list.ir),
         },
