@@ -4,6 +4,8 @@
 //! `issue_refund` (Write) and `send_reply` (Write). The example prints the
 //! catalog a model would be shown, then dispatches calls as a model writes
 //! them, good and bad, and prints what the model would be told each time.
+//! Last, it builds λ-Tool's plan (lookup, refund the last charge, notify)
+//! with the typed plan builder, prints its text and preview, and runs it.
 //! No network, no API key.
 //!
 //! Run it with `cargo run --example support_agent`.
@@ -14,8 +16,10 @@ use std::sync::Mutex;
 use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use typed_tools::effect::EffectSet;
-use typed_tools::{tool, CatalogFormat, Toolbox};
+use typed_tools::effect::{EffectSet, ReadWrite};
+use typed_tools::plan::build::{lit, TypedPlan};
+use typed_tools::plan::{CallResult, Interpreter, Plan};
+use typed_tools::{exec, field, on, tool, CatalogFormat, Toolbox};
 
 /// A customer account.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -207,6 +211,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "-- issue_refund through the read-only view\n   {}\n",
         denied.unwrap_err()
     );
+
+    println!("== λ-Tool's plan, built with the typed builder\n");
+    // Every tool call's Result is matched on both branches; a field the
+    // output does not have, an unmatched Result or an effect outside
+    // `ReadWrite` would not compile (see ui-tests/).
+    let plan = TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
+        Ok(account) => on!(exec!(IssueRefund {
+                account_id: field!(account.id),
+                amount: field!(account.last_charge_cents),
+            }),
+            Ok(refund) => on!(exec!(SendReply {
+                    to: field!(account.email),
+                    body: field!(refund.tx_id),
+                }),
+                Ok(sent) => lit("refund processed and customer notified"),
+                Err(e) => lit("refund succeeded but notification failed"),
+            ),
+            Err(e) => lit("refund failed, customer not refunded"),
+        ),
+        Err(e) => lit("account lookup failed"),
+    ))
+    .allow::<ReadWrite>();
+    let plan = Plan::from(plan);
+    println!("{plan}\n");
+    let interpreter = Interpreter::new(&toolbox);
+    println!(
+        "-- preview (nothing has run yet)\n{}",
+        interpreter.preview(&plan)?
+    );
+    let run = block_on(interpreter.run(&plan))?;
+    println!("-- trace");
+    for call in &run.trace {
+        let result = match &call.result {
+            CallResult::Ok(value) => format!("Ok({value})"),
+            other => format!("{other:?}"),
+        };
+        println!("   {} {} -> {result}", call.tool, call.args);
+    }
+    println!("-- outcome: {:?}\n", run.outcome);
 
     println!("== What happened to the store");
     println!("   refunds: {:?}", store.refunds.lock().unwrap());
