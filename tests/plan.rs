@@ -2,117 +2,16 @@
 //! short-circuit, the pure combinators, refusals before anything runs, the
 //! approval hook, and the preview.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use futures::executor::block_on;
-use schemars::JsonSchema;
-use serde::Serialize;
 use serde_json::json;
 use typed_tools::effect::EffectSet;
 use typed_tools::plan::{CallResult, Decision, Interpreter, Plan, PlanError, Preview, Runs, Value};
-use typed_tools::{tool, Toolbox};
 
-/// What the tools saw, and which one should fail.
-#[derive(Default)]
-struct Shop {
-    fail: Option<&'static str>,
-    calls: Mutex<Vec<(&'static str, serde_json::Value)>>,
-}
+mod support;
 
-impl Shop {
-    fn record(&self, tool: &'static str, args: serde_json::Value) -> Result<(), String> {
-        self.calls.lock().unwrap().push((tool, args));
-        if self.fail == Some(tool) {
-            return Err(format!("{tool} is down"));
-        }
-        Ok(())
-    }
-}
-
-#[derive(Serialize, JsonSchema)]
-struct Account {
-    id: String,
-    subscription_tier: String,
-    email: String,
-    last_charge_cents: i64,
-}
-
-#[derive(Serialize, JsonSchema)]
-struct Refund {
-    tx_id: String,
-}
-
-/// Look up a customer account.
-#[tool(effects = Read)]
-fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, String> {
-    shop.record("lookup_account", json!({ "id": id }))?;
-    Ok(Account {
-        id,
-        subscription_tier: "pro".into(),
-        email: "ana@example.com".into(),
-        last_charge_cents: 1299,
-    })
-}
-
-/// Refund an amount to an account.
-#[tool(effects = Write)]
-fn issue_refund(#[state] shop: &Shop, account_id: String, amount: i64) -> Result<Refund, String> {
-    shop.record(
-        "issue_refund",
-        json!({ "account_id": account_id, "amount": amount }),
-    )?;
-    Ok(Refund {
-        tx_id: format!("tx_{account_id}_{amount}"),
-    })
-}
-
-/// Send a reply to a customer.
-#[tool(effects = Write)]
-fn send_reply(#[state] shop: &Shop, to: String, body: String) -> Result<(), String> {
-    shop.record("send_reply", json!({ "to": to, "body": body }))
-}
-
-/// Charge an order.
-#[tool(effects = Write)]
-fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, String> {
-    shop.record("charge", json!({ "id": id, "amount": amount }))?;
-    if amount < 0 {
-        return Err(format!("order {id}: negative amount"));
-    }
-    Ok(format!("tx_{id}"))
-}
-
-fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
-    let shop = Arc::new(Shop {
-        fail,
-        ..Shop::default()
-    });
-    let toolbox = Toolbox::builder()
-        .tool(LookupAccount::new(Arc::clone(&shop)))
-        .tool(IssueRefund::new(Arc::clone(&shop)))
-        .tool(SendReply::new(Arc::clone(&shop)))
-        .tool(Charge::new(Arc::clone(&shop)))
-        .build()
-        .unwrap();
-    (toolbox, shop)
-}
-
-const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
-  Ok(account) =>
-    match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
-      Ok(refund) =>
-        match exec tool send_reply {to = account.email, body = refund.tx_id} {
-          Ok(u) => "refund processed and customer notified",
-          Err(e) => "refund succeeded but notification failed"
-        },
-      Err(e) => "refund failed, customer not refunded"
-    },
-  Err(e) => "account lookup failed"
-}"#;
-
-fn calls(shop: &Shop) -> Vec<(&'static str, serde_json::Value)> {
-    shop.calls.lock().unwrap().clone()
-}
+use support::{calls, toolbox, SUPPORT_AGENT};
 
 fn lookup() -> (&'static str, serde_json::Value) {
     ("lookup_account", json!({"id": "cust_12345"}))

@@ -2,111 +2,17 @@
 //! text, runs through the interpreter, and the pure operations and `traverse`
 //! build the IR nodes they name.
 
-use std::sync::{Arc, Mutex};
-
 use futures::executor::block_on;
-use schemars::JsonSchema;
-use serde::Serialize;
 use typed_tools::effect::{ReadWrite, Write};
 use typed_tools::plan::build::{filter, fold, if_, let_, list, lit, map, traverse, TypedPlan};
 use typed_tools::plan::{Interpreter, Plan, Value};
-use typed_tools::{exec, field, on, tool, Toolbox};
+use typed_tools::{exec, field, on};
 
-#[derive(Default)]
-struct Shop {
-    fail: Option<&'static str>,
-    calls: Mutex<Vec<&'static str>>,
-}
+mod support;
 
-impl Shop {
-    fn record(&self, tool: &'static str) -> Result<(), String> {
-        self.calls.lock().unwrap().push(tool);
-        match self.fail == Some(tool) {
-            true => Err(format!("{tool} is down")),
-            false => Ok(()),
-        }
-    }
-}
-
-#[derive(Serialize, JsonSchema)]
-struct Account {
-    id: String,
-    subscription_tier: String,
-    email: String,
-    last_charge_cents: i64,
-}
-
-#[derive(Serialize, JsonSchema)]
-struct Refund {
-    tx_id: String,
-}
-
-/// Look up a customer account.
-#[tool(effects = Read)]
-fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, String> {
-    shop.record("lookup_account")?;
-    Ok(Account {
-        id,
-        subscription_tier: "pro".into(),
-        email: "ana@example.com".into(),
-        last_charge_cents: 1299,
-    })
-}
-
-/// Refund an amount to an account.
-#[tool(effects = Write)]
-fn issue_refund(#[state] shop: &Shop, account_id: String, amount: i64) -> Result<Refund, String> {
-    shop.record("issue_refund")?;
-    Ok(Refund {
-        tx_id: format!("tx_{account_id}_{amount}"),
-    })
-}
-
-/// Send a reply to a customer.
-#[tool(effects = Write)]
-fn send_reply(#[state] shop: &Shop, to: String, body: String) -> Result<(), String> {
-    let _ = (to, body);
-    shop.record("send_reply")
-}
-
-/// Charge an order.
-#[tool(effects = Write)]
-fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, String> {
-    shop.record("charge")?;
-    if amount < 0 {
-        return Err(format!("order {id}: negative amount"));
-    }
-    Ok(format!("tx_{id}"))
-}
-
-fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
-    let shop = Arc::new(Shop {
-        fail,
-        ..Shop::default()
-    });
-    let toolbox = Toolbox::builder()
-        .tool(LookupAccount::new(Arc::clone(&shop)))
-        .tool(IssueRefund::new(Arc::clone(&shop)))
-        .tool(SendReply::new(Arc::clone(&shop)))
-        .tool(Charge::new(Arc::clone(&shop)))
-        .build()
-        .unwrap();
-    (toolbox, shop)
-}
-
-/// The same text as `tests/plan.rs`.
-const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
-  Ok(account) =>
-    match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
-      Ok(refund) =>
-        match exec tool send_reply {to = account.email, body = refund.tx_id} {
-          Ok(u) => "refund processed and customer notified",
-          Err(e) => "refund succeeded but notification failed"
-        },
-      Err(e) => "refund failed, customer not refunded"
-    },
-  Err(e) => "account lookup failed"
-}"#;
+use support::{
+    toolbox, tools_called, Charge, IssueRefund, LookupAccount, SendReply, SUPPORT_AGENT,
+};
 
 fn support_agent() -> TypedPlan<String, ReadWrite> {
     TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
@@ -168,7 +74,7 @@ fn the_support_agent_runs_through_its_four_paths() {
         let (toolbox, shop) = toolbox(fail);
         let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
         assert_eq!(run.outcome.unwrap(), Value::String(outcome.into()));
-        assert_eq!(*shop.calls.lock().unwrap(), calls);
+        assert_eq!(tools_called(&shop), calls);
     }
 }
 
@@ -201,7 +107,7 @@ fn traverse_and_the_error_record() {
         run.outcome.unwrap(),
         Value::String("stopped: tool `charge` failed: order 1: negative amount".into())
     );
-    assert_eq!(*shop.calls.lock().unwrap(), ["charge"]);
+    assert_eq!(tools_called(&shop), ["charge"]);
 }
 
 #[test]
@@ -241,7 +147,7 @@ fn a_typed_plan_runs_against_a_toolbox_that_allows_its_effects() {
         run.outcome.unwrap(),
         Value::String("refund succeeded but notification failed".into())
     );
-    assert_eq!(shop.calls.lock().unwrap().len(), 3);
+    assert_eq!(tools_called(&shop).len(), 3);
 }
 
 #[test]

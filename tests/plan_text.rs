@@ -51,18 +51,9 @@ fn support_agent() -> Plan {
     ))
 }
 
-const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
-  Ok(account) =>
-    match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
-      Ok(refund) =>
-        match exec tool send_reply {to = account.email, body = refund.tx_id} {
-          Ok(u) => "refund processed and customer notified",
-          Err(e) => "refund succeeded but notification failed"
-        },
-      Err(e) => "refund failed, customer not refunded"
-    },
-  Err(e) => "account lookup failed"
-}"#;
+mod support;
+
+use support::SUPPORT_AGENT;
 
 #[test]
 fn the_support_agent_prints_as_lambda_tool() {
