@@ -27,71 +27,15 @@ use proptest::collection::vec;
 use proptest::option;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
 use typed_tools::{tool, CatalogFormat, ToolError, Toolbox};
 
+mod support;
+
+use support::domain::{Address, Delivery, Folder, Payment, Priority};
+
 // ---------------------------------------------------------------- the tools
-
-/// A postal address.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Address {
-    /// Street and number.
-    pub street: String,
-    /// City.
-    pub city: String,
-    /// Postal code, when known.
-    pub postcode: Option<String>,
-}
-
-/// How urgent a change is.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Priority {
-    Low,
-    Normal,
-    High,
-}
-
-/// How an order reaches the customer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Delivery {
-    /// The customer picks it up.
-    Pickup,
-    /// A courier brings it.
-    Courier {
-        /// Where to.
-        address: Address,
-        /// Same day.
-        express: bool,
-    },
-    /// A parcel locker, by its code.
-    Locker(String),
-}
-
-/// A payment.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "method", rename_all = "snake_case")]
-pub enum Payment {
-    /// By card.
-    Card { last4: String },
-    /// On invoice, due in so many days.
-    Invoice { days: u8 },
-}
-
-/// A folder and its subfolders.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Folder {
-    /// Its name.
-    pub name: String,
-    /// The folders inside it.
-    pub children: Vec<Folder>,
-    /// The folder it links to, if it is a link.
-    pub link: Option<Box<Folder>>,
-}
 
 /// Look up a customer account by its id.
 #[tool(effects = Read)]

@@ -35,21 +35,9 @@ const FORMATS: [CallFormat; 7] = [
     CallFormat::Auto,
 ];
 
-/// xorshift64*: small, deterministic, good enough to pick mutations.
-struct Rng(u64);
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use support::rng::Rng;
 
 const INTERESTING: &[&[u8]] = &[
     b"{",

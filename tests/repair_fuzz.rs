@@ -9,21 +9,9 @@ use std::time::{Duration, Instant};
 use serde::de::IgnoredAny;
 use typed_tools::repair::{repair, RepairErrorKind};
 
-/// xorshift64*: a fixed seed gives the same run everywhere.
-struct Rng(u64);
+mod support;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use support::rng::Rng;
 
 const SEEDS: &[&str] = &[
     r#"{"city": "Paris", "days": 3, "tags": ["a", "b"], "nested": {"x": null, "y": [1.5, -2e3]}}"#,

@@ -1,8 +1,12 @@
-//! The λ-Tool support agent, shared by the plan tests: its tools over a shop
-//! that records every call and fails the one it is told to, and its text.
+//! What the integration tests share: the λ-Tool support agent (its tools over
+//! a shop that records every call and fails the one it is told to, and its
+//! text), the catalog tests' domain types ([`domain`]), the fuzz RNG ([`rng`]).
 
 // Each test crate uses a part of this module.
 #![allow(dead_code)]
+
+pub mod domain;
+pub mod rng;
 
 use std::sync::{Arc, Mutex};
 
