@@ -8,6 +8,7 @@ use futures::executor::block_on;
 use serde_json::json;
 use typed_tools::effect::EffectSet;
 use typed_tools::plan::{CallResult, Decision, Interpreter, Plan, PlanError, Preview, Runs, Value};
+use typed_tools::Toolbox;
 
 mod support;
 
@@ -376,4 +377,127 @@ fn a_deep_plan_runs_and_a_too_deep_one_is_refused() {
             limit: typed_tools::plan::MAX_DEPTH
         }
     );
+}
+
+/// Parse an amount like `12.99` into cents.
+#[typed_tools::tool(effects = Pure)]
+fn parse_cents(text: String) -> Result<i64, String> {
+    let (dollars, cents) = text.split_once('.').ok_or("no `.`")?;
+    let number = |s: &str| s.parse::<i64>().map_err(|e| e.to_string());
+    Ok(number(dollars)? * 100 + number(cents)?)
+}
+
+#[test]
+fn a_pure_infallible_tool_is_a_function_inside_map() {
+    let (toolbox, shop) = toolbox(None);
+    let plan = Plan::parse(
+        r#"match exec tool lookup_account {id = "c"} {
+  Ok(account) => "refund of " ++ call tool format_cents {cents = account.last_charge_cents},
+  Err(e) => e.message
+}"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome, Ok(Value::String("refund of $12.99".into())));
+    let traced: Vec<_> = run
+        .trace
+        .iter()
+        .map(|c| (c.tool.as_str(), &c.args))
+        .collect();
+    assert_eq!(
+        traced,
+        [
+            ("lookup_account", &json!({"id": "c"})),
+            ("format_cents", &json!({"cents": 1299}))
+        ]
+    );
+
+    let plan =
+        Plan::parse("map (fn c => call tool format_cents {cents = c}) [5, -1250, 100]").unwrap();
+    let preview = Interpreter::new(&toolbox).preview(&plan).unwrap();
+    assert_eq!(preview.to_string(), "format_cents {}: at most 3 times\n");
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome,
+        Ok(Value::List(
+            ["$0.05", "-$12.50", "$1.00"]
+                .map(|s| Value::String(s.into()))
+                .to_vec()
+        ))
+    );
+    assert_eq!(run.trace.len(), 3);
+    // A pure tool needs no effect: it runs where nothing is allowed.
+    let run = block_on(Interpreter::new(&toolbox).allow(EffectSet::PURE).run(&plan)).unwrap();
+    assert!(run.outcome.is_ok());
+    assert_eq!(calls(&shop).len(), 1, "only the lookup touched the shop");
+}
+
+#[test]
+fn call_of_a_tool_with_effects_or_that_can_fail_is_refused_before_anything_runs() {
+    let (toolbox, shop) = toolbox(None);
+    let write = Plan::parse(
+        r#"match exec tool lookup_account {id = "c"} {
+  Ok(a) => call tool issue_refund {account_id = a.id, amount = 100},
+  Err(e) => e.message
+}"#,
+    )
+    .unwrap();
+    let error = block_on(Interpreter::new(&toolbox).run(&write)).unwrap_err();
+    assert!(error.is_refusal());
+    assert_eq!(
+        error.to_string(),
+        "`call tool issue_refund` is refused: `issue_refund` has effects {Write} and can fail; \
+         only a pure tool that cannot fail is called with `call`: \
+         write `match exec tool issue_refund ARGS { Ok(x) => ..., Err(e) => ... }`"
+    );
+    assert!(calls(&shop).is_empty(), "nothing ran, not even the lookup");
+
+    let fallible = Toolbox::builder().tool(ParseCents).build().unwrap();
+    let plan = Plan::parse(r#"map (fn s => call tool parse_cents {text = s}) ["1.50"]"#).unwrap();
+    let error = block_on(Interpreter::new(&fallible).run(&plan)).unwrap_err();
+    assert_eq!(
+        error,
+        PlanError::NotAFunction {
+            tool: "parse_cents".into(),
+            effects: EffectSet::PURE,
+            fallible: true
+        }
+    );
+    assert!(error
+        .to_string()
+        .starts_with("`call tool parse_cents` is refused: `parse_cents` can fail;"));
+    // `exec` of the same tool in `traverse` is the way.
+    let plan = Plan::parse(
+        r#"match traverse (fn s => exec tool parse_cents {text = s}) ["1.50", "x"] {
+  Ok(all) => "parsed",
+  Err(e) => e.message
+}"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&fallible).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome,
+        Ok(Value::String("tool `parse_cents` failed: no `.`".into()))
+    );
+}
+
+#[test]
+fn a_call_whose_arguments_do_not_fit_stops_the_plan() {
+    let (toolbox, _) = toolbox(None);
+    let plan =
+        Plan::parse(r#"map (fn c => call tool format_cents {cents = c}) [1, "two", 3]"#).unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    let Err(PlanError::CallFailed { tool, error }) = &run.outcome else {
+        panic!("{:?}", run.outcome);
+    };
+    assert_eq!(tool, "format_cents");
+    assert!(
+        error.to_string().contains("cents"),
+        "the error names the argument: {error}"
+    );
+    assert!(!run.outcome.as_ref().unwrap_err().is_refusal());
+    // The first element's call ran; the third never did.
+    assert_eq!(run.trace.len(), 2);
+    assert!(matches!(run.trace[0].result, CallResult::Ok(_)));
+    assert!(matches!(run.trace[1].result, CallResult::Err(_)));
 }

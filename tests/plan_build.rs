@@ -3,15 +3,16 @@
 //! build the IR nodes they name.
 
 use futures::executor::block_on;
-use typed_tools::effect::{ReadWrite, Write};
+use typed_tools::effect::{Pure, Read, ReadWrite, Write};
 use typed_tools::plan::build::{filter, fold, if_, let_, list, lit, map, traverse, TypedPlan};
 use typed_tools::plan::{Interpreter, Plan, Value};
-use typed_tools::{exec, field, on};
+use typed_tools::{call, exec, field, on, tool, Toolbox};
 
 mod support;
 
 use support::{
-    toolbox, tools_called, Charge, IssueRefund, LookupAccount, SendReply, SUPPORT_AGENT,
+    toolbox, tools_called, Charge, FormatCents, IssueRefund, LookupAccount, SendReply,
+    SUPPORT_AGENT,
 };
 
 fn support_agent() -> TypedPlan<String, ReadWrite> {
@@ -171,4 +172,82 @@ fn an_inner_binder_with_an_outer_name_does_not_capture_the_outer_handle() {
         run.outcome.unwrap(),
         Value::List(vec![Value::Int(32), Value::Int(34)])
     );
+}
+
+#[test]
+fn a_pure_tool_is_called_as_a_function_inside_pure_callbacks() {
+    // The refund reply states the amount: `format_cents` is pure and cannot
+    // fail, so it is a plain value, here inside `map` and in a tool argument.
+    let amounts = map(list([lit(1299), lit(5)]), "c", |c| {
+        call!(FormatCents { cents: c })
+    });
+    let plan: TypedPlan<String, Read> =
+        TypedPlan::build(on!(exec!(LookupAccount { id: lit("c_1") }),
+            Ok(account) => fold(lit(""), amounts, ("all", "a"), |all, a| all.concat(a))
+                .concat(lit(" / "))
+                .concat(call!(FormatCents { cents: field!(account.last_charge_cents) })),
+            Err(e) => field!(e.message),
+        ));
+    let ir = Plan::from(plan.clone());
+    assert_eq!(
+        ir,
+        Plan::parse(
+            r#"match exec tool lookup_account {id = "c_1"} {
+  Ok(account) => fold (fn all, a => all ++ a) "" (map (fn c => call tool format_cents {cents = c}) [1299, 5]) ++ " / " ++ call tool format_cents {cents = account.last_charge_cents},
+  Err(e) => e.message
+}"#
+        )
+        .unwrap()
+    );
+    let (toolbox, _) = toolbox(None);
+    let run = block_on(plan.run(&toolbox)).unwrap();
+    assert_eq!(
+        run.outcome,
+        Ok(Value::String("$12.99$0.05 / $12.99".into()))
+    );
+    let traced: Vec<_> = run.trace.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(
+        traced,
+        [
+            "lookup_account",
+            "format_cents",
+            "format_cents",
+            "format_cents"
+        ]
+    );
+    // A plan of pure calls only has no effects at all.
+    let pure: TypedPlan<String, Pure> = TypedPlan::build(call!(FormatCents { cents: lit(7) }));
+    assert_eq!(
+        block_on(pure.run(&toolbox.restrict(typed_tools::effect::EffectSet::PURE)))
+            .unwrap()
+            .outcome,
+        Ok(Value::String("$0.07".into()))
+    );
+}
+
+/// Open a support ticket.
+#[tool(effects = Write)]
+fn open_ticket(#[serde(rename = "customerId")] customer_id: String, r#type: String) -> String {
+    format!("{customer_id}/{type}", type = r#type)
+}
+
+#[test]
+fn arguments_are_written_under_their_json_names() {
+    let plan = Plan::from(TypedPlan::build(on!(exec!(OpenTicket {
+            customer_id: lit("c_1"),
+            r#type: lit("refund"),
+        }),
+        Ok(t) => t,
+        Err(e) => field!(e.message),
+    )));
+    assert_eq!(
+        plan.to_string(),
+        r#"match exec tool open_ticket {customerId = "c_1", type = "refund"} {
+  Ok(t) => t,
+  Err(e) => e.message
+}"#
+    );
+    let toolbox = Toolbox::builder().tool(OpenTicket).build().unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome, Ok(Value::String("c_1/refund".into())));
 }

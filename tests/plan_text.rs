@@ -337,6 +337,7 @@ fn expr() -> impl Strategy<Value = Expr> {
                 otherwise: b(o),
             }),
             inner.clone().prop_map(move |e| Expr::Not { operand: b(e) }),
+            (tool_name(), inner.clone()).prop_map(|(tool, arg)| Expr::call(tool, arg)),
             (
                 proptest::sample::select(BinaryOp::ALL.to_vec()),
                 inner.clone(),

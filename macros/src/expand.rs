@@ -170,6 +170,28 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         },
     };
 
+    // The JSON key of each argument whose Rust name differs (`r#type`,
+    // `#[serde(rename)]`), for the plan builder's `exec!`.
+    let renamed: Vec<_> = model
+        .params
+        .iter()
+        .map(|p| (p.ident.to_string(), &p.json_name))
+        .filter(|(rust, json)| rust != *json)
+        .collect();
+    let argument_names = if renamed.is_empty() {
+        quote!()
+    } else {
+        let (rust, json): (Vec<_>, Vec<_>) = renamed.into_iter().unzip();
+        quote! {
+            fn __typed_tools_argument(name: &'static str) -> &'static str {
+                match name {
+                    #(#rust => #json,)*
+                    other => other,
+                }
+            }
+        }
+    };
+
     let serde_crate = format!("{}::__private::serde", path_string(krate));
     let schemars_crate = format!("{}::__private::schemars", path_string(krate));
     assumed.extend(parameter_bounds.iter().cloned());
@@ -254,6 +276,8 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
             }
 
             #call_sync
+
+            #argument_names
         }
 
         #retryable

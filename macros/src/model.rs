@@ -29,6 +29,9 @@ pub struct Param {
     pub ty: Type,
     /// `#[doc]`, `#[serde]` and `#[schemars]` attributes, moved to the input struct's field.
     pub field_attrs: Vec<Attribute>,
+    /// The key in the arguments' JSON: the name without `r#`, or what
+    /// `#[serde(rename = "...")]` says.
+    pub json_name: String,
 }
 
 pub struct State {
@@ -82,13 +85,16 @@ pub fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
             }
             continue;
         }
+        let field_attrs: Vec<Attribute> = consumed
+            .into_iter()
+            .filter(|a| !a.path().is_ident("state"))
+            .collect();
         params.push(Param {
             ident: pat.ident.clone(),
             ty: (*param.ty).clone(),
-            field_attrs: consumed
-                .into_iter()
-                .filter(|a| !a.path().is_ident("state"))
-                .collect(),
+            json_name: serde_rename(&field_attrs)
+                .unwrap_or_else(|| syn::ext::IdentExt::unraw(&pat.ident).to_string()),
+            field_attrs,
         });
     }
     let output = match &item.sig.output {
@@ -170,4 +176,34 @@ pub fn upper_camel(snake: &str) -> String {
         out.push_str("Tool");
     }
     out
+}
+
+/// The name `#[serde(rename = "x")]` or `#[serde(rename(deserialize = "x"))]`
+/// gives a field, if any. Other serde keys are serde's business.
+fn serde_rename(attrs: &[Attribute]) -> Option<String> {
+    let mut renamed = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        // A malformed attribute is reported by serde's derive, on its token.
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("rename") {
+                if meta.input.peek(syn::Token![=]) {
+                    renamed = Some(meta.value()?.parse::<syn::LitStr>()?.value());
+                } else {
+                    meta.parse_nested_meta(|inner| {
+                        let value = inner.value()?.parse::<syn::LitStr>()?.value();
+                        if inner.path.is_ident("deserialize") {
+                            renamed = Some(value);
+                        }
+                        Ok(())
+                    })?;
+                }
+            } else if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                meta.input.parse::<proc_macro2::Group>()?;
+            }
+            Ok(())
+        });
+    }
+    renamed
 }

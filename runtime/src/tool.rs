@@ -107,6 +107,15 @@ pub trait Tool: Send + Sync + 'static {
     ) -> Result<Result<Self::Output, Self::Error>, Self::Input> {
         Err(input)
     }
+
+    /// The key in the arguments' JSON of the input field `name` as
+    /// `stringify!` writes it. `#[tool]` implements it for parameters named
+    /// `r#...` or renamed by `#[serde(rename)]`; the plan builder's `exec!`
+    /// uses it.
+    #[doc(hidden)]
+    fn __typed_tools_argument(name: &'static str) -> &'static str {
+        name
+    }
 }
 
 /// What a catalog and a dispatcher know about a tool, computed once when the

@@ -89,6 +89,14 @@ pub fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, Stri
     Ok(format!("tx_{id}"))
 }
 
+/// Format an amount in cents as dollars, `$12.99`.
+#[tool(effects = Pure)]
+pub fn format_cents(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let cents = cents.unsigned_abs();
+    format!("{sign}${}.{:02}", cents / 100, cents % 100)
+}
+
 pub fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
     let shop = Arc::new(Shop {
         fail,
@@ -99,6 +107,7 @@ pub fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
         .tool(IssueRefund::new(Arc::clone(&shop)))
         .tool(SendReply::new(Arc::clone(&shop)))
         .tool(Charge::new(Arc::clone(&shop)))
+        .tool(FormatCents)
         .build()
         .unwrap();
     (toolbox, shop)

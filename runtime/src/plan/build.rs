@@ -80,6 +80,7 @@
 //! assert_eq!(plan.to_string(), Plan::parse(text).unwrap().to_string());
 //! ```
 
+use std::convert::Infallible;
 use std::marker::PhantomData;
 use std::ops::{Add, Div, Mul, Rem, Sub};
 
@@ -552,18 +553,66 @@ pub struct Exec<T: Tool, A: Effects = Pure> {
 pub fn exec<T: Tool, A: Effects>(
     args: impl FnOnce(Args<T::Input>) -> Args<T::Input, A>,
 ) -> Exec<T, A> {
+    Exec {
+        step: Step::Exec {
+            tool: T::NAME.to_owned(),
+            arg: Box::new(arguments(args)),
+        },
+        _t: PhantomData,
+    }
+}
+
+/// A tool that is a function: no effects, and it cannot fail (its `Error` is
+/// [`Infallible`]). [`call`] (or [`call!`](crate::call)) uses it as a plain
+/// value, with no `match`, inside `map`, `filter` and `fold` callbacks too: it
+/// is how a plan gets computation its built-in operations lack. Every tool
+/// whose effects are `Pure` and whose fn returns a plain value (not a
+/// `Result`) is one.
+///
+/// ```
+/// use typed_tools::plan::build::{lit, map, TypedPlan, list};
+/// use typed_tools::{call, field, tool};
+///
+/// /// Format an amount in cents as dollars.
+/// #[tool(effects = Pure)]
+/// fn format_cents(cents: i64) -> String {
+///     format!("${}.{:02}", cents / 100, cents % 100)
+/// }
+///
+/// let plan = TypedPlan::build(map(list([lit(1250), lit(99)]), "c", |c| {
+///     call!(FormatCents { cents: c })
+/// }));
+/// assert_eq!(plan.plan().to_string(), "map (fn c => call tool format_cents {cents = c}) [1250, 99]");
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a pure, infallible tool: `call!` cannot use it",
+    label = "this tool has effects or can fail",
+    note = "`call!` takes a tool with `effects = Pure` whose fn returns a plain value, not a `Result`",
+    note = "call any other tool with `exec!` and handle both branches: `on!(exec!({Self} {{ .. }}), Ok(x) => ..., Err(e) => ...)`"
+)]
+pub trait PureTool: Tool<Effects = Pure, Error = Infallible> {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Tool<Effects = Pure, Error = Infallible>> PureTool for T {}
+
+/// Calls the pure, infallible tool `T` as a function: its output is a plain
+/// value. Use [`call!`](crate::call).
+pub fn call<T: PureTool, A: Effects>(
+    args: impl FnOnce(Args<T::Input>) -> Args<T::Input, A>,
+) -> Expr<T::Output, A> {
+    typed(ir::Expr::Call {
+        tool: T::NAME.to_owned(),
+        arg: Box::new(arguments(args)),
+    })
+}
+
+fn arguments<I, A: Effects>(args: impl FnOnce(Args<I>) -> Args<I, A>) -> ir::Expr {
     let args = args(Args {
         fields: Vec::new(),
         _t: PhantomData,
     });
-    Exec {
-        step: Step::Exec {
-            tool: T::NAME.to_owned(),
-            arg: Box::new(ir::Expr::Record {
-                fields: args.fields,
-            }),
-        },
-        _t: PhantomData,
+    ir::Expr::Record {
+        fields: args.fields,
     }
 }
 
@@ -766,7 +815,27 @@ macro_rules! field {
 /// an [`Exec`] to match with [`on!`](crate::on).
 #[macro_export]
 macro_rules! exec {
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {{
+    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
+        $crate::__plan_tool_args!(exec, $tool { $($f: $v),* })
+    };
+}
+
+/// `call!(Tool { arg: value, ... })`: calls a [`PureTool`](crate::plan::build::PureTool)
+/// (no effects, cannot fail) as a function, its arguments checked as
+/// [`exec!`](crate::exec) checks them. Yields a plain plan value of the
+/// tool's output type, usable in `map`, `filter` and `fold` callbacks.
+#[macro_export]
+macro_rules! call {
+    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
+        $crate::__plan_tool_args!(call, $tool { $($f: $v),* })
+    };
+}
+
+/// The arguments of `exec!` and `call!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __plan_tool_args {
+    ($make:ident, $tool:ty { $($f:ident : $v:expr),* }) => {{
         // Never called: a struct literal of the input type, so that rustc
         // reports a missing or repeated argument.
         #[allow(unreachable_code, clippy::diverging_sub_expression)]
@@ -774,8 +843,11 @@ macro_rules! exec {
             type Input = <$tool as $crate::Tool>::Input;
             let _ = Input { $($f: ::core::unreachable!()),* };
         };
-        $crate::plan::build::exec::<$tool, _>(|args| {
-            args $(.field(::core::stringify!($f), |i| &i.$f).is($v))*
+        $crate::plan::build::$make::<$tool, _>(|args| {
+            args $(.field(
+                <$tool as $crate::Tool>::__typed_tools_argument(::core::stringify!($f)),
+                |i| &i.$f,
+            ).is($v))*
         })
     }};
 }

@@ -3,12 +3,13 @@
 use std::fmt;
 
 use crate::effect::EffectSet;
+use crate::error::ToolError;
 
 use super::ir::BinaryOp;
 
 /// Why a plan was refused before running, or stopped while running.
 ///
-/// The first four are found before any tool runs; the others are run-time
+/// The first five are found before any tool runs; the others are run-time
 /// errors of the plan itself (not of its tools: a tool's failure is a value
 /// for the plan's `Err` branch). Each message is written for a model to fix
 /// its plan.
@@ -46,6 +47,17 @@ pub enum PlanError {
         combinator: &'static str,
         /// The tool called.
         tool: String,
+    },
+    /// `call tool NAME` of a tool that has effects or can fail: only a pure,
+    /// infallible tool is a function; any other must be `exec`uted and its
+    /// Result matched. Nothing ran.
+    NotAFunction {
+        /// The tool.
+        tool: String,
+        /// Its effects.
+        effects: EffectSet,
+        /// Whether it can fail.
+        fallible: bool,
     },
     /// The plan nests deeper than [`MAX_DEPTH`](super::MAX_DEPTH). Nothing ran.
     TooDeep {
@@ -86,6 +98,15 @@ pub enum PlanError {
         /// The tool.
         tool: String,
     },
+    /// A `call` of a pure tool failed: its arguments do not fit its input
+    /// (the plan's mistake), or it panicked. A pure tool has no `Err` branch
+    /// to go to, so the plan stops.
+    CallFailed {
+        /// The tool.
+        tool: String,
+        /// What the toolbox reported.
+        error: Box<ToolError>,
+    },
 }
 
 impl PlanError {
@@ -96,6 +117,7 @@ impl PlanError {
             PlanError::UnknownTool { .. }
                 | PlanError::EffectViolation { .. }
                 | PlanError::EffectInPureCallback { .. }
+                | PlanError::NotAFunction { .. }
                 | PlanError::TooDeep { .. }
         )
     }
@@ -132,6 +154,22 @@ impl fmt::Display for PlanError {
                 f,
                 "effect violation: the callback of `{combinator}` must be pure but calls `{tool}`; use `traverse` for effectful iteration"
             ),
+            PlanError::NotAFunction {
+                tool,
+                effects,
+                fallible,
+            } => {
+                write!(f, "`call tool {tool}` is refused: `{tool}`")?;
+                match (effects.is_pure(), fallible) {
+                    (false, true) => write!(f, " has effects {effects} and can fail")?,
+                    (false, false) => write!(f, " has effects {effects}")?,
+                    _ => f.write_str(" can fail")?,
+                }
+                write!(
+                    f,
+                    "; only a pure tool that cannot fail is called with `call`: write `match exec tool {tool} ARGS {{ Ok(x) => ..., Err(e) => ... }}`"
+                )
+            }
             PlanError::TooDeep { limit } => write!(
                 f,
                 "the plan nests deeper than {limit} levels; name parts with `let`"
@@ -153,6 +191,9 @@ impl fmt::Display for PlanError {
                 f,
                 "the arguments of `{tool}` cannot be written as JSON (a number that is not finite)"
             ),
+            PlanError::CallFailed { tool, error } => {
+                write!(f, "`call tool {tool}` failed: {error}")
+            }
         }
     }
 }

@@ -253,6 +253,10 @@ impl<A: Effects> Machine<'_, '_, A> {
                     }
                 }
                 Expr::Not { operand } => Value::Bool(!self.bool(operand, "`not`").await?),
+                Expr::Call { tool, arg } => {
+                    let arg = self.eval(arg).await?;
+                    self.call(tool, &arg).await?
+                }
                 Expr::Binary { op, left, right } => self.binary(*op, left, right).await?,
                 Expr::Map { func, list } => {
                     let mut out = Vec::new();
@@ -356,12 +360,10 @@ impl<A: Effects> Machine<'_, '_, A> {
 
     /// Calls a tool once, recording the call.
     async fn exec(&mut self, tool: &str, arg: &Value) -> Result<Result<Value, Value>, PlanError> {
-        let args = arg.to_json().ok_or_else(|| PlanError::NotJson {
-            tool: tool.to_owned(),
-        })?;
+        let args = arguments(tool, arg)?;
         let interpreter = self.interpreter;
-        let toolbox = interpreter.toolbox;
-        let effects = toolbox
+        let effects = interpreter
+            .toolbox
             .spec(tool)
             .map_or(EffectSet::ALL, |spec| spec.effects());
         if let Some(hook) = &interpreter.approval {
@@ -383,18 +385,36 @@ impl<A: Effects> Machine<'_, '_, A> {
                 }
             }
         }
+        Ok(match self.invoke(tool, args).await {
+            Ok(output) => Ok(Value::from_json(output)),
+            Err(error) => Err(error_value(tool, kind(&error), &error.to_string())),
+        })
+    }
+
+    /// Calls a pure, infallible tool as a function, recording the call; a
+    /// failure (arguments that do not fit, a panic) stops the plan.
+    async fn call(&mut self, tool: &str, arg: &Value) -> Result<Value, PlanError> {
+        let args = arguments(tool, arg)?;
+        match self.invoke(tool, args).await {
+            Ok(output) => Ok(Value::from_json(output)),
+            Err(error) => Err(PlanError::CallFailed {
+                tool: tool.to_owned(),
+                error: Box::new(error),
+            }),
+        }
+    }
+
+    /// Runs a tool through the toolbox and records the call in the trace.
+    async fn invoke(&mut self, tool: &str, args: Json) -> Result<Json, ToolError> {
         let start = Instant::now();
-        let result = toolbox.call_value(tool, &args).await;
+        let result = self.interpreter.toolbox.call_value(tool, &args).await;
         let duration = start.elapsed();
-        let (value, result) = match result {
+        let (output, result) = match result {
             Ok(output) => {
                 let json = output.to_value();
-                (Ok(Value::from_json(json.clone())), CallResult::Ok(json))
+                (Ok(json.clone()), CallResult::Ok(json))
             }
-            Err(error) => (
-                Err(error_value(tool, kind(&error), &error.to_string())),
-                CallResult::Err(error),
-            ),
+            Err(error) => (Err(error.clone()), CallResult::Err(error)),
         };
         self.trace.push(TracedCall {
             tool: tool.to_owned(),
@@ -402,8 +422,15 @@ impl<A: Effects> Machine<'_, '_, A> {
             result,
             duration,
         });
-        Ok(value)
+        output
     }
+}
+
+/// A tool's arguments as JSON.
+fn arguments(tool: &str, arg: &Value) -> Result<Json, PlanError> {
+    arg.to_json().ok_or_else(|| PlanError::NotJson {
+        tool: tool.to_owned(),
+    })
 }
 
 /// The value an `Err` branch binds: `{tool: String, kind: String, message: String}`.

@@ -12,9 +12,16 @@
 //!   `map`, `filter`, `fold` or `traverse`, so nothing can call itself, and
 //!   there is no loop construct: every list a plan iterates over is finite.
 //!
-//! What data cannot say (a tool call inside a `map` callback, a tool the
-//! toolbox lacks, effects outside the allowed set) is refused before anything
-//! runs; see [`Interpreter`](super::Interpreter).
+//! - the one exception is [`Expr::Call`]: a *pure, infallible* tool (no
+//!   effects, returns a plain value) is a function, usable anywhere, inside
+//!   `map`, `filter` and `fold` callbacks too. It is how a Rust developer adds
+//!   computation the built-in operations lack (formatting an amount, parsing a
+//!   date).
+//!
+//! What data cannot say (a tool call inside a `map` callback, a `call` of a
+//! tool that has effects or can fail, a tool the toolbox lacks, effects
+//! outside the allowed set) is refused before anything runs; see
+//! [`Interpreter`](super::Interpreter).
 //!
 //! # The pure operations, and why each is here
 //!
@@ -28,9 +35,11 @@
 //! | [`If`](Expr::If) | `if c then a else b` | choose between two pure results, or between two calls |
 //! | [`Let`](Expr::Let) | `let x = e in body` | name a value once instead of repeating it |
 //! | field access [`Get`](Expr::Get) | `account.id` | read a tool's output |
+//! | [`Call`](Expr::Call) of a pure, infallible tool | `call tool format_cents {cents = x}` | everything else: the plan's author brings the function, typed and tested in Rust |
 //!
 //! Negation is `0 - x`; there is no floating-point arithmetic (money is in
-//! integer cents), no string formatting of numbers and no list indexing.
+//! integer cents), no string formatting of numbers and no list indexing: a
+//! plan that needs them calls a pure tool that does it (`call`).
 //!
 //! ```
 //! use typed_tools::plan::{Expr, Plan};
@@ -84,14 +93,13 @@ impl Plan {
         Plan { body }
     }
 
-    /// The tools the plan names, each once, in the order they first appear.
+    /// The tools the plan names (by `exec` or `call`), each once, in the
+    /// order they first appear.
     pub fn tools(&self) -> Vec<&str> {
         let mut tools = Vec::new();
-        self.body.visit_steps(0, &mut |step, _| {
-            if let Step::Exec { tool, .. } = step {
-                if !tools.contains(&tool.as_str()) {
-                    tools.push(tool.as_str());
-                }
+        self.body.visit_tools(0, &mut |tool| {
+            if !tools.contains(&tool) {
+                tools.push(tool);
             }
         });
         tools
@@ -211,6 +219,17 @@ pub enum Expr {
         init: Box<Expr>,
         /// The list.
         list: Box<Expr>,
+    },
+    /// `call tool name arg`: calls a pure, infallible tool (no effects, it
+    /// returns a plain value) as a function; the value is its output. Unlike
+    /// `exec`, it needs no `match` and may stand in a `map`, `filter` or
+    /// `fold` callback. A tool with effects or one that can fail is refused
+    /// before the plan runs.
+    Call {
+        /// The tool's name.
+        tool: String,
+        /// The arguments (a record, one field per parameter).
+        arg: Box<Expr>,
     },
 }
 
@@ -445,6 +464,14 @@ impl Expr {
         }
     }
 
+    /// `call tool name arg`.
+    pub fn call(tool: impl Into<String>, arg: Expr) -> Expr {
+        Expr::Call {
+            tool: tool.into(),
+            arg: Box::new(arg),
+        }
+    }
+
     /// `match on { Ok(ok) => then, Err(err) => otherwise }`.
     pub fn match_(on: Step, ok: &str, then: Expr, err: &str, otherwise: Expr) -> Expr {
         Expr::Match {
@@ -460,14 +487,10 @@ impl Expr {
         }
     }
 
-    /// Calls `visit` on every step in the expression with its nesting depth,
-    /// outermost first, not descending past [`MAX_DEPTH`]; returns whether the
-    /// whole expression was visited.
-    pub(crate) fn visit_steps<'e>(
-        &'e self,
-        depth: usize,
-        visit: &mut dyn FnMut(&'e Step, usize),
-    ) -> bool {
+    /// Calls `visit` with the tool of every `exec` and `call` in the
+    /// expression, outermost first, not descending past [`MAX_DEPTH`]; returns
+    /// whether the whole expression was visited.
+    pub(crate) fn visit_tools<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e str)) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
@@ -479,52 +502,58 @@ impl Expr {
             | Expr::Float { .. }
             | Expr::String { .. }
             | Expr::Var { .. } => true,
-            Expr::Record { fields } => fields.iter().all(|(_, e)| e.visit_steps(d, visit)),
-            Expr::List { items } => items.iter().all(|e| e.visit_steps(d, visit)),
-            Expr::Get { of, .. } => of.visit_steps(d, visit),
-            Expr::Not { operand } => operand.visit_steps(d, visit),
+            Expr::Record { fields } => fields.iter().all(|(_, e)| e.visit_tools(d, visit)),
+            Expr::List { items } => items.iter().all(|e| e.visit_tools(d, visit)),
+            Expr::Get { of, .. } => of.visit_tools(d, visit),
+            Expr::Not { operand } => operand.visit_tools(d, visit),
+            Expr::Call { tool, arg } => {
+                visit(tool);
+                arg.visit_tools(d, visit)
+            }
             Expr::Match { on, ok, err } => {
-                on.visit_steps(d, visit)
-                    && ok.body.visit_steps(d, visit)
-                    && err.body.visit_steps(d, visit)
+                on.visit_tools(d, visit)
+                    && ok.body.visit_tools(d, visit)
+                    && err.body.visit_tools(d, visit)
             }
             Expr::Let { value, body, .. } => {
-                value.visit_steps(d, visit) && body.visit_steps(d, visit)
+                value.visit_tools(d, visit) && body.visit_tools(d, visit)
             }
             Expr::If {
                 cond,
                 then,
                 otherwise,
             } => {
-                cond.visit_steps(d, visit)
-                    && then.visit_steps(d, visit)
-                    && otherwise.visit_steps(d, visit)
+                cond.visit_tools(d, visit)
+                    && then.visit_tools(d, visit)
+                    && otherwise.visit_tools(d, visit)
             }
             Expr::Binary { left, right, .. } => {
-                left.visit_steps(d, visit) && right.visit_steps(d, visit)
+                left.visit_tools(d, visit) && right.visit_tools(d, visit)
             }
             Expr::Map { func, list } | Expr::Filter { func, list } => {
-                func.body.visit_steps(d, visit) && list.visit_steps(d, visit)
+                func.body.visit_tools(d, visit) && list.visit_tools(d, visit)
             }
             Expr::Fold { func, init, list } => {
-                func.body.visit_steps(d, visit)
-                    && init.visit_steps(d, visit)
-                    && list.visit_steps(d, visit)
+                func.body.visit_tools(d, visit)
+                    && init.visit_tools(d, visit)
+                    && list.visit_tools(d, visit)
             }
         }
     }
 }
 
 impl Step {
-    fn visit_steps<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e Step, usize)) -> bool {
+    fn visit_tools<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e str)) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
-        visit(self, depth);
         match self {
-            Step::Exec { arg, .. } => arg.visit_steps(depth + 1, visit),
+            Step::Exec { tool, arg } => {
+                visit(tool);
+                arg.visit_tools(depth + 1, visit)
+            }
             Step::Traverse { body, list, .. } => {
-                body.visit_steps(depth + 1, visit) && list.visit_steps(depth + 1, visit)
+                body.visit_tools(depth + 1, visit) && list.visit_tools(depth + 1, visit)
             }
         }
     }

@@ -251,6 +251,13 @@ impl Parser {
                     Expr::Filter { func, list }
                 }
             }
+            "call" => {
+                self.bump();
+                self.word("tool", "`tool` after `call` (`call tool NAME ARGS`)")?;
+                let tool = self.tool_name()?;
+                let arg = Box::new(self.postfix()?);
+                Expr::Call { tool, arg }
+            }
             "fold" => {
                 self.bump();
                 let func = self.lambda2()?;

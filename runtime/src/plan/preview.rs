@@ -112,21 +112,23 @@ impl fmt::Display for Preview {
 impl Preview {
     /// Checks a plan against a toolbox and the allowed effects, and previews
     /// it. Refuses (nothing has run) a plan that nests deeper than
-    /// [`MAX_DEPTH`], calls a tool inside a `map`/`filter`/`fold` callback,
-    /// names a tool the toolbox lacks, or whose tools' effects are not all
-    /// within `allowed`.
+    /// [`MAX_DEPTH`], `exec`s a tool inside a `map`/`filter`/`fold` callback,
+    /// names a tool the toolbox lacks, `call`s a tool that has effects or can
+    /// fail, or whose tools' effects are not all within `allowed`.
     pub fn check<A: Effects>(
         plan: &Plan,
         toolbox: &Toolbox<A>,
         allowed: EffectSet,
     ) -> Result<Preview, PlanError> {
-        if !plan.body.visit_steps(0, &mut |_, _| {}) {
+        if !plan.body.visit_tools(0, &mut |_| {}) {
             return Err(PlanError::TooDeep { limit: MAX_DEPTH });
         }
         pure_callbacks(&plan.body, None)?;
         let mut calls = Vec::new();
         let mut effects = EffectSet::PURE;
         let counts = Counter::default().expr(&plan.body);
+        let mut functions = Vec::new();
+        each_call(&plan.body, &mut |tool| functions.push(tool));
         for tool in plan.tools() {
             let Some(spec) = toolbox.spec(tool) else {
                 return Err(PlanError::UnknownTool {
@@ -139,6 +141,13 @@ impl Preview {
                     tool: tool.to_owned(),
                     effects: spec.effects(),
                     allowed,
+                });
+            }
+            if functions.contains(&tool) && (!spec.effects().is_pure() || spec.is_fallible()) {
+                return Err(PlanError::NotAFunction {
+                    tool: tool.to_owned(),
+                    effects: spec.effects(),
+                    fallible: spec.is_fallible(),
                 });
             }
             effects |= spec.effects();
@@ -200,6 +209,7 @@ fn children<'e>(expr: &'e Expr, visit: &mut dyn FnMut(&'e Expr)) {
         Expr::List { items } => items.iter().for_each(visit),
         Expr::Get { of, .. } => visit(of),
         Expr::Not { operand } => visit(operand),
+        Expr::Call { arg, .. } => visit(arg),
         Expr::Let { value, body, .. } => {
             visit(value);
             visit(body);
@@ -247,6 +257,21 @@ fn step_exprs<'e>(step: &'e Step, visit: &mut dyn FnMut(&'e Expr)) {
             step_exprs(body, visit);
             visit(list);
         }
+    }
+}
+
+/// The tool of every `call` in the expression. Called after the depth check.
+fn each_call<'e>(expr: &'e Expr, visit: &mut dyn FnMut(&'e str)) {
+    match expr {
+        Expr::Call { tool, arg } => {
+            visit(tool);
+            each_call(arg, visit);
+        }
+        Expr::Match { on, .. } => {
+            step_exprs(on, &mut |e| each_call(e, visit));
+            children(expr, &mut |e| each_call(e, visit));
+        }
+        other => children(other, &mut |e| each_call(e, visit)),
     }
 }
 
@@ -305,6 +330,21 @@ impl Counter {
                 self.lengths.pop();
                 merge(value, body, Runs::plus)
             }
+            Expr::Call { tool, arg } => merge(
+                self.expr(arg),
+                vec![(tool.clone(), Runs::AtMost(1))],
+                Runs::plus,
+            ),
+            Expr::Map { func, list } | Expr::Filter { func, list } => {
+                let per_element = self.callback(&[&func.param.name], &func.body, list);
+                merge(self.expr(list), per_element, Runs::plus)
+            }
+            Expr::Fold { func, init, list } => {
+                let per_element =
+                    self.callback(&[&func.acc.name, &func.item.name], &func.body, list);
+                let before = merge(self.expr(init), self.expr(list), Runs::plus);
+                merge(before, per_element, Runs::plus)
+            }
             other => {
                 let mut counts = Counts::new();
                 children(other, &mut |e| {
@@ -337,6 +377,21 @@ impl Counter {
                 merge(counts, all, Runs::plus)
             }
         }
+    }
+
+    /// The runs of a callback's `call`s over all the elements of `list`.
+    fn callback(&mut self, params: &[&str], body: &Expr, list: &Expr) -> Counts {
+        let length = self.length(list);
+        // The parameters shadow a `let` of the same name.
+        for param in params {
+            self.lengths.push(((*param).to_owned(), None));
+        }
+        let per_element = self.expr(body);
+        self.lengths.truncate(self.lengths.len() - params.len());
+        per_element
+            .into_iter()
+            .map(|(tool, runs)| (tool, runs.times(length)))
+            .collect()
     }
 
     /// The length of a list, when the plan shows it (an upper bound for `filter`).

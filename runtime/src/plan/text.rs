@@ -29,6 +29,7 @@
 //!          | "map" lambda postfix
 //!          | "filter" lambda postfix
 //!          | "fold" lambda2 postfix postfix
+//!          | "call" "tool" toolname postfix
 //!          | postfix ;
 //! postfix  = atom { "." field } ;
 //! atom     = int | float | string | "true" | "false" | "(" ")" | ident
@@ -54,14 +55,15 @@
 //! float    = [ "-" ] digit { digit } ( "." digit { digit } [ exp ] | exp ) ;
 //! exp      = ( "e" | "E" ) [ "+" | "-" ] digit { digit } ;
 //! string   = '"' { char | "\" ( '"' | "\" | "n" | "r" | "t" | "u{" hex { hex } "}" ) } '"' ;
-//! keyword  = "match" | "exec" | "tool" | "traverse" | "map" | "filter" | "fold"
+//! keyword  = "match" | "exec" | "call" | "tool" | "traverse" | "map" | "filter" | "fold"
 //!          | "let" | "in" | "if" | "then" | "else" | "fn" | "not" | "and" | "or"
 //!          | "true" | "false" | "Ok" | "Err" ;
 //! ```
 //!
 //! Whitespace and comments `(* ... *)` may appear between tokens. A tool call
 //! is only ever the subject of a `match`: `exec` elsewhere is a parse error
-//! that says so. A lambda is only ever the callback of a combinator. Nesting
+//! that says so. `call tool NAME ARGS` is the call of a pure, infallible
+//! tool, a plain value (see [`Expr::Call`]). A lambda is only ever the callback of a combinator. Nesting
 //! is bounded by [`MAX_DEPTH`](super::MAX_DEPTH).
 //!
 //! # Printing
@@ -97,9 +99,9 @@ use std::fmt::{self, Write};
 use super::ir::{Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type};
 
 /// The words that cannot be variables or bare field names.
-pub const KEYWORDS: [&str; 20] = [
-    "match", "exec", "tool", "traverse", "map", "filter", "fold", "let", "in", "if", "then",
-    "else", "fn", "not", "and", "or", "true", "false", "Ok", "Err",
+pub const KEYWORDS: [&str; 21] = [
+    "match", "exec", "call", "tool", "traverse", "map", "filter", "fold", "let", "in", "if",
+    "then", "else", "fn", "not", "and", "or", "true", "false", "Ok", "Err",
 ];
 
 /// Precedences, higher binds tighter; binary operators use 1 to 6.
@@ -124,7 +126,11 @@ fn precedence(expr: &Expr) -> u8 {
     match expr {
         Expr::Let { .. } | Expr::If { .. } => OPEN,
         Expr::Binary { op, .. } => op.precedence(),
-        Expr::Not { .. } | Expr::Map { .. } | Expr::Filter { .. } | Expr::Fold { .. } => APP,
+        Expr::Not { .. }
+        | Expr::Map { .. }
+        | Expr::Filter { .. }
+        | Expr::Fold { .. }
+        | Expr::Call { .. } => APP,
         Expr::Get { .. } => POSTFIX,
         _ => ATOM,
     }
@@ -144,6 +150,7 @@ fn multiline(expr: &Expr) -> bool {
         Expr::List { items } => items.iter().any(multiline),
         Expr::Get { of, .. } => multiline(of),
         Expr::Not { operand } => multiline(operand),
+        Expr::Call { arg, .. } => multiline(arg),
         Expr::If {
             cond,
             then,
@@ -270,6 +277,10 @@ impl Printer {
                 self.lambda(func, indent);
                 self.out.push(' ');
                 self.expr(list, POSTFIX, indent);
+            }
+            Expr::Call { tool, arg } => {
+                write!(self.out, "call tool {tool} ").unwrap_or(());
+                self.expr(arg, POSTFIX, indent);
             }
             Expr::Fold { func, init, list } => {
                 self.out.push_str("fold ");
