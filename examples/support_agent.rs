@@ -1,11 +1,13 @@
 //! The support agent of λ-Tool, with typed tools.
 //!
 //! Three tools over an in-memory store: `lookup_account` (Read),
-//! `issue_refund` (Write) and `send_reply` (Write). The example prints the
+//! `issue_refund` (Write) and `send_reply` (Write), and one pure function,
+//! `format_cents`, that a plan calls to write the amount. The example prints the
 //! catalog a model would be shown, then dispatches calls as a model writes
 //! them, good and bad, and prints what the model would be told each time.
 //! Last, it builds λ-Tool's plan (lookup, refund the last charge, notify)
-//! with the typed plan builder, prints its text and preview, and runs it.
+//! with the typed plan builder, prints its text and preview, and runs it
+//! with an approval hook that sees each Write call before it happens.
 //! No network, no API key.
 //!
 //! Run it with `cargo run --example support_agent`.
@@ -18,8 +20,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_tools::effect::{EffectSet, ReadWrite};
 use typed_tools::plan::build::{lit, TypedPlan};
-use typed_tools::plan::{CallResult, Interpreter, Plan};
-use typed_tools::{exec, field, on, tool, CatalogFormat, Toolbox};
+use typed_tools::plan::{CallResult, Decision, Interpreter, Plan};
+use typed_tools::{call, exec, field, on, tool, CatalogFormat, Toolbox};
 
 /// A customer account.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -119,6 +121,17 @@ fn send_reply(#[state] store: &Store, to: String, body: String) {
     store.outbox.lock().unwrap().push((to, body));
 }
 
+/// Write an amount in cents as dollars, like `$49.00`.
+///
+/// # Arguments
+/// * `cents` - The amount, in cents.
+#[tool(effects = Pure)]
+fn format_cents(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let cents = cents.unsigned_abs();
+    format!("{sign}${}.{:02}", cents / 100, cents % 100)
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut store = Store::default();
     store.accounts.insert(
@@ -132,11 +145,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let store = std::sync::Arc::new(store);
 
-    // The allow-list: these three tools and nothing else can ever run.
+    // The allow-list: these four tools and nothing else can ever run.
     let toolbox = Toolbox::builder()
         .tool(LookupAccount::new(store.clone()))
         .tool(IssueRefund::new(store.clone()))
         .tool(SendReply::new(store.clone()))
+        .tool(FormatCents)
         .build()?;
 
     println!("== The catalog, as a system prompt (compact text)\n");
@@ -215,7 +229,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("== λ-Tool's plan, built with the typed builder\n");
     // Every tool call's Result is matched on both branches; a field the
     // output does not have, an unmatched Result or an effect outside
-    // `ReadWrite` would not compile (see ui-tests/).
+    // `ReadWrite` would not compile (see ui-tests/). `format_cents` is pure
+    // and cannot fail: `call!` uses it as a plain value.
     let plan = TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
         Ok(account) => on!(exec!(IssueRefund {
                 account_id: field!(account.id),
@@ -223,7 +238,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }),
             Ok(refund) => on!(exec!(SendReply {
                     to: field!(account.email),
-                    body: field!(refund.tx_id),
+                    body: lit("We refunded ")
+                        .concat(call!(FormatCents { cents: field!(account.last_charge_cents) }))
+                        .concat(lit(", transaction "))
+                        .concat(field!(refund.tx_id)),
                 }),
                 Ok(sent) => lit("refund processed and customer notified"),
                 Err(e) => lit("refund succeeded but notification failed"),
@@ -235,11 +253,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     .allow::<ReadWrite>();
     let plan = Plan::from(plan);
     println!("{plan}\n");
-    let interpreter = Interpreter::new(&toolbox);
+    // A human (here, a rule) sees every Write call before it runs; a
+    // refusal would go to the plan's own Err branch.
+    let interpreter = Interpreter::new(&toolbox).approve_writes(|request| {
+        println!("   approve? {} {}", request.tool, request.args);
+        if request.tool == "issue_refund" && request.args["amount"].as_i64() > Some(10_000) {
+            Decision::Refuse("refunds over $100 need a manager".into())
+        } else {
+            Decision::Approve
+        }
+    });
     println!(
         "-- preview (nothing has run yet)\n{}",
         interpreter.preview(&plan)?
     );
+    println!("-- run");
     let run = block_on(interpreter.run(&plan))?;
     println!("-- trace");
     for call in &run.trace {

@@ -279,7 +279,7 @@ fn the_approval_hook_refuses_a_refund() {
         asked
             .lock()
             .unwrap()
-            .push((request.tool.to_owned(), request.args.clone()));
+            .push((request.tool.clone(), request.args.clone()));
         if request.tool == "issue_refund" {
             Decision::Refuse("refunds need a human".into())
         } else {
@@ -500,4 +500,50 @@ fn a_call_whose_arguments_do_not_fit_stops_the_plan() {
     assert_eq!(run.trace.len(), 2);
     assert!(matches!(run.trace[0].result, CallResult::Ok(_)));
     assert!(matches!(run.trace[1].result, CallResult::Err(_)));
+}
+
+#[test]
+fn an_async_approval_hook_is_awaited_before_each_write() {
+    let (toolbox, shop) = toolbox(None);
+    let asked = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let seen = std::sync::Arc::clone(&asked);
+    let interpreter = Interpreter::new(&toolbox).approve_writes_async(move |request| {
+        let seen = std::sync::Arc::clone(&seen);
+        async move {
+            // Answers later: pending once, as a reviewer would be.
+            let mut waited = false;
+            futures::future::poll_fn(|cx| {
+                if waited {
+                    std::task::Poll::Ready(())
+                } else {
+                    waited = true;
+                    cx.waker().wake_by_ref();
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
+            seen.lock().unwrap().push(request.tool.clone());
+            match request.tool.as_str() {
+                "send_reply" => Decision::Refuse("replies are sent by a human".into()),
+                _ => Decision::Approve,
+            }
+        }
+    });
+    let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    let run = interpreter.run(&plan);
+    fn assert_send<T: Send>(_: &T) {}
+    assert_send(&run);
+    let run = block_on(run).unwrap();
+    assert_eq!(
+        run.outcome,
+        Ok(Value::String(
+            "refund succeeded but notification failed".into()
+        ))
+    );
+    assert_eq!(*asked.lock().unwrap(), ["issue_refund", "send_reply"]);
+    assert_eq!(calls(&shop), [lookup(), refund()]);
+    assert_eq!(
+        run.trace[2].result,
+        CallResult::Refused("replies are sent by a human".into())
+    );
 }

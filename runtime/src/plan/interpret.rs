@@ -26,6 +26,7 @@
 //! # });
 //! ```
 
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -41,7 +42,7 @@ use super::ir::{BinaryOp, Expr, Plan, Step};
 use super::preview::{ApprovalRequest, Decision, Preview};
 use super::value::Value;
 
-type Hook<'t> = Box<dyn Fn(&ApprovalRequest<'_>) -> Decision + Send + Sync + 't>;
+type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + Sync + 't>;
 
 /// Runs plans against a toolbox: checks first, then evaluates, calling each
 /// reached `exec` exactly once.
@@ -139,9 +140,69 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// ```
     pub fn approve_writes(
         mut self,
-        hook: impl Fn(&ApprovalRequest<'_>) -> Decision + Send + Sync + 't,
+        hook: impl Fn(&ApprovalRequest) -> Decision + Send + Sync + 't,
     ) -> Self {
-        self.approval = Some(Box::new(hook));
+        self.approval = Some(Box::new(move |request| {
+            futures::future::ready(hook(&request)).boxed()
+        }));
+        self
+    }
+
+    /// Like [`approve_writes`](Self::approve_writes), with a hook that
+    /// answers later: a human in the loop, a policy service. The plan waits
+    /// for the answer; nothing else runs meanwhile.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use futures::channel::{mpsc, oneshot};
+    /// use futures::{SinkExt, StreamExt};
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{ApprovalRequest, Decision, Interpreter, Plan, Value};
+    ///
+    /// /// Refund an amount.
+    /// #[tool(effects = Write)]
+    /// fn issue_refund(account_id: String, amount: i64) -> String { "tx_1".into() }
+    ///
+    /// let toolbox = Toolbox::builder().tool(IssueRefund).build().unwrap();
+    /// let plan = Plan::parse(r#"match exec tool issue_refund {account_id = "a", amount = 5000} {
+    ///   Ok(tx) => tx,
+    ///   Err(e) => "not refunded: " ++ e.message
+    /// }"#).unwrap();
+    ///
+    /// // Each request goes to a reviewer, with a channel for the answer.
+    /// let (to_reviewer, mut inbox) = mpsc::channel::<(ApprovalRequest, oneshot::Sender<Decision>)>(1);
+    /// let interpreter = Interpreter::new(&toolbox).approve_writes_async(move |request| {
+    ///     let mut to_reviewer = to_reviewer.clone();
+    ///     async move {
+    ///         let (answer, decision) = oneshot::channel();
+    ///         if to_reviewer.send((request, answer)).await.is_err() {
+    ///             return Decision::Refuse("no reviewer".into());
+    ///         }
+    ///         decision.await.unwrap_or(Decision::Refuse("no answer".into()))
+    ///     }
+    /// });
+    /// let reviewer = async {
+    ///     while let Some((request, answer)) = inbox.next().await {
+    ///         let _ = answer.send(if request.args["amount"].as_i64() > Some(1000) {
+    ///             Decision::Refuse("over 1000 cents".into())
+    ///         } else {
+    ///             Decision::Approve
+    ///         });
+    ///     }
+    /// };
+    /// let run = futures::future::select(Box::pin(interpreter.run(&plan)), Box::pin(reviewer)).await;
+    /// let futures::future::Either::Left((run, _)) = run else { unreachable!() };
+    /// assert_eq!(run.unwrap().outcome, Ok(Value::String("not refunded: over 1000 cents".into())));
+    /// # });
+    /// ```
+    pub fn approve_writes_async<F>(
+        mut self,
+        hook: impl Fn(ApprovalRequest) -> F + Send + Sync + 't,
+    ) -> Self
+    where
+        F: Future<Output = Decision> + Send + 't,
+    {
+        self.approval = Some(Box::new(move |request| hook(request).boxed()));
         self
     }
 
@@ -369,11 +430,11 @@ impl<A: Effects> Machine<'_, '_, A> {
         if let Some(hook) = &interpreter.approval {
             if effects.contains(Effect::Write) {
                 let request = ApprovalRequest {
-                    tool,
+                    tool: tool.to_owned(),
                     effects,
-                    args: &args,
+                    args: args.clone(),
                 };
-                if let Decision::Refuse(reason) = hook(&request) {
+                if let Decision::Refuse(reason) = hook(request).await {
                     let error = error_value(tool, "refused", &reason);
                     self.trace.push(TracedCall {
                         tool: tool.to_owned(),

@@ -410,15 +410,16 @@ impl Counter {
     }
 }
 
-/// A `Write` call about to run, shown to the approval hook.
-#[derive(Clone, Copy, Debug)]
-pub struct ApprovalRequest<'a> {
+/// A `Write` call about to run, shown to the approval hook. It owns its
+/// data, so that an async hook can hold it while it waits (for a human, say).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApprovalRequest {
     /// The tool.
-    pub tool: &'a str,
+    pub tool: String,
     /// Its effects (they include `Write`).
     pub effects: EffectSet,
     /// The arguments it will be called with.
-    pub args: &'a serde_json::Value,
+    pub args: serde_json::Value,
 }
 
 /// The approval hook's answer.
