@@ -386,10 +386,52 @@ proptest! {
     }
 
     #[test]
+    fn declarations_never_panic(text in "((\\(\\*|tool|[ \n;{}\"\\\\-]|.){0,12}){1,4}") {
+        let _ = Plan::parse(&text);
+    }
+
+    #[test]
     fn json_round_trips(body in expr()) {
         let plan = Plan::new(body);
         let json = serde_json::to_string(&plan).unwrap();
         let back: Plan = serde_json::from_str(&json).unwrap();
         prop_assert_eq!(back, plan);
     }
+}
+
+#[test]
+fn leading_tool_declarations_are_read_and_skipped() {
+    // λ-Tool's support agent exactly as the seed writes it, declarations and all.
+    let seed = format!(
+        "tool lookup_account: String -{{Read}}-> {{id: String, subscription_tier: String,
+                                       email: String, last_charge_cents: Int}};
+tool issue_refund: {{account_id: String, amount: Int}} -{{Write}}-> {{tx_id: String}};
+tool send_reply: {{to: String, body: String}} -{{Write}}-> Unit;
+
+{SUPPORT_AGENT}"
+    );
+    assert_eq!(
+        Plan::parse(&seed).unwrap(),
+        Plan::parse(SUPPORT_AGENT).unwrap()
+    );
+
+    // Lines copied from the compact catalog: no `;`, a `--` description
+    // (with brackets and quotes that do not balance).
+    let copied = r#"(* the tools *)
+tool lookup_account: {id: String} -{Read}-> {id: String, email: String}  -- Look up (an account "by id.
+tool send_reply: {to: String, body: String} -{Write}-> Unit  -- Send a reply; [sic
+match exec tool lookup_account {id = "c"} {
+  Ok(a) => a.email,
+  Err(e) => e.message
+}"#;
+    let plan = Plan::parse(copied).unwrap();
+    assert_eq!(plan.tools(), ["lookup_account"]);
+
+    // Errors after declarations point at the right line and column.
+    let error =
+        Plan::parse("tool f: Int -{}-> Int;\ntool g: Int -{}-> Int\n  match 1").unwrap_err();
+    assert_eq!((error.line, error.column), (3, 9), "{error}");
+
+    // Only at the start: `tool` inside a plan is still an error.
+    assert!(Plan::parse("1 + 2\ntool f: Int -{}-> Int;").is_err());
 }

@@ -16,6 +16,7 @@
 //! );
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
@@ -48,7 +49,8 @@ impl std::error::Error for ParseError {}
 impl Plan {
     /// Parses a plan from λ-Tool text.
     pub fn parse(text: &str) -> Result<Plan, ParseError> {
-        let tokens = lex(text)?;
+        let text = skip_declarations(text);
+        let tokens = lex(&text)?;
         let mut parser = Parser {
             tokens,
             at: 0,
@@ -587,4 +589,95 @@ impl Parser {
         self.depth = depth;
         Ok(ty)
     }
+}
+
+/// The text with its leading tool declarations blanked out (each character
+/// but `\n` becomes a space, so lines and columns stay right).
+///
+/// A declaration starts with the word `tool` (no expression can) and ends at
+/// `;`, or at the end of a line where its brackets are balanced, as the
+/// compact catalog prints them; `--` starts a description that runs to the
+/// end of the line. Declarations are not checked: the toolbox's catalog is
+/// what a plan is checked against.
+fn skip_declarations(text: &str) -> Cow<'_, str> {
+    let mut blank = Vec::new();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    loop {
+        // Whitespace and comments before the next declaration.
+        loop {
+            if bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+                at += 1;
+            } else if text[at..].starts_with("(*") {
+                match text[at + 2..].find("*)") {
+                    Some(end) => at += 2 + end + 2,
+                    None => return blanked(text, &blank),
+                }
+            } else {
+                break;
+            }
+        }
+        let rest = &text[at..];
+        let is_declaration = rest.starts_with("tool")
+            && !rest[4..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+        if !is_declaration {
+            return blanked(text, &blank);
+        }
+        let start = at;
+        let mut depth = 0usize;
+        let mut chars = rest.char_indices().peekable();
+        let mut end = text.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth = depth.saturating_sub(1),
+                ';' if depth == 0 => {
+                    end = at + i + 1;
+                    break;
+                }
+                '\n' if depth == 0 => {
+                    end = at + i;
+                    break;
+                }
+                '-' if chars.peek().is_some_and(|(_, c)| *c == '-') => {
+                    // A description: to the end of the line.
+                    end = rest[i..].find('\n').map_or(text.len(), |n| at + i + n);
+                    break;
+                }
+                '"' => {
+                    // A string (an enum's value): to its closing quote.
+                    let mut escaped = false;
+                    for (_, c) in chars.by_ref() {
+                        match c {
+                            '\\' if !escaped => escaped = true,
+                            '"' if !escaped => break,
+                            _ => escaped = false,
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        blank.push(start..end);
+        at = end;
+    }
+}
+
+fn blanked<'t>(text: &'t str, ranges: &[std::ops::Range<usize>]) -> Cow<'t, str> {
+    if ranges.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for range in ranges {
+        out.push_str(&text[at..range.start]);
+        out.extend(
+            text[range.clone()]
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' }),
+        );
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    Cow::Owned(out)
 }

@@ -15,7 +15,8 @@
 //! # Grammar (EBNF)
 //!
 //! ```text
-//! plan     = expr EOF ;
+//! plan     = { decl } expr EOF ;
+//! decl     = "tool" { any } ( ";" | end of line ) ;   (* read, not checked *)
 //! expr     = "let" ident "=" expr "in" expr
 //!          | "if" expr "then" expr "else" expr
 //!          | or ;
@@ -60,7 +61,12 @@
 //!          | "true" | "false" | "Ok" | "Err" ;
 //! ```
 //!
-//! Whitespace and comments `(* ... *)` may appear between tokens. A tool call
+//! Whitespace and comments `(* ... *)` may appear between tokens. A plan may
+//! start with λ-Tool's tool declarations (`tool charge: {id: Int} -{Write}->
+//! {tx_id: String};`), as a model copies them from the seed or from the
+//! compact catalog (where a line ends a declaration and `--` starts its
+//! description); they are skipped, since the toolbox's catalog, not the
+//! model's copy of it, is what a plan is checked against. A tool call
 //! is only ever the subject of a `match`: `exec` elsewhere is a parse error
 //! that says so. `call tool NAME ARGS` is the call of a pure, infallible
 //! tool, a plain value (see [`Expr::Call`]). A lambda is only ever the callback of a combinator. Nesting
