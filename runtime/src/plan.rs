@@ -3,7 +3,8 @@
 //! A plan calls tools, and every call yields a Result that must be matched on
 //! both branches; iteration is bounded (`map`, `filter`, `fold` take pure
 //! callbacks, `traverse` is the effectful one and stops at the first error);
-//! there are no loops, no recursion and no retries.
+//! there are no loops, no recursion and no retries. A pure tool that cannot
+//! fail is a function (`call`), usable anywhere, callbacks included.
 //!
 //! | module | what it holds |
 //! |---|---|
