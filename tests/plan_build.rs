@@ -6,12 +6,12 @@ use futures::executor::block_on;
 use typed_tools::effect::{Pure, Read, ReadWrite, Write};
 use typed_tools::plan::build::{filter, fold, if_, let_, list, lit, map, traverse, TypedPlan};
 use typed_tools::plan::{Interpreter, Plan, Value};
-use typed_tools::{call, exec, field, on, tool, Toolbox};
+use typed_tools::{call, exec, field, on, record, tool, Toolbox};
 
 mod support;
 
 use support::{
-    toolbox, tools_called, Charge, FormatCents, IssueRefund, LookupAccount, SendReply,
+    toolbox, tools_called, Charge, ChargeInput, FormatCents, IssueRefund, LookupAccount, SendReply,
     SUPPORT_AGENT,
 };
 
@@ -250,4 +250,44 @@ fn arguments_are_written_under_their_json_names() {
     let toolbox = Toolbox::builder().tool(OpenTicket).build().unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(run.outcome, Ok(Value::String("c_1/refund".into())));
+}
+
+#[test]
+fn records_as_whole_inputs_the_seed_traverse() {
+    // λ-Tool's `traverse (fn o => exec tool charge o) [...]`: each order is a
+    // typed record of the tool's input type.
+    let order = |id, amount| {
+        record!(ChargeInput {
+            id: lit(id),
+            amount: lit(amount)
+        })
+    };
+    let plan = TypedPlan::build(
+        on!(traverse(list([order(1, 100), order(2, -5), order(3, 7)]), "o", |o| {
+                exec!(Charge(o))
+            }),
+            Ok(receipts) => lit("done"),
+            Err(e) => field!(e.message),
+        ),
+    )
+    .allow::<Write>();
+    let plan = Plan::from(plan);
+    assert_eq!(
+        plan,
+        Plan::parse(
+            r#"match traverse (fn o => exec tool charge o) [{id = 1, amount = 100}, {id = 2, amount = -5}, {id = 3, amount = 7}] {
+  Ok(receipts) => "done",
+  Err(e) => e.message
+}"#
+        )
+        .unwrap()
+    );
+    let (toolbox, shop) = toolbox(None);
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome.unwrap(),
+        Value::String("tool `charge` failed: order 2: negative amount".into())
+    );
+    // The third order never ran.
+    assert_eq!(tools_called(&shop), ["charge", "charge"]);
 }

@@ -540,6 +540,12 @@ impl<I, E: Effects, U> ArgField<I, E, U> {
     }
 }
 
+/// A record of Rust type `R`, built field by field like a tool's arguments.
+/// Use [`record!`](crate::record).
+pub fn record<R, A: Effects>(fields: impl FnOnce(Args<R>) -> Args<R, A>) -> Expr<R, A> {
+    typed(arguments(fields))
+}
+
 /// A tool call: not a value. Its Result must be matched with [`Exec::on`].
 ///
 /// `A` is the effects of evaluating the arguments.
@@ -613,6 +619,19 @@ fn arguments<I, A: Effects>(args: impl FnOnce(Args<I>) -> Args<I, A>) -> ir::Exp
     });
     ir::Expr::Record {
         fields: args.fields,
+    }
+}
+
+/// Calls tool `T` with one plan value as its whole input, as λ-Tool's
+/// `exec tool charge o` does: the value's type must be the tool's input type.
+/// Use `exec!(Tool(value))`.
+pub fn exec_with<T: Tool, V: IntoExpr<Value = T::Input>>(input: V) -> Exec<T, V::Effects> {
+    Exec {
+        step: Step::Exec {
+            tool: T::NAME.to_owned(),
+            arg: Box::new(input.into_expr().ir),
+        },
+        _t: PhantomData,
     }
 }
 
@@ -813,11 +832,60 @@ macro_rules! field {
 /// against the field of the tool's input it names: an unknown field, a value
 /// of the wrong type, a missing or a repeated field is a compile error. Yields
 /// an [`Exec`] to match with [`on!`](crate::on).
+///
+/// `exec!(Tool(value))` passes one plan value of the tool's input type as
+/// the whole input (a [`record!`](crate::record) of `ToolInput`, or a
+/// `traverse` element).
 #[macro_export]
 macro_rules! exec {
+    ($($tool:ident)::+ ( $input:expr )) => {
+        $crate::plan::build::exec_with::<$($tool)::+, _>($input)
+    };
     ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
         $crate::__plan_tool_args!(exec, $tool { $($f: $v),* })
     };
+}
+
+/// `record!(Type { field: value, ... })`: a record plan value of the Rust
+/// struct `Type`, every field given once with a value of its type, checked
+/// like [`exec!`](crate::exec)'s arguments. Field names are the Rust names.
+///
+/// ```
+/// use typed_tools::plan::build::{list, lit, traverse, TypedPlan};
+/// use typed_tools::{exec, field, on, record, tool};
+///
+/// /// Charge an order.
+/// #[tool(effects = Write)]
+/// fn charge(id: i64, amount: i64) -> Result<String, String> { Ok(format!("tx_{id}")) }
+///
+/// // λ-Tool's traverse: each order record is the whole input of `charge`.
+/// let orders = list([
+///     record!(ChargeInput { id: lit(1), amount: lit(100) }),
+///     record!(ChargeInput { id: lit(2), amount: lit(50) }),
+/// ]);
+/// let plan = TypedPlan::build(on!(traverse(orders, "o", |o| exec!(Charge(o))),
+///     Ok(receipts) => lit("done"),
+///     Err(e) => field!(e.message),
+/// ));
+/// assert_eq!(
+///     plan.plan().to_string(),
+///     "match traverse (fn o => exec tool charge o) [{id = 1, amount = 100}, {id = 2, amount = 50}] {\n  Ok(receipts) => \"done\",\n  Err(e) => e.message\n}"
+/// );
+/// ```
+#[macro_export]
+macro_rules! record {
+    ($ty:ty { $($f:ident : $v:expr),* $(,)? }) => {{
+        // Never called: a struct literal, so that rustc reports a missing or
+        // repeated field.
+        #[allow(unreachable_code, clippy::diverging_sub_expression)]
+        let _every_field_once = || {
+            type Record = $ty;
+            let _ = Record { $($f: ::core::unreachable!()),* };
+        };
+        $crate::plan::build::record::<$ty, _>(|fields| {
+            fields $(.field(::core::stringify!($f), |r: &$ty| &r.$f).is($v))*
+        })
+    }};
 }
 
 /// `call!(Tool { arg: value, ... })`: calls a [`PureTool`](crate::plan::build::PureTool)
