@@ -291,3 +291,30 @@ fn records_as_whole_inputs_the_seed_traverse() {
     // The third order never ran.
     assert_eq!(tools_called(&shop), ["charge", "charge"]);
 }
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Ticket {
+    ticket_id: String,
+    r#type: String,
+}
+
+/// Find a ticket.
+#[tool(effects = Read)]
+fn find_ticket(id: String) -> Ticket {
+    Ticket {
+        ticket_id: id,
+        r#type: "refund".into(),
+    }
+}
+
+#[test]
+fn output_fields_under_their_json_names() {
+    let plan = Plan::from(TypedPlan::build(on!(exec!(FindTicket { id: lit("t_1") }),
+        Ok(t) => field!(t.ticket_id as "ticketId").concat(lit(":")).concat(field!(t.r#type)),
+        Err(e) => field!(e.message),
+    )));
+    let toolbox = Toolbox::builder().tool(FindTicket).build().unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome, Ok(Value::String("t_1:refund".into())));
+}

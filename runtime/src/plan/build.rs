@@ -164,6 +164,11 @@ fn param(name: &str) -> Param {
     }
 }
 
+/// A field's name as `stringify!` writes a raw identifier, `r#type`, is `type`.
+fn unraw(name: &str) -> &str {
+    name.strip_prefix("r#").unwrap_or(name)
+}
+
 /// What a plan value is made of: an [`Expr`]. A tool call ([`Exec`]) or a
 /// [`Traversal`] is not: its Result must be matched first.
 #[diagnostic::on_unimplemented(
@@ -213,7 +218,7 @@ impl<T, E: Effects> Expr<T, E> {
     /// the name and gives the field's type. Use [`field!`](crate::field).
     pub fn field<U>(&self, name: &str, check: impl FnOnce(&T) -> &U) -> Expr<U, E> {
         let _ = check;
-        typed(self.ir.clone().get(name))
+        typed(self.ir.clone().get(unraw(name)))
     }
 
     fn binary<U, F: Effects, R>(self, op: BinaryOp, right: Expr<U, F>) -> Expr<R, Or<E, F>>
@@ -512,7 +517,7 @@ impl<I, E: Effects> Args<I, E> {
         let _ = check;
         ArgField {
             args: self,
-            name: name.to_owned(),
+            name: unraw(name).to_owned(),
             _t: PhantomData,
         }
     }
@@ -821,8 +826,35 @@ impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
 
 /// `field!(account.email)`: the field `email` of the plan value `account`,
 /// checked against the value's Rust type; `field!(a.b.c)` chains.
+///
+/// The plan reads the field by its Rust name. When the output type renames
+/// it in JSON (`#[serde(rename_all = "camelCase")]`), give the JSON name:
+/// `field!(account.last_charge_cents as "lastChargeCents")`; rustc still
+/// checks the Rust field and its type.
+///
+/// ```
+/// use typed_tools::plan::build::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Account { last_charge_cents: i64 }
+///
+/// /// Look up an account.
+/// #[tool(effects = Read)]
+/// fn lookup_account(id: String) -> Result<Account, String> { Err(id) }
+///
+/// let plan = TypedPlan::build(on!(exec!(LookupAccount { id: lit("c") }),
+///     Ok(account) => field!(account.last_charge_cents as "lastChargeCents"),
+///     Err(e) => lit(0),
+/// ));
+/// assert!(plan.plan().to_string().contains("Ok(account) => account.lastChargeCents"));
+/// ```
 #[macro_export]
 macro_rules! field {
+    ($e:ident . $f:ident as $json:literal) => {
+        $e.field($json, |v| &v.$f)
+    };
     ($e:ident $(. $f:ident)+) => {
         $e $(.field(::core::stringify!($f), |v| &v.$f))+
     };
