@@ -167,26 +167,54 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     }
 }
 
-/// The state of one run.
-struct Machine<'r, 't, A: Effects> {
+/// The state of one run of a plan borrowed for `'p`.
+struct Machine<'p, 'r, 't, A: Effects> {
     interpreter: &'r Interpreter<'t, A>,
-    /// Bound variables, innermost last.
-    env: Vec<(String, Value)>,
+    /// Bound variables, innermost last; the names are the plan's.
+    env: Vec<(&'p str, Value)>,
     trace: Vec<TracedCall>,
 }
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
 
-impl<A: Effects> Machine<'_, '_, A> {
+impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// Evaluates `body` with `name` bound to `value`.
-    async fn bound(&mut self, name: &str, value: Value, body: &Expr) -> Result<Value, PlanError> {
-        self.env.push((name.to_owned(), value));
+    async fn bound(
+        &mut self,
+        name: &'p str,
+        value: Value,
+        body: &'p Expr,
+    ) -> Result<Value, PlanError> {
+        self.env.push((name, value));
         let result = self.eval(body).await;
         self.env.pop();
         result
     }
 
-    fn eval<'s>(&'s mut self, expr: &'s Expr) -> Eval<'s, Value> {
+    /// The value of variable `name`, borrowed.
+    fn lookup(&self, name: &str) -> Result<&Value, PlanError> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| PlanError::Unbound {
+                name: name.to_owned(),
+            })
+    }
+
+    /// The value of a place (a variable, or a field of a place), borrowed
+    /// instead of cloned, with the errors its evaluation gives; `None` for any
+    /// other expression.
+    fn place(&self, expr: &Expr) -> Option<Result<&Value, PlanError>> {
+        match expr {
+            Expr::Var { name } => Some(self.lookup(name)),
+            Expr::Get { of, field } => Some(self.place(of)?.and_then(|of| field_ref(of, field))),
+            _ => None,
+        }
+    }
+
+    fn eval<'s>(&'s mut self, expr: &'p Expr) -> Eval<'s, Value> {
         async move {
             Ok(match expr {
                 Expr::Unit => Value::Unit,
@@ -208,30 +236,11 @@ impl<A: Effects> Machine<'_, '_, A> {
                     }
                     Value::List(values)
                 }
-                Expr::Var { name } => self
-                    .env
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| PlanError::Unbound { name: name.clone() })?,
-                Expr::Get { of, field } => match self.eval(of).await? {
-                    record @ Value::Record(_) => match record.field(field) {
-                        Some(value) => value.clone(),
-                        None => {
-                            return Err(PlanError::MissingField {
-                                field: field.clone(),
-                                found: record.type_name(),
-                            })
-                        }
-                    },
-                    other => {
-                        return Err(PlanError::mismatch(
-                            format!("`.{field}`"),
-                            "a record",
-                            &other,
-                        ))
-                    }
+                Expr::Var { name } => self.lookup(name)?.clone(),
+                Expr::Get { of, field } => match self.place(of) {
+                    // Only the field is cloned, not the record.
+                    Some(record) => field_ref(record?, field)?.clone(),
+                    None => field_owned(self.eval(of).await?, field)?,
                 },
                 Expr::Match { on, ok, err } => match self.step(on).await? {
                     Ok(value) => self.bound(&ok.bind, value, &ok.body).await?,
@@ -264,11 +273,11 @@ impl<A: Effects> Machine<'_, '_, A> {
                 Expr::Filter { func, list } => {
                     let mut out = Vec::new();
                     for item in self.list(list, "`filter`").await? {
-                        self.env.push((func.param.name.clone(), item));
+                        self.env.push((&func.param.name, item));
                         let keep = self.bool(&func.body, "the callback of `filter`").await;
-                        let (_, item) = self.env.pop().expect("pushed above");
+                        let popped = self.env.pop();
                         if keep? {
-                            out.push(item);
+                            out.extend(popped.map(|(_, item)| item));
                         }
                     }
                     Value::List(out)
@@ -276,7 +285,7 @@ impl<A: Effects> Machine<'_, '_, A> {
                 Expr::Fold { func, init, list } => {
                     let mut acc = self.eval(init).await?;
                     for item in self.list(list, "`fold`").await? {
-                        self.env.push((func.acc.name.clone(), acc));
+                        self.env.push((&func.acc.name, acc));
                         let result = self.bound(&func.item.name, item, &func.body).await;
                         self.env.pop();
                         acc = result?;
@@ -288,14 +297,14 @@ impl<A: Effects> Machine<'_, '_, A> {
         .boxed()
     }
 
-    async fn bool(&mut self, expr: &Expr, context: &str) -> Result<bool, PlanError> {
+    async fn bool(&mut self, expr: &'p Expr, context: &str) -> Result<bool, PlanError> {
         match self.eval(expr).await? {
             Value::Bool(b) => Ok(b),
             other => Err(PlanError::mismatch(context, "Bool", &other)),
         }
     }
 
-    async fn list(&mut self, expr: &Expr, context: &str) -> Result<Vec<Value>, PlanError> {
+    async fn list(&mut self, expr: &'p Expr, context: &str) -> Result<Vec<Value>, PlanError> {
         match self.eval(expr).await? {
             Value::List(items) => Ok(items),
             other => Err(PlanError::mismatch(context, "a list", &other)),
@@ -305,8 +314,8 @@ impl<A: Effects> Machine<'_, '_, A> {
     async fn binary(
         &mut self,
         op: BinaryOp,
-        left: &Expr,
-        right: &Expr,
+        left: &'p Expr,
+        right: &'p Expr,
     ) -> Result<Value, PlanError> {
         let context = format!("`{}`", op.symbol());
         match op {
@@ -328,17 +337,22 @@ impl<A: Effects> Machine<'_, '_, A> {
     }
 
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
-    fn step<'s>(&'s mut self, step: &'s Step) -> Eval<'s, Result<Value, Value>> {
+    fn step<'s>(&'s mut self, step: &'p Step) -> Eval<'s, Result<Value, Value>> {
         async move {
             match step {
                 Step::Exec { tool, arg } => {
-                    let arg = self.eval(arg).await?;
-                    self.exec(tool, &arg).await
+                    // A variable (the usual argument: a traverse's element)
+                    // is written as JSON where it is, not cloned first.
+                    let args = match self.place(arg) {
+                        Some(value) => json_args(tool, value?)?,
+                        None => json_args(tool, &self.eval(arg).await?)?,
+                    };
+                    self.exec(tool, args).await
                 }
                 Step::Traverse { param, body, list } => {
                     let mut oks = Vec::new();
                     for item in self.list(list, "`traverse`").await? {
-                        self.env.push((param.name.clone(), item));
+                        self.env.push((&param.name, item));
                         let result = self.step(body).await;
                         self.env.pop();
                         match result? {
@@ -355,10 +369,7 @@ impl<A: Effects> Machine<'_, '_, A> {
     }
 
     /// Calls a tool once, recording the call.
-    async fn exec(&mut self, tool: &str, arg: &Value) -> Result<Result<Value, Value>, PlanError> {
-        let args = arg.to_json().ok_or_else(|| PlanError::NotJson {
-            tool: tool.to_owned(),
-        })?;
+    async fn exec(&mut self, tool: &str, args: Json) -> Result<Result<Value, Value>, PlanError> {
         let interpreter = self.interpreter;
         let toolbox = interpreter.toolbox;
         let effects = toolbox
@@ -403,6 +414,46 @@ impl<A: Effects> Machine<'_, '_, A> {
             duration,
         });
         Ok(value)
+    }
+}
+
+/// A tool's arguments as JSON.
+fn json_args(tool: &str, value: &Value) -> Result<Json, PlanError> {
+    value.to_json().ok_or_else(|| PlanError::NotJson {
+        tool: tool.to_owned(),
+    })
+}
+
+/// Field `field` of `record`, or the error of `record.field`.
+fn field_ref<'v>(record: &'v Value, field: &str) -> Result<&'v Value, PlanError> {
+    match record {
+        Value::Record(_) => record.field(field).ok_or_else(|| PlanError::MissingField {
+            field: field.to_owned(),
+            found: record.type_name(),
+        }),
+        other => Err(PlanError::mismatch(
+            format!("`.{field}`"),
+            "a record",
+            other,
+        )),
+    }
+}
+
+/// Field `field` taken out of `record`, or the error of `record.field`.
+fn field_owned(record: Value, field: &str) -> Result<Value, PlanError> {
+    match record {
+        Value::Record(mut fields) => match fields.iter().position(|(n, _)| n == field) {
+            Some(index) => Ok(fields.swap_remove(index).1),
+            None => Err(PlanError::MissingField {
+                field: field.to_owned(),
+                found: Value::Record(fields).type_name(),
+            }),
+        },
+        other => Err(PlanError::mismatch(
+            format!("`.{field}`"),
+            "a record",
+            &other,
+        )),
     }
 }
 
