@@ -7,7 +7,10 @@ use std::sync::Mutex;
 use futures::executor::block_on;
 use serde_json::json;
 use typed_tools::effect::EffectSet;
-use typed_tools::plan::{CallResult, Decision, Interpreter, Plan, PlanError, Preview, Runs, Value};
+use typed_tools::plan::{
+    Branch, CallResult, Decision, Expr, Interpreter, Plan, PlanError, Preview, Runs, Step, Value,
+};
+use typed_tools::{tool, Toolbox};
 
 mod support;
 
@@ -212,6 +215,144 @@ fn map_filter_fold_and_pure_operations() {
         eval("x").unwrap_err(),
         PlanError::Unbound { name: "x".into() }
     );
+}
+
+/// Returns its argument.
+#[tool(effects = Pure)]
+fn echo(v: serde_json::Value) -> serde_json::Value {
+    v
+}
+
+/// `expr` with each literal outside a callback replaced by a call of `echo`
+/// that gives it back: every expression around it then holds a call, and
+/// runs through the interpreter's async path instead of the pure one.
+fn through_calls(expr: Expr) -> Expr {
+    let wrap = |e: Box<Expr>| Box::new(through_calls(*e));
+    match expr {
+        Expr::Unit
+        | Expr::Bool { .. }
+        | Expr::Int { .. }
+        | Expr::Float { .. }
+        | Expr::String { .. } => Expr::Match {
+            on: Box::new(Step::Exec {
+                tool: "echo".into(),
+                arg: Box::new(Expr::Record {
+                    fields: vec![("v".into(), expr)],
+                }),
+            }),
+            ok: Branch {
+                bind: "echoed".into(),
+                body: Box::new(Expr::Var {
+                    name: "echoed".into(),
+                }),
+            },
+            err: Branch {
+                bind: "e".into(),
+                body: Box::new(Expr::Var { name: "e".into() }),
+            },
+        },
+        Expr::Record { fields } => Expr::Record {
+            fields: fields
+                .into_iter()
+                .map(|(name, e)| (name, through_calls(e)))
+                .collect(),
+        },
+        Expr::List { items } => Expr::List {
+            items: items.into_iter().map(through_calls).collect(),
+        },
+        Expr::Get { of, field } => Expr::Get {
+            of: wrap(of),
+            field,
+        },
+        Expr::Let { name, value, body } => Expr::Let {
+            name,
+            value: wrap(value),
+            body: wrap(body),
+        },
+        Expr::If {
+            cond,
+            then,
+            otherwise,
+        } => Expr::If {
+            cond: wrap(cond),
+            then: wrap(then),
+            otherwise: wrap(otherwise),
+        },
+        Expr::Not { operand } => Expr::Not {
+            operand: wrap(operand),
+        },
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op,
+            left: wrap(left),
+            right: wrap(right),
+        },
+        // Callbacks stay pure: a call there is refused.
+        Expr::Map { func, list } => Expr::Map {
+            func,
+            list: wrap(list),
+        },
+        Expr::Filter { func, list } => Expr::Filter {
+            func,
+            list: wrap(list),
+        },
+        Expr::Fold { func, init, list } => Expr::Fold {
+            func,
+            init: wrap(init),
+            list: wrap(list),
+        },
+        other => other,
+    }
+}
+
+#[test]
+fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
+    let toolbox = Toolbox::builder().tool(Echo).build().unwrap();
+    let interpreter = Interpreter::new(&toolbox);
+    let texts = [
+        "fold (fn acc, x => acc + x) 0 (map (fn n => n * 10) (filter (fn n => n % 2 == 1) [1, 2, 3, 4, 5]))",
+        r#"let tier = "pro" in if tier == "pro" and not (3 > 4) then "vip: " ++ tier else "basic""#,
+        r#"[7 / 2, 7 % 2, 0 - 3, 2 <= 2, "a" < "b", 1.5 > 0.5, 2 >= 3, 1.5 != 1.5, () == ()]"#,
+        "{a = 1}.a != 2 or 1 / 0 == 0",
+        "false and 1 / 0 == 0",
+        r#"{a = 1, b = [1, "x", ()], c = {d = 2.5}}"#,
+        "let r = {a = {b = 2}} in [r.a.b, r.a.b * 3]",
+        "(if true then {a = 1} else {a = 2}).a",
+        r#"fold (fn acc, s => acc ++ s) "" ["a", "b"]"#,
+        "1 / 0",
+        "7 % 0",
+        "9223372036854775807 + 1",
+        "0 - 9223372036854775807 - 2",
+        "9223372036854775807 * 2",
+        r#"{id = "x"}.plan"#,
+        "let r = {a = 1} in r.b",
+        "let r = 1 in r.a",
+        "5.a",
+        r#"1 ++ "a""#,
+        r#""a" ++ 1"#,
+        r#"2 < "a""#,
+        "true < false",
+        "if 1 then 2 else 3",
+        "not 3",
+        "3 and true",
+        "true and 3",
+        "false or 3",
+        "map (fn x => x) 5",
+        "filter (fn x => x) [true, 1]",
+        "filter (fn x => x) 3",
+        "fold (fn a, x => a) 0 1",
+        "fold (fn a, x => a + x) 0 [1, true]",
+        "[1, x]",
+        "let y = 2 in {a = y, b = z}",
+    ];
+    for text in texts {
+        let plan = Plan::parse(text).unwrap();
+        let pure = block_on(interpreter.run(&plan)).unwrap();
+        assert!(pure.trace.is_empty());
+        let called = Plan::new(through_calls(plan.body.clone()));
+        let run = block_on(interpreter.run(&called)).unwrap();
+        assert!(!run.trace.is_empty(), "{text}");
+        assert_eq!(run.outcome, pure.outcome, "{text}");
+    }
 }
 
 #[test]

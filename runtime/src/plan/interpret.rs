@@ -154,12 +154,16 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// ran; a run-time error of the plan is in [`Run::outcome`].
     pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
         self.preview(plan)?;
+        let mut impure = Vec::new();
+        collect_impure(&plan.body, &mut impure);
+        impure.sort_unstable();
         let mut machine = Machine {
             interpreter: self,
             env: Vec::new(),
             trace: Vec::new(),
+            impure,
         };
-        let outcome = machine.eval(&plan.body).await;
+        let outcome = machine.value(&plan.body).await;
         Ok(Run {
             outcome,
             trace: machine.trace,
@@ -173,6 +177,9 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// Bound variables, innermost last; the names are the plan's.
     env: Vec<(&'p str, Value)>,
     trace: Vec<TracedCall>,
+    /// The addresses of the plan's expressions that hold a tool call,
+    /// sorted; the others are evaluated without a future.
+    impure: Vec<usize>,
 }
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
@@ -186,9 +193,33 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         body: &'p Expr,
     ) -> Result<Value, PlanError> {
         self.env.push((name, value));
-        let result = self.eval(body).await;
+        let result = self.value(body).await;
         self.env.pop();
         result
+    }
+
+    /// Evaluates `body` with `name` bound to `value`, without a future.
+    fn bound_pure(
+        &mut self,
+        name: &'p str,
+        value: Value,
+        body: &'p Expr,
+    ) -> Result<Value, PlanError> {
+        self.env.push((name, value));
+        let result = self.eval_pure(body);
+        self.env.pop();
+        result
+    }
+
+    /// Evaluates `expr`: through [`eval`](Self::eval)'s boxed future when it
+    /// holds a tool call, directly with [`eval_pure`](Self::eval_pure) when
+    /// it does not (most sub-expressions: literals, arguments, callbacks).
+    async fn value(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
+        if self.impure.binary_search(&address(expr)).is_ok() {
+            self.eval(expr).await
+        } else {
+            self.eval_pure(expr)
+        }
     }
 
     /// The value of variable `name`, borrowed.
@@ -225,14 +256,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 Expr::Record { fields } => {
                     let mut values = Vec::with_capacity(fields.len());
                     for (name, e) in fields {
-                        values.push((name.clone(), self.eval(e).await?));
+                        values.push((name.clone(), self.value(e).await?));
                     }
                     Value::Record(values)
                 }
                 Expr::List { items } => {
                     let mut values = Vec::with_capacity(items.len());
                     for e in items {
-                        values.push(self.eval(e).await?);
+                        values.push(self.value(e).await?);
                     }
                     Value::List(values)
                 }
@@ -240,14 +271,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 Expr::Get { of, field } => match self.place(of) {
                     // Only the field is cloned, not the record.
                     Some(record) => field_ref(record?, field)?.clone(),
-                    None => field_owned(self.eval(of).await?, field)?,
+                    None => field_owned(self.value(of).await?, field)?,
                 },
                 Expr::Match { on, ok, err } => match self.step(on).await? {
                     Ok(value) => self.bound(&ok.bind, value, &ok.body).await?,
                     Err(error) => self.bound(&err.bind, error, &err.body).await?,
                 },
                 Expr::Let { name, value, body } => {
-                    let value = self.eval(value).await?;
+                    let value = self.value(value).await?;
                     self.bound(name, value, body).await?
                 }
                 Expr::If {
@@ -256,9 +287,9 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     otherwise,
                 } => {
                     if self.bool(cond, "`if`").await? {
-                        self.eval(then).await?
+                        self.value(then).await?
                     } else {
-                        self.eval(otherwise).await?
+                        self.value(otherwise).await?
                     }
                 }
                 Expr::Not { operand } => Value::Bool(!self.bool(operand, "`not`").await?),
@@ -283,7 +314,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     Value::List(out)
                 }
                 Expr::Fold { func, init, list } => {
-                    let mut acc = self.eval(init).await?;
+                    let mut acc = self.value(init).await?;
                     for item in self.list(list, "`fold`").await? {
                         self.env.push((&func.acc.name, acc));
                         let result = self.bound(&func.item.name, item, &func.body).await;
@@ -297,18 +328,117 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         .boxed()
     }
 
+    /// Evaluates an expression that holds no tool call, without a future.
+    ///
+    /// One arm per [`Expr`] variant, as in [`eval`](Self::eval), whose
+    /// semantics and errors it repeats; [`value`](Self::value) sends here only
+    /// expressions with no step inside, so never a `match`.
+    fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
+        Ok(match expr {
+            Expr::Unit => Value::Unit,
+            Expr::Bool { value } => Value::Bool(*value),
+            Expr::Int { value } => Value::Int(*value),
+            Expr::Float { value } => Value::Float(*value),
+            Expr::String { value } => Value::String(value.clone()),
+            Expr::Record { fields } => {
+                let mut values = Vec::with_capacity(fields.len());
+                for (name, e) in fields {
+                    values.push((name.clone(), self.eval_pure(e)?));
+                }
+                Value::Record(values)
+            }
+            Expr::List { items } => {
+                let mut values = Vec::with_capacity(items.len());
+                for e in items {
+                    values.push(self.eval_pure(e)?);
+                }
+                Value::List(values)
+            }
+            Expr::Var { name } => self.lookup(name)?.clone(),
+            Expr::Get { of, field } => match self.place(of) {
+                Some(record) => field_ref(record?, field)?.clone(),
+                None => field_owned(self.eval_pure(of)?, field)?,
+            },
+            Expr::Match { .. } => {
+                unreachable!("a `match` holds a step, so `value` never sends it here")
+            }
+            Expr::Let { name, value, body } => {
+                let value = self.eval_pure(value)?;
+                self.bound_pure(name, value, body)?
+            }
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if truth(self.eval_pure(cond)?, || "`if`".into())? {
+                    self.eval_pure(then)?
+                } else {
+                    self.eval_pure(otherwise)?
+                }
+            }
+            Expr::Not { operand } => {
+                Value::Bool(!truth(self.eval_pure(operand)?, || "`not`".into())?)
+            }
+            Expr::Binary { op, left, right } => {
+                let context = || format!("`{}`", op.symbol());
+                match op {
+                    BinaryOp::And => Value::Bool(
+                        truth(self.eval_pure(left)?, context)?
+                            && truth(self.eval_pure(right)?, context)?,
+                    ),
+                    BinaryOp::Or => Value::Bool(
+                        truth(self.eval_pure(left)?, context)?
+                            || truth(self.eval_pure(right)?, context)?,
+                    ),
+                    _ => {
+                        let l = self.eval_pure(left)?;
+                        let r = self.eval_pure(right)?;
+                        pure(*op, l, r)?
+                    }
+                }
+            }
+            Expr::Map { func, list } => {
+                let items = items(self.eval_pure(list)?, "`map`")?;
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(self.bound_pure(&func.param.name, item, &func.body)?);
+                }
+                Value::List(out)
+            }
+            Expr::Filter { func, list } => {
+                let mut out = Vec::new();
+                for item in items(self.eval_pure(list)?, "`filter`")? {
+                    self.env.push((&func.param.name, item));
+                    let keep = self
+                        .eval_pure(&func.body)
+                        .and_then(|keep| truth(keep, || "the callback of `filter`".into()));
+                    let popped = self.env.pop();
+                    if keep? {
+                        out.extend(popped.map(|(_, item)| item));
+                    }
+                }
+                Value::List(out)
+            }
+            Expr::Fold { func, init, list } => {
+                let mut acc = self.eval_pure(init)?;
+                for item in items(self.eval_pure(list)?, "`fold`")? {
+                    self.env.push((&func.acc.name, acc));
+                    let result = self.bound_pure(&func.item.name, item, &func.body);
+                    self.env.pop();
+                    acc = result?;
+                }
+                acc
+            }
+        })
+    }
+
     async fn bool(&mut self, expr: &'p Expr, context: &str) -> Result<bool, PlanError> {
-        match self.eval(expr).await? {
-            Value::Bool(b) => Ok(b),
-            other => Err(PlanError::mismatch(context, "Bool", &other)),
-        }
+        truth(self.value(expr).await?, || context.to_owned())
     }
 
     async fn list(&mut self, expr: &'p Expr, context: &str) -> Result<Vec<Value>, PlanError> {
-        match self.eval(expr).await? {
-            Value::List(items) => Ok(items),
-            other => Err(PlanError::mismatch(context, "a list", &other)),
-        }
+        items(self.value(expr).await?, context)
     }
 
     async fn binary(
@@ -331,39 +461,49 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             }
             _ => {}
         }
-        let l = self.eval(left).await?;
-        let r = self.eval(right).await?;
+        let l = self.value(left).await?;
+        let r = self.value(right).await?;
         pure(op, l, r)
     }
 
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
-    fn step<'s>(&'s mut self, step: &'p Step) -> Eval<'s, Result<Value, Value>> {
+    async fn step(&mut self, step: &'p Step) -> Result<Result<Value, Value>, PlanError> {
+        match step {
+            Step::Exec { tool, arg } => {
+                // A variable (the usual argument: a traverse's element)
+                // is written as JSON where it is, not cloned first.
+                let args = match self.place(arg) {
+                    Some(value) => json_args(tool, value?)?,
+                    None => json_args(tool, &self.value(arg).await?)?,
+                };
+                self.exec(tool, args).await
+            }
+            Step::Traverse { param, body, list } => self.traverse(&param.name, body, list).await,
+        }
+    }
+
+    /// Runs `body` with `param` bound to each element of `list` in turn:
+    /// `Ok` with the list of `Ok` values, or the first `Err`.
+    fn traverse<'s>(
+        &'s mut self,
+        param: &'p str,
+        body: &'p Step,
+        list: &'p Expr,
+    ) -> Eval<'s, Result<Value, Value>> {
         async move {
-            match step {
-                Step::Exec { tool, arg } => {
-                    // A variable (the usual argument: a traverse's element)
-                    // is written as JSON where it is, not cloned first.
-                    let args = match self.place(arg) {
-                        Some(value) => json_args(tool, value?)?,
-                        None => json_args(tool, &self.eval(arg).await?)?,
-                    };
-                    self.exec(tool, args).await
-                }
-                Step::Traverse { param, body, list } => {
-                    let mut oks = Vec::new();
-                    for item in self.list(list, "`traverse`").await? {
-                        self.env.push((&param.name, item));
-                        let result = self.step(body).await;
-                        self.env.pop();
-                        match result? {
-                            Ok(value) => oks.push(value),
-                            // Short-circuit: later elements do not run.
-                            Err(error) => return Ok(Err(error)),
-                        }
-                    }
-                    Ok(Ok(Value::List(oks)))
+            let items = self.list(list, "`traverse`").await?;
+            let mut oks = Vec::with_capacity(items.len());
+            for item in items {
+                self.env.push((param, item));
+                let result = self.step(body).await;
+                self.env.pop();
+                match result? {
+                    Ok(value) => oks.push(value),
+                    // Short-circuit: later elements do not run.
+                    Err(error) => return Ok(Err(error)),
                 }
             }
+            Ok(Ok(Value::List(oks)))
         }
         .boxed()
     }
@@ -414,6 +554,94 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             duration,
         });
         Ok(value)
+    }
+}
+
+/// Pushes the address of each expression in `expr` (itself included) that
+/// holds a step, and says whether `expr` does. Visits every expression: the
+/// plan is checked for depth before.
+fn collect_impure(expr: &Expr, impure: &mut Vec<usize>) -> bool {
+    let holds = match expr {
+        Expr::Unit
+        | Expr::Bool { .. }
+        | Expr::Int { .. }
+        | Expr::Float { .. }
+        | Expr::String { .. }
+        | Expr::Var { .. } => false,
+        Expr::Record { fields } => fields
+            .iter()
+            .fold(false, |any, (_, e)| collect_impure(e, impure) | any),
+        Expr::List { items } => items
+            .iter()
+            .fold(false, |any, e| collect_impure(e, impure) | any),
+        Expr::Get { of, .. } => collect_impure(of, impure),
+        Expr::Not { operand } => collect_impure(operand, impure),
+        Expr::Match { on, ok, err } => {
+            collect_impure_step(on, impure);
+            collect_impure(&ok.body, impure);
+            collect_impure(&err.body, impure);
+            true
+        }
+        Expr::Let { value, body, .. } => {
+            collect_impure(value, impure) | collect_impure(body, impure)
+        }
+        Expr::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            collect_impure(cond, impure)
+                | collect_impure(then, impure)
+                | collect_impure(otherwise, impure)
+        }
+        Expr::Binary { left, right, .. } => {
+            collect_impure(left, impure) | collect_impure(right, impure)
+        }
+        Expr::Map { func, list } | Expr::Filter { func, list } => {
+            collect_impure(&func.body, impure) | collect_impure(list, impure)
+        }
+        Expr::Fold { func, init, list } => {
+            collect_impure(&func.body, impure)
+                | collect_impure(init, impure)
+                | collect_impure(list, impure)
+        }
+    };
+    if holds {
+        impure.push(address(expr));
+    }
+    holds
+}
+
+fn collect_impure_step(step: &Step, impure: &mut Vec<usize>) {
+    match step {
+        Step::Exec { arg, .. } => {
+            collect_impure(arg, impure);
+        }
+        Step::Traverse { body, list, .. } => {
+            collect_impure_step(body, impure);
+            collect_impure(list, impure);
+        }
+    }
+}
+
+/// An expression's identity during a run (the plan is borrowed, so it stays put).
+fn address(expr: &Expr) -> usize {
+    std::ptr::from_ref(expr) as usize
+}
+
+/// A Bool, or the error of `context` given another value.
+fn truth(value: Value, context: impl FnOnce() -> String) -> Result<bool, PlanError> {
+    match value {
+        Value::Bool(b) => Ok(b),
+        other => Err(PlanError::mismatch(context(), "Bool", &other)),
+    }
+}
+
+/// A list's elements, or the error of `context` given another value.
+fn items(value: Value, context: &str) -> Result<Vec<Value>, PlanError> {
+    match value {
+        Value::List(items) => Ok(items),
+        other => Err(PlanError::mismatch(context, "a list", &other)),
     }
 }
 
@@ -481,21 +709,24 @@ fn kind(error: &ToolError) -> &'static str {
 /// The pure operations other than `and`/`or`.
 fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
     use std::cmp::Ordering;
-    let context = format!("`{}`", op.symbol());
+    // Written only for an error message.
+    let context = || format!("`{}`", op.symbol());
     let order = |l: &Value, r: &Value| -> Result<Ordering, PlanError> {
         match (l, r) {
             (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
             (Value::String(a), Value::String(b)) => Ok(a.cmp(b)),
-            (Value::Float(a), Value::Float(b)) => a.partial_cmp(b).ok_or(PlanError::TypeMismatch {
-                context: context.clone(),
-                expected: "comparable numbers",
-                found: "NaN".into(),
-            }),
+            (Value::Float(a), Value::Float(b)) => {
+                a.partial_cmp(b).ok_or_else(|| PlanError::TypeMismatch {
+                    context: context(),
+                    expected: "comparable numbers",
+                    found: "NaN".into(),
+                })
+            }
             (Value::Int(_) | Value::String(_) | Value::Float(_), other) => Err(
-                PlanError::mismatch(context.clone(), "a value of the left side's type", other),
+                PlanError::mismatch(context(), "a value of the left side's type", other),
             ),
             (other, _) => Err(PlanError::mismatch(
-                context.clone(),
+                context(),
                 "Int, Float or String",
                 other,
             )),
@@ -503,9 +734,7 @@ fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
     };
     let ints = |l: &Value, r: &Value| match (l, r) {
         (Value::Int(a), Value::Int(b)) => Ok((*a, *b)),
-        (Value::Int(_), other) | (other, _) => {
-            Err(PlanError::mismatch(context.clone(), "Int", other))
-        }
+        (Value::Int(_), other) | (other, _) => Err(PlanError::mismatch(context(), "Int", other)),
     };
     let overflow = PlanError::Overflow { op };
     Ok(match op {
@@ -542,7 +771,7 @@ fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
         BinaryOp::Concat => match (l, r) {
             (Value::String(a), Value::String(b)) => Value::String(a + &b),
             (Value::String(_), other) | (other, _) => {
-                return Err(PlanError::mismatch(context, "String", &other))
+                return Err(PlanError::mismatch(context(), "String", &other))
             }
         },
         BinaryOp::And | BinaryOp::Or => unreachable!("evaluated with short-circuit in `binary`"),
