@@ -355,6 +355,133 @@ fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
     }
 }
 
+static ORDERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Order a quantity.
+#[tool(effects = Pure)]
+fn order(customer: String, quantity: u32, note: Option<String>) -> u32 {
+    ORDERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let _ = (customer, note);
+    quantity
+}
+
+/// Keep any JSON.
+#[tool(effects = Pure)]
+fn keep(tree: serde_json::Value) -> bool {
+    tree.is_array()
+}
+
+/// Arrays `levels` deep.
+#[tool(effects = Pure)]
+fn nested(levels: u32) -> serde_json::Value {
+    (0..levels).fold(json!(1), |inner, _| json!([inner]))
+}
+
+#[test]
+fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
+    use std::sync::atomic::Ordering;
+    use typed_tools::recover::Policy;
+    use typed_tools::DynamicTool;
+
+    let dynamic = || {
+        DynamicTool::builder("count")
+            .input_schema(json!({
+                "type": "object",
+                "properties": {"n": {"type": "integer"}},
+                "required": ["n"]
+            }))
+            .effects(EffectSet::PURE)
+            .handler(|args| async move { Ok(args) })
+    };
+    let plain = Toolbox::builder()
+        .tool(Order)
+        .tool(Keep)
+        .tool(Nested)
+        .dynamic(dynamic())
+        .build()
+        .unwrap();
+    // Recovery coerces and repairs argument text: it must still get text.
+    let recovering = Toolbox::builder()
+        .tool(Order)
+        .tool(Keep)
+        .tool(Nested)
+        .dynamic(dynamic())
+        .policy(Policy::recover())
+        .build()
+        .unwrap();
+    let cases = [
+        ("order", json!({"customer": "c", "quantity": 2})),
+        (
+            "order",
+            json!({"customer": "c", "quantity": 2, "note": null}),
+        ),
+        ("order", json!({"customer": "c", "quantity": "2"})),
+        ("order", json!({"customer": 42, "quantity": -1})),
+        ("order", json!({"customer": "c"})),
+        (
+            "order",
+            json!({"customer": "c", "quantity": 2, "extra": true}),
+        ),
+        ("order", json!({"customer": "c", "quantity": 1.5})),
+        (
+            "order",
+            json!({"customer": "c", "quantity": 4_294_967_296_u64}),
+        ),
+        ("order", json!({})),
+        ("order", json!([1, 2])),
+        ("order", json!(["c", 2])),
+        ("order", json!(5)),
+        ("order", json!("text")),
+        ("order", json!(null)),
+        ("keep", json!({"tree": [[1], {"a": [2.5, "x", null]}]})),
+        ("count", json!({"n": 1})),
+        ("count", json!({"n": "x"})),
+        ("count", json!({})),
+        ("count", json!([1])),
+    ];
+    for toolbox in [&plain, &recovering] {
+        let interpreter = Interpreter::new(toolbox);
+        for (tool, args) in &cases {
+            let text = format!(
+                "match exec tool {tool} {} {{ Ok(x) => x, Err(e) => e }}",
+                Value::from_json(args.clone())
+            );
+            let plan = Plan::parse(&text).unwrap();
+            let before = ORDERS.load(Ordering::SeqCst);
+            let run = block_on(interpreter.run(&plan)).unwrap();
+            let ran = ORDERS.load(Ordering::SeqCst) - before;
+            let expected = match block_on(toolbox.call_value(tool, args)) {
+                Ok(output) => CallResult::Ok(output.to_value()),
+                Err(error) => CallResult::Err(error),
+            };
+            assert_eq!(ORDERS.load(Ordering::SeqCst) - before - ran, ran, "{text}");
+            assert!(ran <= 1, "{text}");
+            assert_eq!(run.trace.len(), 1, "{text}");
+            assert_eq!(&run.trace[0].args, args, "{text}");
+            assert_eq!(run.trace[0].result, expected, "{text}");
+        }
+        // Arguments nested deeper than serde_json parses text (128 levels):
+        // a tool's output 120 deep, wrapped in 10 more lists by the plan.
+        for (tool, arg) in [("keep", "tree"), ("order", "quantity")] {
+            for (levels, wraps) in [(90, 0), (99, 0), (120, 0), (120, 10)] {
+                let wrapped = format!("{}d{}", "[".repeat(wraps), "]".repeat(wraps));
+                let text = format!(
+                    "match exec tool nested {{levels = {levels}}} {{ Ok(d) => match exec tool {tool} {{{arg} = {wrapped}}} {{ Ok(x) => x, Err(e) => e }}, Err(e) => e }}"
+                );
+                let plan = Plan::parse(&text).unwrap();
+                let run = block_on(interpreter.run(&plan)).unwrap();
+                assert_eq!(run.trace.len(), 2, "{text}");
+                let args = &run.trace[1].args;
+                let expected = match block_on(toolbox.call_value(tool, args)) {
+                    Ok(output) => CallResult::Ok(output.to_value()),
+                    Err(error) => CallResult::Err(error),
+                };
+                assert_eq!(run.trace[1].result, expected, "{text}");
+            }
+        }
+    }
+}
+
 #[test]
 fn the_ok_binder_does_not_exist_in_the_err_branch() {
     let (toolbox, shop) = toolbox(Some("lookup_account"));

@@ -535,7 +535,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             }
         }
         let start = Instant::now();
-        let result = toolbox.call_value(tool, &args).await;
+        let result = toolbox.call_json(tool, &args).await;
         let duration = start.elapsed();
         let (value, result) = match result {
             Ok(output) => {
