@@ -540,7 +540,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         let (value, result) = match result {
             Ok(output) => {
                 let json = output.to_value();
-                (Ok(Value::from_json(json.clone())), CallResult::Ok(json))
+                (Ok(Value::from_json_ref(&json)), CallResult::Ok(json))
             }
             Err(error) => (
                 Err(error_value(tool, kind(&error), &error.to_string())),
