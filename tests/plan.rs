@@ -7,8 +7,10 @@ use std::sync::Mutex;
 use futures::executor::block_on;
 use serde_json::json;
 use typed_tools::effect::EffectSet;
-use typed_tools::plan::{CallResult, Decision, Interpreter, Plan, PlanError, Preview, Runs, Value};
-use typed_tools::Toolbox;
+use typed_tools::plan::{
+    CallResult, Decision, Expr, Interpreter, Lambda, Plan, PlanError, Preview, Runs, Value,
+};
+use typed_tools::{tool, Toolbox};
 
 mod support;
 
@@ -213,6 +215,265 @@ fn map_filter_fold_and_pure_operations() {
         eval("x").unwrap_err(),
         PlanError::Unbound { name: "x".into() }
     );
+}
+
+/// Returns its argument.
+#[tool(effects = Pure)]
+fn echo(v: serde_json::Value) -> serde_json::Value {
+    v
+}
+
+/// `expr` with each literal replaced by a `call` of the pure tool `echo`
+/// that gives it back: every expression around it then holds a call, and
+/// runs through the interpreter's async path instead of the pure one
+/// (callbacks included: a pure tool may be called there).
+fn through_calls(expr: Expr) -> Expr {
+    let wrap = |e: Box<Expr>| Box::new(through_calls(*e));
+    let callback = |mut func: Lambda| {
+        func.body = wrap(func.body);
+        func
+    };
+    match expr {
+        Expr::Unit
+        | Expr::Bool { .. }
+        | Expr::Int { .. }
+        | Expr::Float { .. }
+        | Expr::String { .. } => Expr::call("echo", Expr::record([("v", expr)])),
+        Expr::Record { fields } => Expr::Record {
+            fields: fields
+                .into_iter()
+                .map(|(name, e)| (name, through_calls(e)))
+                .collect(),
+        },
+        Expr::List { items } => Expr::List {
+            items: items.into_iter().map(through_calls).collect(),
+        },
+        Expr::Get { of, field } => Expr::Get {
+            of: wrap(of),
+            field,
+        },
+        Expr::Let { name, value, body } => Expr::Let {
+            name,
+            value: wrap(value),
+            body: wrap(body),
+        },
+        Expr::If {
+            cond,
+            then,
+            otherwise,
+        } => Expr::If {
+            cond: wrap(cond),
+            then: wrap(then),
+            otherwise: wrap(otherwise),
+        },
+        Expr::Not { operand } => Expr::Not {
+            operand: wrap(operand),
+        },
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op,
+            left: wrap(left),
+            right: wrap(right),
+        },
+        Expr::Map { func, list } => Expr::Map {
+            func: callback(func),
+            list: wrap(list),
+        },
+        Expr::Filter { func, list } => Expr::Filter {
+            func: callback(func),
+            list: wrap(list),
+        },
+        Expr::Fold {
+            mut func,
+            init,
+            list,
+        } => {
+            func.body = wrap(func.body);
+            Expr::Fold {
+                func,
+                init: wrap(init),
+                list: wrap(list),
+            }
+        }
+        other => other,
+    }
+}
+
+#[test]
+fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
+    let toolbox = Toolbox::builder().tool(Echo).build().unwrap();
+    let interpreter = Interpreter::new(&toolbox);
+    let texts = [
+        "fold (fn acc, x => acc + x) 0 (map (fn n => n * 10) (filter (fn n => n % 2 == 1) [1, 2, 3, 4, 5]))",
+        r#"let tier = "pro" in if tier == "pro" and not (3 > 4) then "vip: " ++ tier else "basic""#,
+        r#"[7 / 2, 7 % 2, 0 - 3, 2 <= 2, "a" < "b", 1.5 > 0.5, 2 >= 3, 1.5 != 1.5, () == ()]"#,
+        "{a = 1}.a != 2 or 1 / 0 == 0",
+        "false and 1 / 0 == 0",
+        r#"{a = 1, b = [1, "x", ()], c = {d = 2.5}}"#,
+        "let r = {a = {b = 2}} in [r.a.b, r.a.b * 3]",
+        "(if true then {a = 1} else {a = 2}).a",
+        r#"fold (fn acc, s => acc ++ s) "" ["a", "b"]"#,
+        "1 / 0",
+        "7 % 0",
+        "9223372036854775807 + 1",
+        "0 - 9223372036854775807 - 2",
+        "9223372036854775807 * 2",
+        r#"{id = "x"}.plan"#,
+        "let r = {a = 1} in r.b",
+        "let r = 1 in r.a",
+        "5.a",
+        r#"1 ++ "a""#,
+        r#""a" ++ 1"#,
+        r#"2 < "a""#,
+        "true < false",
+        "if 1 then 2 else 3",
+        "not 3",
+        "3 and true",
+        "true and 3",
+        "false or 3",
+        "map (fn x => x) 5",
+        "filter (fn x => x) [true, 1]",
+        "filter (fn x => x) 3",
+        "fold (fn a, x => a) 0 1",
+        "fold (fn a, x => a + x) 0 [1, true]",
+        "[1, x]",
+        "let y = 2 in {a = y, b = z}",
+    ];
+    for text in texts {
+        let plan = Plan::parse(text).unwrap();
+        let pure = block_on(interpreter.run(&plan)).unwrap();
+        assert!(pure.trace.is_empty());
+        let called = Plan::new(through_calls(plan.body.clone()));
+        let run = block_on(interpreter.run(&called)).unwrap();
+        assert!(!run.trace.is_empty(), "{text}");
+        assert_eq!(run.outcome, pure.outcome, "{text}");
+    }
+}
+
+static ORDERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Order a quantity.
+#[tool(effects = Pure)]
+fn order(customer: String, quantity: u32, note: Option<String>) -> u32 {
+    ORDERS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let _ = (customer, note);
+    quantity
+}
+
+/// Keep any JSON.
+#[tool(effects = Pure)]
+fn keep(tree: serde_json::Value) -> bool {
+    tree.is_array()
+}
+
+/// Arrays `levels` deep.
+#[tool(effects = Pure)]
+fn nested(levels: u32) -> serde_json::Value {
+    (0..levels).fold(json!(1), |inner, _| json!([inner]))
+}
+
+#[test]
+fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
+    use std::sync::atomic::Ordering;
+    use typed_tools::recover::Policy;
+    use typed_tools::DynamicTool;
+
+    let dynamic = || {
+        DynamicTool::builder("count")
+            .input_schema(json!({
+                "type": "object",
+                "properties": {"n": {"type": "integer"}},
+                "required": ["n"]
+            }))
+            .effects(EffectSet::PURE)
+            .handler(|args| async move { Ok(args) })
+    };
+    let plain = Toolbox::builder()
+        .tool(Order)
+        .tool(Keep)
+        .tool(Nested)
+        .dynamic(dynamic())
+        .build()
+        .unwrap();
+    // Recovery coerces and repairs argument text: it must still get text.
+    let recovering = Toolbox::builder()
+        .tool(Order)
+        .tool(Keep)
+        .tool(Nested)
+        .dynamic(dynamic())
+        .policy(Policy::recover())
+        .build()
+        .unwrap();
+    let cases = [
+        ("order", json!({"customer": "c", "quantity": 2})),
+        (
+            "order",
+            json!({"customer": "c", "quantity": 2, "note": null}),
+        ),
+        ("order", json!({"customer": "c", "quantity": "2"})),
+        ("order", json!({"customer": 42, "quantity": -1})),
+        ("order", json!({"customer": "c"})),
+        (
+            "order",
+            json!({"customer": "c", "quantity": 2, "extra": true}),
+        ),
+        ("order", json!({"customer": "c", "quantity": 1.5})),
+        (
+            "order",
+            json!({"customer": "c", "quantity": 4_294_967_296_u64}),
+        ),
+        ("order", json!({})),
+        ("order", json!([1, 2])),
+        ("order", json!(["c", 2])),
+        ("order", json!(5)),
+        ("order", json!("text")),
+        ("order", json!(null)),
+        ("keep", json!({"tree": [[1], {"a": [2.5, "x", null]}]})),
+        ("count", json!({"n": 1})),
+        ("count", json!({"n": "x"})),
+        ("count", json!({})),
+        ("count", json!([1])),
+    ];
+    for toolbox in [&plain, &recovering] {
+        let interpreter = Interpreter::new(toolbox);
+        for (tool, args) in &cases {
+            let text = format!(
+                "match exec tool {tool} {} {{ Ok(x) => x, Err(e) => e }}",
+                Value::from_json(args.clone())
+            );
+            let plan = Plan::parse(&text).unwrap();
+            let before = ORDERS.load(Ordering::SeqCst);
+            let run = block_on(interpreter.run(&plan)).unwrap();
+            let ran = ORDERS.load(Ordering::SeqCst) - before;
+            let expected = match block_on(toolbox.call_value(tool, args)) {
+                Ok(output) => CallResult::Ok(output.to_value()),
+                Err(error) => CallResult::Err(error),
+            };
+            assert_eq!(ORDERS.load(Ordering::SeqCst) - before - ran, ran, "{text}");
+            assert!(ran <= 1, "{text}");
+            assert_eq!(run.trace.len(), 1, "{text}");
+            assert_eq!(&run.trace[0].args, args, "{text}");
+            assert_eq!(run.trace[0].result, expected, "{text}");
+        }
+        // Arguments nested deeper than serde_json parses text (128 levels):
+        // a tool's output 120 deep, wrapped in 10 more lists by the plan.
+        for (tool, arg) in [("keep", "tree"), ("order", "quantity")] {
+            for (levels, wraps) in [(90, 0), (99, 0), (120, 0), (120, 10)] {
+                let wrapped = format!("{}d{}", "[".repeat(wraps), "]".repeat(wraps));
+                let text = format!(
+                    "match exec tool nested {{levels = {levels}}} {{ Ok(d) => match exec tool {tool} {{{arg} = {wrapped}}} {{ Ok(x) => x, Err(e) => e }}, Err(e) => e }}"
+                );
+                let plan = Plan::parse(&text).unwrap();
+                let run = block_on(interpreter.run(&plan)).unwrap();
+                assert_eq!(run.trace.len(), 2, "{text}");
+                let args = &run.trace[1].args;
+                let expected = match block_on(toolbox.call_value(tool, args)) {
+                    Ok(output) => CallResult::Ok(output.to_value()),
+                    Err(error) => CallResult::Err(error),
+                };
+                assert_eq!(run.trace[1].result, expected, "{text}");
+            }
+        }
+    }
 }
 
 #[test]

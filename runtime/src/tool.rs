@@ -15,6 +15,7 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -342,6 +343,12 @@ pub(crate) enum Failure {
 /// The form a toolbox holds: one call from argument text to output text.
 pub(crate) trait ErasedTool: Send + Sync + 'static {
     fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a>;
+
+    /// The same call with arguments already parsed (a plan's), read
+    /// straight from the JSON value. [`Failure::Args`] and
+    /// [`Failure::Schema`] mean the tool did not run; the toolbox then makes
+    /// the call again from the text, for that path's errors.
+    fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a>;
 }
 
 /// An erased call: done already (a sync tool, or arguments that did not
@@ -363,10 +370,25 @@ impl<T: Tool> ErasedTool for Typed<T> {
         }
         // Fast path: deserialize straight from the argument text; no JSON value
         // is built unless something fails.
-        let input = match serde_json::from_str::<T::Input>(args) {
-            Ok(input) => input,
-            Err(error) => return Erased::Done(Err(Failure::Args(Some(error)))),
-        };
+        match serde_json::from_str::<T::Input>(args) {
+            Ok(input) => self.run(input),
+            Err(error) => Erased::Done(Err(Failure::Args(Some(error)))),
+        }
+    }
+
+    fn call_json<'a>(&'a self, _: &'a ToolSpec, args: &Value) -> Erased<'a> {
+        if !args.is_object() {
+            return Erased::Done(Err(Failure::Args(None)));
+        }
+        match T::Input::deserialize(args) {
+            Ok(input) => self.run(input),
+            Err(error) => Erased::Done(Err(Failure::Args(Some(error)))),
+        }
+    }
+}
+
+impl<T: Tool> Typed<T> {
+    fn run(&self, input: T::Input) -> Erased<'_> {
         let input = match self.0.__typed_tools_call_sync(input) {
             Ok(result) => return Erased::Done(finish::<T>(result)),
             Err(input) => input,
@@ -501,11 +523,29 @@ impl ErasedTool for DynamicTool {
             Ok(value) => value,
             Err(error) => return Erased::Done(Err(Failure::Args(Some(error)))),
         };
-        let problems = crate::schema::check(spec.input_schema(), &value);
-        if !problems.is_empty() {
-            let error = ToolError::deserialization(spec.name(), problems, None);
-            return Erased::Done(Err(Failure::Schema(error)));
+        match refusal(spec, &value) {
+            Some(failure) => Erased::Done(Err(failure)),
+            None => self.run(value),
         }
+    }
+
+    fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a> {
+        match refusal(spec, args) {
+            Some(failure) => Erased::Done(Err(failure)),
+            None => self.run(args.clone()),
+        }
+    }
+}
+
+/// Why arguments that break a run-time tool's schema are refused.
+fn refusal(spec: &ToolSpec, args: &Value) -> Option<Failure> {
+    let problems = crate::schema::check(spec.input_schema(), args);
+    (!problems.is_empty())
+        .then(|| Failure::Schema(ToolError::deserialization(spec.name(), problems, None)))
+}
+
+impl DynamicTool {
+    fn run(&self, value: Value) -> Erased<'_> {
         let future = (self.handler)(value);
         Erased::Running(
             async move {

@@ -224,7 +224,12 @@ impl<A: Effects> Toolbox<A> {
     ///
     /// Nothing happens until the returned [`Call`] is awaited.
     pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a> {
-        Call::new(&self.shared, self.allowed, name, Cow::Borrowed(args))
+        Call::new(
+            &self.shared,
+            self.allowed,
+            name,
+            Args::Text(Cow::Borrowed(args)),
+        )
     }
 
     /// Reads the tool calls in a model's answer (see [`call`](crate::call) for
@@ -267,8 +272,15 @@ impl<A: Effects> Toolbox<A> {
             &self.shared,
             self.allowed,
             name,
-            Cow::Owned(args.to_string()),
+            Args::Text(Cow::Owned(args.to_string())),
         )
+    }
+
+    /// Calls tool `name` with arguments already parsed, read straight from
+    /// the value instead of from its text; the outcome and every error are
+    /// those of [`call_value`](Self::call_value). For plans.
+    pub(crate) fn call_json<'a>(&'a self, name: &'a str, args: &'a Value) -> Call<'a> {
+        Call::new(&self.shared, self.allowed, name, Args::Json(args))
     }
 }
 
@@ -339,6 +351,26 @@ impl Entry {
             Ok(erased) => erased,
             Err(panic) => Erased::Done(Err(Failure::Panicked(panic_message(panic)))),
         }
+    }
+
+    /// Starts one call with parsed arguments: from the value itself, unless
+    /// the tool refuses them before running (then from their text, so that
+    /// the error, and any recovery, is the text path's) or they nest deeper
+    /// than the text parser reads (then the text path refuses them).
+    fn start_json<'a>(&'a self, args: &'a Value) -> (Erased<'a>, Args<'a>) {
+        if nests_within(args, JSON_NESTING) {
+            let call = AssertUnwindSafe(|| self.tool.call_json(&self.spec, args));
+            match std::panic::catch_unwind(call) {
+                Ok(Erased::Done(Err(Failure::Args(_) | Failure::Schema(_)))) => {}
+                Ok(erased) => return (erased, Args::Json(args)),
+                Err(panic) => {
+                    let failure = Failure::Panicked(panic_message(panic));
+                    return (Erased::Done(Err(failure)), Args::Json(args));
+                }
+            }
+        }
+        let text = args.to_string();
+        (self.start(&text), Args::Text(Cow::Owned(text)))
     }
 
     fn poll_running(
@@ -441,11 +473,11 @@ enum CallState<'a> {
         shared: &'a Shared,
         allowed: EffectSet,
         name: &'a str,
-        args: Cow<'a, str>,
+        args: Args<'a>,
     },
     Running {
         entry: &'a Entry,
-        args: Cow<'a, str>,
+        args: Args<'a>,
         future: BoxFuture<'a, Result<String, Failure>>,
     },
     /// A failure met the tool's policy: repair, coerce, retry, escalate.
@@ -453,8 +485,37 @@ enum CallState<'a> {
     Done,
 }
 
+/// A call's arguments: the model's text, or JSON already parsed (a plan's).
+enum Args<'a> {
+    Text(Cow<'a, str>),
+    Json(&'a Value),
+}
+
+impl<'a> Args<'a> {
+    /// The arguments as text, which error messages and recovery read.
+    fn into_text(self) -> Cow<'a, str> {
+        match self {
+            Args::Text(text) => text,
+            Args::Json(value) => Cow::Owned(value.to_string()),
+        }
+    }
+}
+
+/// How deeply parsed arguments may nest to be read from the value: below
+/// serde_json's parser's limit (128), where reading the text would fail.
+const JSON_NESTING: usize = 100;
+
+/// Whether `value` nests at most `limit` arrays and objects deep.
+fn nests_within(value: &Value, limit: usize) -> bool {
+    match value {
+        Value::Array(items) => limit > 0 && items.iter().all(|v| nests_within(v, limit - 1)),
+        Value::Object(fields) => limit > 0 && fields.values().all(|v| nests_within(v, limit - 1)),
+        _ => true,
+    }
+}
+
 impl<'a> Call<'a> {
-    fn new(shared: &'a Shared, allowed: EffectSet, name: &'a str, args: Cow<'a, str>) -> Call<'a> {
+    fn new(shared: &'a Shared, allowed: EffectSet, name: &'a str, args: Args<'a>) -> Call<'a> {
         Call {
             state: CallState::Start {
                 shared,
@@ -483,7 +544,11 @@ impl Future for Call<'_> {
                         Ok(entry) => entry,
                         Err(error) => return Poll::Ready(Err(error)),
                     };
-                    match entry.start(&args) {
+                    let (erased, args) = match args {
+                        Args::Text(text) => (entry.start(&text), Args::Text(text)),
+                        Args::Json(value) => entry.start_json(value),
+                    };
+                    match erased {
                         Erased::Done(Ok(json)) => {
                             return Poll::Ready(Ok(ToolOutput::from_json(json)))
                         }
@@ -524,6 +589,7 @@ impl Future for Call<'_> {
                 CallState::Done => panic!("`Call` polled after it completed"),
             };
             // The fast path failed: explain, or hand over to the tool's policy.
+            let args = args.into_text();
             if entry.policy.is_none() {
                 return Poll::Ready(Err(entry.explain(&args, failure)));
             }

@@ -215,12 +215,16 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// ran; a run-time error of the plan is in [`Run::outcome`].
     pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
         self.preview(plan)?;
+        let mut impure = Vec::new();
+        collect_impure(&plan.body, &mut impure);
+        impure.sort_unstable();
         let mut machine = Machine {
             interpreter: self,
             env: Vec::new(),
             trace: Vec::new(),
+            impure,
         };
-        let outcome = machine.eval(&plan.body).await;
+        let outcome = machine.value(&plan.body).await;
         Ok(Run {
             outcome,
             trace: machine.trace,
@@ -228,26 +232,81 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     }
 }
 
-/// The state of one run.
-struct Machine<'r, 't, A: Effects> {
+/// The state of one run of a plan borrowed for `'p`.
+struct Machine<'p, 'r, 't, A: Effects> {
     interpreter: &'r Interpreter<'t, A>,
-    /// Bound variables, innermost last.
-    env: Vec<(String, Value)>,
+    /// Bound variables, innermost last; the names are the plan's.
+    env: Vec<(&'p str, Value)>,
     trace: Vec<TracedCall>,
+    /// The addresses of the plan's expressions that hold a tool call,
+    /// sorted; the others are evaluated without a future.
+    impure: Vec<usize>,
 }
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
 
-impl<A: Effects> Machine<'_, '_, A> {
+impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// Evaluates `body` with `name` bound to `value`.
-    async fn bound(&mut self, name: &str, value: Value, body: &Expr) -> Result<Value, PlanError> {
-        self.env.push((name.to_owned(), value));
-        let result = self.eval(body).await;
+    async fn bound(
+        &mut self,
+        name: &'p str,
+        value: Value,
+        body: &'p Expr,
+    ) -> Result<Value, PlanError> {
+        self.env.push((name, value));
+        let result = self.value(body).await;
         self.env.pop();
         result
     }
 
-    fn eval<'s>(&'s mut self, expr: &'s Expr) -> Eval<'s, Value> {
+    /// Evaluates `body` with `name` bound to `value`, without a future.
+    fn bound_pure(
+        &mut self,
+        name: &'p str,
+        value: Value,
+        body: &'p Expr,
+    ) -> Result<Value, PlanError> {
+        self.env.push((name, value));
+        let result = self.eval_pure(body);
+        self.env.pop();
+        result
+    }
+
+    /// Evaluates `expr`: through [`eval`](Self::eval)'s boxed future when it
+    /// holds a tool call, directly with [`eval_pure`](Self::eval_pure) when
+    /// it does not (most sub-expressions: literals, arguments, callbacks).
+    async fn value(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
+        if self.impure.binary_search(&address(expr)).is_ok() {
+            self.eval(expr).await
+        } else {
+            self.eval_pure(expr)
+        }
+    }
+
+    /// The value of variable `name`, borrowed.
+    fn lookup(&self, name: &str) -> Result<&Value, PlanError> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| PlanError::Unbound {
+                name: name.to_owned(),
+            })
+    }
+
+    /// The value of a place (a variable, or a field of a place), borrowed
+    /// instead of cloned, with the errors its evaluation gives; `None` for any
+    /// other expression.
+    fn place(&self, expr: &Expr) -> Option<Result<&Value, PlanError>> {
+        match expr {
+            Expr::Var { name } => Some(self.lookup(name)),
+            Expr::Get { of, field } => Some(self.place(of)?.and_then(|of| field_ref(of, field))),
+            _ => None,
+        }
+    }
+
+    fn eval<'s>(&'s mut self, expr: &'p Expr) -> Eval<'s, Value> {
         async move {
             Ok(match expr {
                 Expr::Unit => Value::Unit,
@@ -258,48 +317,29 @@ impl<A: Effects> Machine<'_, '_, A> {
                 Expr::Record { fields } => {
                     let mut values = Vec::with_capacity(fields.len());
                     for (name, e) in fields {
-                        values.push((name.clone(), self.eval(e).await?));
+                        values.push((name.clone(), self.value(e).await?));
                     }
                     Value::Record(values)
                 }
                 Expr::List { items } => {
                     let mut values = Vec::with_capacity(items.len());
                     for e in items {
-                        values.push(self.eval(e).await?);
+                        values.push(self.value(e).await?);
                     }
                     Value::List(values)
                 }
-                Expr::Var { name } => self
-                    .env
-                    .iter()
-                    .rev()
-                    .find(|(n, _)| n == name)
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| PlanError::Unbound { name: name.clone() })?,
-                Expr::Get { of, field } => match self.eval(of).await? {
-                    record @ Value::Record(_) => match record.field(field) {
-                        Some(value) => value.clone(),
-                        None => {
-                            return Err(PlanError::MissingField {
-                                field: field.clone(),
-                                found: record.type_name(),
-                            })
-                        }
-                    },
-                    other => {
-                        return Err(PlanError::mismatch(
-                            format!("`.{field}`"),
-                            "a record",
-                            &other,
-                        ))
-                    }
+                Expr::Var { name } => self.lookup(name)?.clone(),
+                Expr::Get { of, field } => match self.place(of) {
+                    // Only the field is cloned, not the record.
+                    Some(record) => field_ref(record?, field)?.clone(),
+                    None => field_owned(self.value(of).await?, field)?,
                 },
                 Expr::Match { on, ok, err } => match self.step(on).await? {
                     Ok(value) => self.bound(&ok.bind, value, &ok.body).await?,
                     Err(error) => self.bound(&err.bind, error, &err.body).await?,
                 },
                 Expr::Let { name, value, body } => {
-                    let value = self.eval(value).await?;
+                    let value = self.value(value).await?;
                     self.bound(name, value, body).await?
                 }
                 Expr::If {
@@ -308,15 +348,15 @@ impl<A: Effects> Machine<'_, '_, A> {
                     otherwise,
                 } => {
                     if self.bool(cond, "`if`").await? {
-                        self.eval(then).await?
+                        self.value(then).await?
                     } else {
-                        self.eval(otherwise).await?
+                        self.value(otherwise).await?
                     }
                 }
                 Expr::Not { operand } => Value::Bool(!self.bool(operand, "`not`").await?),
                 Expr::Call { tool, arg } => {
-                    let arg = self.eval(arg).await?;
-                    self.call(tool, &arg).await?
+                    let args = self.arguments(tool, arg).await?;
+                    self.call(tool, args).await?
                 }
                 Expr::Binary { op, left, right } => self.binary(*op, left, right).await?,
                 Expr::Map { func, list } => {
@@ -329,19 +369,19 @@ impl<A: Effects> Machine<'_, '_, A> {
                 Expr::Filter { func, list } => {
                     let mut out = Vec::new();
                     for item in self.list(list, "`filter`").await? {
-                        self.env.push((func.param.name.clone(), item));
+                        self.env.push((&func.param.name, item));
                         let keep = self.bool(&func.body, "the callback of `filter`").await;
-                        let (_, item) = self.env.pop().expect("pushed above");
+                        let popped = self.env.pop();
                         if keep? {
-                            out.push(item);
+                            out.extend(popped.map(|(_, item)| item));
                         }
                     }
                     Value::List(out)
                 }
                 Expr::Fold { func, init, list } => {
-                    let mut acc = self.eval(init).await?;
+                    let mut acc = self.value(init).await?;
                     for item in self.list(list, "`fold`").await? {
-                        self.env.push((func.acc.name.clone(), acc));
+                        self.env.push((&func.acc.name, acc));
                         let result = self.bound(&func.item.name, item, &func.body).await;
                         self.env.pop();
                         acc = result?;
@@ -353,25 +393,124 @@ impl<A: Effects> Machine<'_, '_, A> {
         .boxed()
     }
 
-    async fn bool(&mut self, expr: &Expr, context: &str) -> Result<bool, PlanError> {
-        match self.eval(expr).await? {
-            Value::Bool(b) => Ok(b),
-            other => Err(PlanError::mismatch(context, "Bool", &other)),
-        }
+    /// Evaluates an expression that holds no tool call, without a future.
+    ///
+    /// One arm per [`Expr`] variant, as in [`eval`](Self::eval), whose
+    /// semantics and errors it repeats; [`value`](Self::value) sends here only
+    /// expressions with no step inside, so never a `match`.
+    fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
+        Ok(match expr {
+            Expr::Unit => Value::Unit,
+            Expr::Bool { value } => Value::Bool(*value),
+            Expr::Int { value } => Value::Int(*value),
+            Expr::Float { value } => Value::Float(*value),
+            Expr::String { value } => Value::String(value.clone()),
+            Expr::Record { fields } => {
+                let mut values = Vec::with_capacity(fields.len());
+                for (name, e) in fields {
+                    values.push((name.clone(), self.eval_pure(e)?));
+                }
+                Value::Record(values)
+            }
+            Expr::List { items } => {
+                let mut values = Vec::with_capacity(items.len());
+                for e in items {
+                    values.push(self.eval_pure(e)?);
+                }
+                Value::List(values)
+            }
+            Expr::Var { name } => self.lookup(name)?.clone(),
+            Expr::Get { of, field } => match self.place(of) {
+                Some(record) => field_ref(record?, field)?.clone(),
+                None => field_owned(self.eval_pure(of)?, field)?,
+            },
+            Expr::Match { .. } | Expr::Call { .. } => {
+                unreachable!("a `match` or a `call` calls a tool, so `value` never sends it here")
+            }
+            Expr::Let { name, value, body } => {
+                let value = self.eval_pure(value)?;
+                self.bound_pure(name, value, body)?
+            }
+            Expr::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                if truth(self.eval_pure(cond)?, || "`if`".into())? {
+                    self.eval_pure(then)?
+                } else {
+                    self.eval_pure(otherwise)?
+                }
+            }
+            Expr::Not { operand } => {
+                Value::Bool(!truth(self.eval_pure(operand)?, || "`not`".into())?)
+            }
+            Expr::Binary { op, left, right } => {
+                let context = || format!("`{}`", op.symbol());
+                match op {
+                    BinaryOp::And => Value::Bool(
+                        truth(self.eval_pure(left)?, context)?
+                            && truth(self.eval_pure(right)?, context)?,
+                    ),
+                    BinaryOp::Or => Value::Bool(
+                        truth(self.eval_pure(left)?, context)?
+                            || truth(self.eval_pure(right)?, context)?,
+                    ),
+                    _ => {
+                        let l = self.eval_pure(left)?;
+                        let r = self.eval_pure(right)?;
+                        pure(*op, l, r)?
+                    }
+                }
+            }
+            Expr::Map { func, list } => {
+                let items = items(self.eval_pure(list)?, "`map`")?;
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(self.bound_pure(&func.param.name, item, &func.body)?);
+                }
+                Value::List(out)
+            }
+            Expr::Filter { func, list } => {
+                let mut out = Vec::new();
+                for item in items(self.eval_pure(list)?, "`filter`")? {
+                    self.env.push((&func.param.name, item));
+                    let keep = self
+                        .eval_pure(&func.body)
+                        .and_then(|keep| truth(keep, || "the callback of `filter`".into()));
+                    let popped = self.env.pop();
+                    if keep? {
+                        out.extend(popped.map(|(_, item)| item));
+                    }
+                }
+                Value::List(out)
+            }
+            Expr::Fold { func, init, list } => {
+                let mut acc = self.eval_pure(init)?;
+                for item in items(self.eval_pure(list)?, "`fold`")? {
+                    self.env.push((&func.acc.name, acc));
+                    let result = self.bound_pure(&func.item.name, item, &func.body);
+                    self.env.pop();
+                    acc = result?;
+                }
+                acc
+            }
+        })
     }
 
-    async fn list(&mut self, expr: &Expr, context: &str) -> Result<Vec<Value>, PlanError> {
-        match self.eval(expr).await? {
-            Value::List(items) => Ok(items),
-            other => Err(PlanError::mismatch(context, "a list", &other)),
-        }
+    async fn bool(&mut self, expr: &'p Expr, context: &str) -> Result<bool, PlanError> {
+        truth(self.value(expr).await?, || context.to_owned())
+    }
+
+    async fn list(&mut self, expr: &'p Expr, context: &str) -> Result<Vec<Value>, PlanError> {
+        items(self.value(expr).await?, context)
     }
 
     async fn binary(
         &mut self,
         op: BinaryOp,
-        left: &Expr,
-        right: &Expr,
+        left: &'p Expr,
+        right: &'p Expr,
     ) -> Result<Value, PlanError> {
         let context = format!("`{}`", op.symbol());
         match op {
@@ -387,41 +526,59 @@ impl<A: Effects> Machine<'_, '_, A> {
             }
             _ => {}
         }
-        let l = self.eval(left).await?;
-        let r = self.eval(right).await?;
+        let l = self.value(left).await?;
+        let r = self.value(right).await?;
         pure(op, l, r)
     }
 
+    /// A tool's arguments as JSON. A variable (the usual argument: a
+    /// traverse's element) is written as JSON where it is, not cloned first.
+    async fn arguments(&mut self, tool: &str, arg: &'p Expr) -> Result<Json, PlanError> {
+        match self.place(arg) {
+            Some(value) => json_args(tool, value?),
+            None => json_args(tool, &self.value(arg).await?),
+        }
+    }
+
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
-    fn step<'s>(&'s mut self, step: &'s Step) -> Eval<'s, Result<Value, Value>> {
+    async fn step(&mut self, step: &'p Step) -> Result<Result<Value, Value>, PlanError> {
+        match step {
+            Step::Exec { tool, arg } => {
+                let args = self.arguments(tool, arg).await?;
+                self.exec(tool, args).await
+            }
+            Step::Traverse { param, body, list } => self.traverse(&param.name, body, list).await,
+        }
+    }
+
+    /// Runs `body` with `param` bound to each element of `list` in turn:
+    /// `Ok` with the list of `Ok` values, or the first `Err`.
+    fn traverse<'s>(
+        &'s mut self,
+        param: &'p str,
+        body: &'p Step,
+        list: &'p Expr,
+    ) -> Eval<'s, Result<Value, Value>> {
         async move {
-            match step {
-                Step::Exec { tool, arg } => {
-                    let arg = self.eval(arg).await?;
-                    self.exec(tool, &arg).await
-                }
-                Step::Traverse { param, body, list } => {
-                    let mut oks = Vec::new();
-                    for item in self.list(list, "`traverse`").await? {
-                        self.env.push((param.name.clone(), item));
-                        let result = self.step(body).await;
-                        self.env.pop();
-                        match result? {
-                            Ok(value) => oks.push(value),
-                            // Short-circuit: later elements do not run.
-                            Err(error) => return Ok(Err(error)),
-                        }
-                    }
-                    Ok(Ok(Value::List(oks)))
+            let items = self.list(list, "`traverse`").await?;
+            let mut oks = Vec::with_capacity(items.len());
+            for item in items {
+                self.env.push((param, item));
+                let result = self.step(body).await;
+                self.env.pop();
+                match result? {
+                    Ok(value) => oks.push(value),
+                    // Short-circuit: later elements do not run.
+                    Err(error) => return Ok(Err(error)),
                 }
             }
+            Ok(Ok(Value::List(oks)))
         }
         .boxed()
     }
 
     /// Calls a tool once, recording the call.
-    async fn exec(&mut self, tool: &str, arg: &Value) -> Result<Result<Value, Value>, PlanError> {
-        let args = arguments(tool, arg)?;
+    async fn exec(&mut self, tool: &str, args: Json) -> Result<Result<Value, Value>, PlanError> {
         let interpreter = self.interpreter;
         let effects = interpreter
             .toolbox
@@ -446,34 +603,32 @@ impl<A: Effects> Machine<'_, '_, A> {
                 }
             }
         }
-        Ok(match self.invoke(tool, args).await {
-            Ok(output) => Ok(Value::from_json(output)),
-            Err(error) => Err(error_value(tool, kind(&error), &error.to_string())),
-        })
+        Ok(self
+            .invoke(tool, args)
+            .await
+            .map_err(|error| error_value(tool, kind(&error), &error.to_string())))
     }
 
     /// Calls a pure, infallible tool as a function, recording the call; a
     /// failure (arguments that do not fit, a panic) stops the plan.
-    async fn call(&mut self, tool: &str, arg: &Value) -> Result<Value, PlanError> {
-        let args = arguments(tool, arg)?;
-        match self.invoke(tool, args).await {
-            Ok(output) => Ok(Value::from_json(output)),
-            Err(error) => Err(PlanError::CallFailed {
+    async fn call(&mut self, tool: &str, args: Json) -> Result<Value, PlanError> {
+        self.invoke(tool, args)
+            .await
+            .map_err(|error| PlanError::CallFailed {
                 tool: tool.to_owned(),
                 error: Box::new(error),
-            }),
-        }
+            })
     }
 
     /// Runs a tool through the toolbox and records the call in the trace.
-    async fn invoke(&mut self, tool: &str, args: Json) -> Result<Json, ToolError> {
+    async fn invoke(&mut self, tool: &str, args: Json) -> Result<Value, ToolError> {
         let start = Instant::now();
-        let result = self.interpreter.toolbox.call_value(tool, &args).await;
+        let result = self.interpreter.toolbox.call_json(tool, &args).await;
         let duration = start.elapsed();
         let (output, result) = match result {
             Ok(output) => {
                 let json = output.to_value();
-                (Ok(json.clone()), CallResult::Ok(json))
+                (Ok(Value::from_json_ref(&json)), CallResult::Ok(json))
             }
             Err(error) => (Err(error.clone()), CallResult::Err(error)),
         };
@@ -487,11 +642,136 @@ impl<A: Effects> Machine<'_, '_, A> {
     }
 }
 
+/// Pushes the address of each expression in `expr` (itself included) that
+/// holds a step, and says whether `expr` does. Visits every expression: the
+/// plan is checked for depth before.
+fn collect_impure(expr: &Expr, impure: &mut Vec<usize>) -> bool {
+    let holds = match expr {
+        Expr::Unit
+        | Expr::Bool { .. }
+        | Expr::Int { .. }
+        | Expr::Float { .. }
+        | Expr::String { .. }
+        | Expr::Var { .. } => false,
+        Expr::Record { fields } => fields
+            .iter()
+            .fold(false, |any, (_, e)| collect_impure(e, impure) | any),
+        Expr::List { items } => items
+            .iter()
+            .fold(false, |any, e| collect_impure(e, impure) | any),
+        Expr::Get { of, .. } => collect_impure(of, impure),
+        Expr::Not { operand } => collect_impure(operand, impure),
+        Expr::Call { arg, .. } => {
+            collect_impure(arg, impure);
+            true
+        }
+        Expr::Match { on, ok, err } => {
+            collect_impure_step(on, impure);
+            collect_impure(&ok.body, impure);
+            collect_impure(&err.body, impure);
+            true
+        }
+        Expr::Let { value, body, .. } => {
+            collect_impure(value, impure) | collect_impure(body, impure)
+        }
+        Expr::If {
+            cond,
+            then,
+            otherwise,
+        } => {
+            collect_impure(cond, impure)
+                | collect_impure(then, impure)
+                | collect_impure(otherwise, impure)
+        }
+        Expr::Binary { left, right, .. } => {
+            collect_impure(left, impure) | collect_impure(right, impure)
+        }
+        Expr::Map { func, list } | Expr::Filter { func, list } => {
+            collect_impure(&func.body, impure) | collect_impure(list, impure)
+        }
+        Expr::Fold { func, init, list } => {
+            collect_impure(&func.body, impure)
+                | collect_impure(init, impure)
+                | collect_impure(list, impure)
+        }
+    };
+    if holds {
+        impure.push(address(expr));
+    }
+    holds
+}
+
+fn collect_impure_step(step: &Step, impure: &mut Vec<usize>) {
+    match step {
+        Step::Exec { arg, .. } => {
+            collect_impure(arg, impure);
+        }
+        Step::Traverse { body, list, .. } => {
+            collect_impure_step(body, impure);
+            collect_impure(list, impure);
+        }
+    }
+}
+
+/// An expression's identity during a run (the plan is borrowed, so it stays put).
+fn address(expr: &Expr) -> usize {
+    std::ptr::from_ref(expr) as usize
+}
+
+/// A Bool, or the error of `context` given another value.
+fn truth(value: Value, context: impl FnOnce() -> String) -> Result<bool, PlanError> {
+    match value {
+        Value::Bool(b) => Ok(b),
+        other => Err(PlanError::mismatch(context(), "Bool", &other)),
+    }
+}
+
+/// A list's elements, or the error of `context` given another value.
+fn items(value: Value, context: &str) -> Result<Vec<Value>, PlanError> {
+    match value {
+        Value::List(items) => Ok(items),
+        other => Err(PlanError::mismatch(context, "a list", &other)),
+    }
+}
+
 /// A tool's arguments as JSON.
-fn arguments(tool: &str, arg: &Value) -> Result<Json, PlanError> {
-    arg.to_json().ok_or_else(|| PlanError::NotJson {
+fn json_args(tool: &str, value: &Value) -> Result<Json, PlanError> {
+    value.to_json().ok_or_else(|| PlanError::NotJson {
         tool: tool.to_owned(),
     })
+}
+
+/// Field `field` of `record`, or the error of `record.field`.
+fn field_ref<'v>(record: &'v Value, field: &str) -> Result<&'v Value, PlanError> {
+    match record {
+        Value::Record(_) => record.field(field).ok_or_else(|| PlanError::MissingField {
+            field: field.to_owned(),
+            found: record.type_name(),
+        }),
+        other => Err(PlanError::mismatch(
+            format!("`.{field}`"),
+            "a record",
+            other,
+        )),
+    }
+}
+
+/// Field `field` taken out of `record`, or the error of `record.field`.
+fn field_owned(record: Value, field: &str) -> Result<Value, PlanError> {
+    match record {
+        Value::Record(mut fields) => match fields.iter().position(|(n, _)| n == field) {
+            Some(index) => Ok(fields.swap_remove(index).1),
+            None => Err(PlanError::MissingField {
+                field: field.to_owned(),
+                found: Value::Record(fields).type_name(),
+            }),
+        },
+        other => Err(PlanError::mismatch(
+            format!("`.{field}`"),
+            "a record",
+            &other,
+        )),
+    }
 }
 
 /// The value an `Err` branch binds: `{tool: String, kind: String, message: String}`.
@@ -518,21 +798,24 @@ fn kind(error: &ToolError) -> &'static str {
 /// The pure operations other than `and`/`or`.
 fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
     use std::cmp::Ordering;
-    let context = format!("`{}`", op.symbol());
+    // Written only for an error message.
+    let context = || format!("`{}`", op.symbol());
     let order = |l: &Value, r: &Value| -> Result<Ordering, PlanError> {
         match (l, r) {
             (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
             (Value::String(a), Value::String(b)) => Ok(a.cmp(b)),
-            (Value::Float(a), Value::Float(b)) => a.partial_cmp(b).ok_or(PlanError::TypeMismatch {
-                context: context.clone(),
-                expected: "comparable numbers",
-                found: "NaN".into(),
-            }),
+            (Value::Float(a), Value::Float(b)) => {
+                a.partial_cmp(b).ok_or_else(|| PlanError::TypeMismatch {
+                    context: context(),
+                    expected: "comparable numbers",
+                    found: "NaN".into(),
+                })
+            }
             (Value::Int(_) | Value::String(_) | Value::Float(_), other) => Err(
-                PlanError::mismatch(context.clone(), "a value of the left side's type", other),
+                PlanError::mismatch(context(), "a value of the left side's type", other),
             ),
             (other, _) => Err(PlanError::mismatch(
-                context.clone(),
+                context(),
                 "Int, Float or String",
                 other,
             )),
@@ -540,9 +823,7 @@ fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
     };
     let ints = |l: &Value, r: &Value| match (l, r) {
         (Value::Int(a), Value::Int(b)) => Ok((*a, *b)),
-        (Value::Int(_), other) | (other, _) => {
-            Err(PlanError::mismatch(context.clone(), "Int", other))
-        }
+        (Value::Int(_), other) | (other, _) => Err(PlanError::mismatch(context(), "Int", other)),
     };
     let overflow = PlanError::Overflow { op };
     Ok(match op {
@@ -579,7 +860,7 @@ fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
         BinaryOp::Concat => match (l, r) {
             (Value::String(a), Value::String(b)) => Value::String(a + &b),
             (Value::String(_), other) | (other, _) => {
-                return Err(PlanError::mismatch(context, "String", &other))
+                return Err(PlanError::mismatch(context(), "String", &other))
             }
         },
         BinaryOp::And | BinaryOp::Or => unreachable!("evaluated with short-circuit in `binary`"),

@@ -59,26 +59,51 @@ impl Value {
         }
     }
 
+    /// The value of a JSON value it does not own: [`from_json`](Self::from_json)
+    /// without cloning the JSON first.
+    pub(crate) fn from_json_ref(json: &Json) -> Value {
+        match json {
+            Json::Null => Value::Unit,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Json::String(s) => Value::String(s.clone()),
+            Json::Array(items) => Value::List(items.iter().map(Value::from_json_ref).collect()),
+            Json::Object(fields) => Value::Record(
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::from_json_ref(v)))
+                    .collect(),
+            ),
+        }
+    }
+
     /// The value as JSON; `None` when it holds a Float that is not finite.
     pub fn to_json(&self) -> Option<Json> {
+        // Loops rather than collecting into `Option<_>`, whose size hint
+        // would not reserve the room known here.
         Some(match self {
             Value::Unit => Json::Null,
             Value::Bool(b) => Json::Bool(*b),
             Value::Int(i) => Json::from(*i),
             Value::Float(f) => Json::Number(serde_json::Number::from_f64(*f)?),
             Value::String(s) => Json::String(s.clone()),
-            Value::List(items) => Json::Array(
-                items
-                    .iter()
-                    .map(Value::to_json)
-                    .collect::<Option<Vec<_>>>()?,
-            ),
-            Value::Record(fields) => Json::Object(
-                fields
-                    .iter()
-                    .map(|(k, v)| Some((k.clone(), v.to_json()?)))
-                    .collect::<Option<serde_json::Map<_, _>>>()?,
-            ),
+            Value::List(items) => {
+                let mut array = Vec::with_capacity(items.len());
+                for item in items {
+                    array.push(item.to_json()?);
+                }
+                Json::Array(array)
+            }
+            Value::Record(fields) => {
+                let mut object = serde_json::Map::with_capacity(fields.len());
+                for (name, value) in fields {
+                    object.insert(name.clone(), value.to_json()?);
+                }
+                Json::Object(object)
+            }
         })
     }
 

@@ -1,0 +1,73 @@
+//! The plan interpreter's overhead as instruction counts: the workload of
+//! `benches/plan.rs` (a plan of 100 `exec`s of a trivial tool, against the
+//! same 100 calls made directly), each arm in its own never-inlined function,
+//! so that callgrind's inclusive cost of each, divided by the runs, is a
+//! number the machine's load does not change.
+//!
+//! ```text
+//! cargo build --release --example plan_overhead
+//! valgrind --tool=callgrind --callgrind-out-file=plan.out \
+//!     target/release/examples/plan_overhead 1000
+//! callgrind_annotate --inclusive=yes plan.out | grep -E 'plan_overhead::(direct|interpreted)'
+//! ```
+
+use std::hint::black_box;
+
+use futures::executor::block_on;
+use typed_tools::plan::{Interpreter, Plan};
+use typed_tools::{tool, Toolbox};
+
+/// Add one.
+#[tool(effects = Pure)]
+fn inc(n: i64) -> i64 {
+    n + 1
+}
+
+/// The bench's plan: `traverse` of `exec tool inc` over `n` records.
+fn plan_text(n: usize) -> String {
+    let items: Vec<String> = (0..n).map(|i| format!("{{n = {i}}}")).collect();
+    format!(
+        "match traverse (fn x => exec tool inc x) [{}] {{\n  Ok(all) => all,\n  Err(e) => e.message\n}}",
+        items.join(", ")
+    )
+}
+
+/// `runs` times, the 100 calls made directly.
+#[inline(never)]
+fn direct(toolbox: &Toolbox, runs: usize) {
+    for _ in 0..runs {
+        let outputs = block_on(async {
+            let mut outputs = Vec::with_capacity(100);
+            for i in 0..100 {
+                let args = format!("{{\"n\":{i}}}");
+                outputs.push(toolbox.call("inc", &args).await.map(|o| o.into_json()));
+            }
+            outputs
+        });
+        black_box(outputs);
+    }
+}
+
+/// `runs` times, the plan.
+#[inline(never)]
+fn interpreted(interpreter: &Interpreter<'_>, plan: &Plan, runs: usize) {
+    for _ in 0..runs {
+        let _ = black_box(block_on(interpreter.run(black_box(plan))));
+    }
+}
+
+fn main() {
+    let runs = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1000);
+    let toolbox = Toolbox::builder()
+        .tool(Inc)
+        .build()
+        .expect("one well-named tool");
+    let plan = Plan::parse(&plan_text(100)).expect("the plan parses");
+    let interpreter = Interpreter::new(&toolbox);
+    direct(&toolbox, runs);
+    interpreted(&interpreter, &plan, runs);
+    println!("{runs} runs of each arm");
+}
