@@ -108,9 +108,10 @@ fn the_err_branch_sees_the_error_as_a_record() {
         run.outcome.unwrap().to_string(),
         r#"{tool = "issue_refund", kind = "execution", message = "tool `issue_refund` failed: issue_refund is down"}"#
     );
-    // Arguments of the wrong shape are the tool's Err too, not a crash.
+    // Arguments of the wrong shape are the tool's Err too, not a crash (an
+    // element of a mixed list has a type the checker does not know).
     let plan = Plan::parse(
-        r#"match exec tool issue_refund {account_id = 1} { Ok(r) => "ok", Err(e) => e.kind }"#,
+        r#"match traverse (fn id => exec tool issue_refund {account_id = id, amount = 5}) [1, "a"] { Ok(r) => "ok", Err(e) => e.kind }"#,
     )
     .unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
@@ -193,26 +194,67 @@ fn map_filter_fold_and_pure_operations() {
             op: typed_tools::plan::BinaryOp::Add
         })
     );
+    // Type errors are refused before the run (tests/plan_check.rs has the
+    // rules); the interpreter still reports them for values of unknown type.
     assert_eq!(
-        eval(r#"{id = "x"}.plan"#).unwrap_err().to_string(),
+        refused(r#"{id = "x"}.plan"#),
+        "`{id = \"x\"}.plan`: field `plan` not found in record type {id: String}"
+    );
+    assert_eq!(
+        refused("1 ++ \"a\""),
+        "`1 ++ \"a\"`: `++` needs a String on both sides, found Int ++ String; to write a number as text, `call` a pure tool that formats it"
+    );
+    assert_eq!(
+        refused("if 1 then 2 else 3"),
+        "the condition `1`: `if` needs a Bool condition (compare with `==`, `<`, ...), found Int"
+    );
+    assert_eq!(
+        refused("map (fn x => x) 5"),
+        "the list of `map` `5`: `map` goes over a list, found Int"
+    );
+    assert_eq!(
+        refused("x"),
+        "`x`: variable `x` is not bound here; no variable is bound here"
+    );
+    // A list of mixed elements has elements of unknown type: checked at run time.
+    assert_eq!(
+        eval(r#"map (fn r => r.plan) [{id = "x"}, 1]"#)
+            .unwrap_err()
+            .to_string(),
         "field `plan` not found in record type {id: String}"
     );
     assert_eq!(
-        eval("1 ++ \"a\"").unwrap_err().to_string(),
+        eval(r#"map (fn v => v ++ "a") [1, "b"]"#)
+            .unwrap_err()
+            .to_string(),
         "`++`: expected String, found Int"
     );
     assert_eq!(
-        eval("if 1 then 2 else 3").unwrap_err().to_string(),
+        eval("map (fn v => if v then 2 else 3) [1, true]")
+            .unwrap_err()
+            .to_string(),
         "`if`: expected Bool, found Int"
     );
     assert_eq!(
-        eval("map (fn x => x) 5").unwrap_err().to_string(),
+        eval("map (fn v => map (fn x => x) v) [5, [1]]")
+            .unwrap_err()
+            .to_string(),
         "`map`: expected a list, found Int"
     );
-    assert_eq!(
-        eval("x").unwrap_err(),
-        PlanError::Unbound { name: "x".into() }
-    );
+}
+
+/// The one type error that refused `text`, as a model reads it; nothing ran.
+fn refused(text: &str) -> String {
+    let (toolbox, shop) = toolbox(None);
+    let plan = Plan::parse(text).unwrap();
+    let error = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap_err();
+    assert!(error.is_refusal());
+    assert!(calls(&shop).is_empty());
+    let PlanError::TypeErrors(errors) = error else {
+        panic!("{error}")
+    };
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    errors[0].to_string()
 }
 
 #[test]
@@ -222,14 +264,14 @@ fn the_ok_binder_does_not_exist_in_the_err_branch() {
         r#"match exec tool lookup_account {id = "c"} { Ok(account) => "ok", Err(e) => account.email }"#,
     )
     .unwrap();
-    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    // Refused before the lookup runs.
+    let error = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap_err();
     assert_eq!(
-        run.outcome,
-        Err(PlanError::Unbound {
-            name: "account".into()
-        })
+        error.to_string(),
+        "the plan does not type-check, nothing ran; fix it and resubmit:
+- `account`: variable `account` is not bound here; `account` is the `Ok` binder of a `match` and exists only in its `Ok` branch: move what uses it there, or in the `Err` branch use the error (`{tool, kind, message}`); in scope: `e`"
     );
-    assert_eq!(calls(&shop).len(), 1);
+    assert!(calls(&shop).is_empty());
 }
 
 #[test]
@@ -320,7 +362,7 @@ fn preview_lists_tools_effects_and_counts() {
 match exec tool lookup_account {id = "c"} {
   Ok(a) =>
     match traverse (fn o => exec tool charge o) (filter (fn o => o.amount > 1) orders) {
-      Ok(r) => match traverse (fn o => exec tool charge o) a.orders { Ok(x) => 1, Err(e) => 2 },
+      Ok(r) => match traverse (fn o => exec tool charge o) (if a.id == "c" then [{id = 9, amount = 9}] else []) { Ok(x) => 1, Err(e) => 2 },
       Err(e) => match exec tool charge {id = 0, amount = 0} { Ok(x) => 3, Err(e) => 4 }
     },
   Err(e) => 0
