@@ -423,6 +423,27 @@ fn hostile_plans_and_schemas_end_without_a_panic() {
         body: Box::new(folds),
     };
     assert!(check(&Plan::new(folds), &toolbox).is_ok());
+    // Types that double at each `let`: bounded, checked at once.
+    let mut doubling = Expr::var("a59");
+    for i in (1..60).rev() {
+        let previous = Expr::var(format!("a{}", i - 1));
+        doubling = Expr::Let {
+            name: format!("a{i}"),
+            value: Box::new(Expr::record([("x", previous.clone()), ("y", previous)])),
+            body: Box::new(doubling),
+        };
+    }
+    let doubling = Expr::Let {
+        name: "a0".into(),
+        value: Box::new(Expr::int(1)),
+        body: Box::new(Expr::binary(BinaryOp::Add, doubling, Expr::int(1))),
+    };
+    let started = std::time::Instant::now();
+    let Err(PlanError::TypeErrors(errors)) = check(&Plan::new(doubling), &toolbox) else {
+        panic!("a record + 1")
+    };
+    assert_eq!(errors.len(), 1);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
     // Too deep is refused, not recursed into.
     let mut deep = Expr::int(1);
     for _ in 0..500 {

@@ -2,7 +2,7 @@
 //! runs ([`check`]).
 //!
 //! The tools' types come from the toolbox: each tool's input and output JSON
-//! Schemas ([`ToolSpec`](crate::ToolSpec)) are read as checker types ([`Ty`]).
+//! Schemas ([`ToolSpec`]) are read as checker types ([`Ty`]).
 //! Then every expression is given a type, bottom up, and each rule the
 //! interpreter enforces at run time is checked statically: variables in
 //! scope, field access, the operands of the pure operations, `if` and
@@ -69,6 +69,32 @@ pub const MAX_TYPE_ERRORS: usize = 50;
 /// schemas.
 const SCHEMA_BUDGET: usize = 1_000;
 const SCHEMA_DEPTH: usize = 32;
+
+/// A record or list type the plan builds with more nodes than this is
+/// [`Ty::Any`]: `let b = {x = a, y = a} in let c = {x = b, y = b} in ...`
+/// doubles at each `let`, and joining records compares their fields pairwise.
+const TYPE_NODES: usize = 1_000;
+
+/// `ty`, or `Any` when it has more than [`TYPE_NODES`] nodes.
+fn bounded(ty: Ty) -> Ty {
+    fn count(ty: &Ty, left: &mut usize) -> bool {
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        match ty {
+            Ty::List(of) | Ty::Nullable(of) => count(of, left),
+            Ty::Record(record) => record.fields.iter().all(|f| count(&f.ty, left)),
+            _ => true,
+        }
+    }
+    let mut left = TYPE_NODES;
+    if count(&ty, &mut left) {
+        ty
+    } else {
+        Ty::Any
+    }
+}
 
 /// A type as the checker knows it: λ-Tool's types, plus [`Any`](Ty::Any)
 /// (not known: anything may be there) and [`Nullable`](Ty::Nullable) (`T` or
@@ -819,7 +845,7 @@ impl<'p> Checker<'p> {
             Expr::Int { .. } => Ty::Int,
             Expr::Float { .. } => Ty::Float,
             Expr::String { .. } => Ty::String,
-            Expr::Record { fields } => Ty::Record(RecordTy {
+            Expr::Record { fields } => bounded(Ty::Record(RecordTy {
                 fields: fields
                     .iter()
                     .map(|(name, e)| FieldTy {
@@ -829,10 +855,10 @@ impl<'p> Checker<'p> {
                     })
                     .collect(),
                 open: false,
-            }),
+            })),
             Expr::List { items } => {
                 let tys: Vec<Ty> = items.iter().map(|e| self.expr(e)).collect();
-                let of = tys.into_iter().reduce(|a, b| join(&a, &b));
+                let of = tys.into_iter().reduce(|a, b| bounded(join(&a, &b)));
                 Ty::List(Box::new(of.unwrap_or(Ty::Any)))
             }
             Expr::Var { name } => self.var(name),
@@ -846,7 +872,7 @@ impl<'p> Checker<'p> {
                 self.gone.push(&ok.bind);
                 let err_ty = self.bound(&err.bind, error_record(), &err.body);
                 self.gone.pop();
-                join(&ok_ty, &err_ty)
+                bounded(join(&ok_ty, &err_ty))
             }
             Expr::Let { name, value, body } => {
                 let value = self.expr(value);
@@ -866,7 +892,7 @@ impl<'p> Checker<'p> {
                 );
                 let a = self.expr(then);
                 let b = self.expr(otherwise);
-                join(&a, &b)
+                bounded(join(&a, &b))
             }
             Expr::Not { operand } => {
                 let ty = self.expr(operand);
@@ -1058,7 +1084,7 @@ impl<'p> Checker<'p> {
                 let next = self.fold_body(func, acc.clone(), item.clone());
                 self.speculative -= 1;
                 self.errors.truncate(mark);
-                let next = join(&acc, &next);
+                let next = bounded(join(&acc, &next));
                 if next == acc {
                     settled = true;
                     break;
@@ -1070,7 +1096,7 @@ impl<'p> Checker<'p> {
             acc = Ty::Any;
         }
         let next = self.fold_body(func, acc.clone(), item);
-        join(&acc, &next)
+        bounded(join(&acc, &next))
     }
 
     fn fold_body(&mut self, func: &'p Lambda2, acc: Ty, item: Ty) -> Ty {
