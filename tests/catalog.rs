@@ -1191,7 +1191,7 @@ fn snapshot_of_one_tool_in_every_format() {
 fn snapshot_of_the_text_catalog() {
     let text = toolbox().catalog(CatalogFormat::Text).to_string();
     let expected = [
-        "tool lookup_account: {id: String, fields?: [String]} -{Read}-> {id: String, email: String, address?: {street: String, city: String, postcode?: String}}  -- Look up a customer account by its id.",
+        "tool lookup_account: {id: String, fields?: [String]} -{Read}-> {id: String, email: String, address: {street: String, city: String, postcode: String?}?}  -- Look up a customer account by its id.",
         "tool update_address: {account_id: String, address: {street: String, city: String, postcode?: String}, priority: \"low\" | \"normal\" | \"high\", note?: String} -{Write}-> Bool  -- Change the address of an account.",
         "tool ship_order: {order_id: Int, delivery: \"pickup\" | {courier: {address: {street: String, city: String, postcode?: String}, express: Bool}} | {locker: String}, payment: {method: \"card\", last4: String} | {method: \"invoice\", days: Int}, gift?: Bool} -{Write, Network}-> String  -- Ship an order to the customer.",
         // A recursive type is written once, then named where it recurs.

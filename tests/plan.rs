@@ -110,9 +110,10 @@ fn the_err_branch_sees_the_error_as_a_record() {
         run.outcome.unwrap().to_string(),
         r#"{tool = "issue_refund", kind = "execution", message = "tool `issue_refund` failed: issue_refund is down"}"#
     );
-    // Arguments of the wrong shape are the tool's Err too, not a crash.
+    // Arguments of the wrong shape are the tool's Err too, not a crash (an
+    // element of a mixed list has a type the checker does not know).
     let plan = Plan::parse(
-        r#"match exec tool issue_refund {account_id = 1} { Ok(r) => "ok", Err(e) => e.kind }"#,
+        r#"match traverse (fn id => exec tool issue_refund {account_id = id, amount = 5}) [1, "a"] { Ok(r) => "ok", Err(e) => e.kind }"#,
     )
     .unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
@@ -195,26 +196,67 @@ fn map_filter_fold_and_pure_operations() {
             op: typed_tools::plan::BinaryOp::Add
         })
     );
+    // Type errors are refused before the run (tests/plan_check.rs has the
+    // rules); the interpreter still reports them for values of unknown type.
     assert_eq!(
-        eval(r#"{id = "x"}.plan"#).unwrap_err().to_string(),
+        refused(r#"{id = "x"}.plan"#),
+        "`{id = \"x\"}.plan`: field `plan` not found in record type {id: String}"
+    );
+    assert_eq!(
+        refused("1 ++ \"a\""),
+        "`1 ++ \"a\"`: `++` needs a String on both sides, found Int ++ String; to write a number as text, `call` a pure tool that formats it"
+    );
+    assert_eq!(
+        refused("if 1 then 2 else 3"),
+        "the condition `1`: `if` needs a Bool condition (compare with `==`, `<`, ...), found Int"
+    );
+    assert_eq!(
+        refused("map (fn x => x) 5"),
+        "the list of `map` `5`: `map` goes over a list, found Int"
+    );
+    assert_eq!(
+        refused("x"),
+        "`x`: variable `x` is not bound here; no variable is bound here"
+    );
+    // A list of mixed elements has elements of unknown type: checked at run time.
+    assert_eq!(
+        eval(r#"map (fn r => r.plan) [{id = "x"}, 1]"#)
+            .unwrap_err()
+            .to_string(),
         "field `plan` not found in record type {id: String}"
     );
     assert_eq!(
-        eval("1 ++ \"a\"").unwrap_err().to_string(),
+        eval(r#"map (fn v => v ++ "a") [1, "b"]"#)
+            .unwrap_err()
+            .to_string(),
         "`++`: expected String, found Int"
     );
     assert_eq!(
-        eval("if 1 then 2 else 3").unwrap_err().to_string(),
+        eval("map (fn v => if v then 2 else 3) [1, true]")
+            .unwrap_err()
+            .to_string(),
         "`if`: expected Bool, found Int"
     );
     assert_eq!(
-        eval("map (fn x => x) 5").unwrap_err().to_string(),
+        eval("map (fn v => map (fn x => x) v) [5, [1]]")
+            .unwrap_err()
+            .to_string(),
         "`map`: expected a list, found Int"
     );
-    assert_eq!(
-        eval("x").unwrap_err(),
-        PlanError::Unbound { name: "x".into() }
-    );
+}
+
+/// The one type error that refused `text`, as a model reads it; nothing ran.
+fn refused(text: &str) -> String {
+    let (toolbox, shop) = toolbox(None);
+    let plan = Plan::parse(text).unwrap();
+    let error = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap_err();
+    assert!(error.is_refusal());
+    assert!(calls(&shop).is_empty());
+    let PlanError::TypeErrors(errors) = error else {
+        panic!("{error}")
+    };
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    errors[0].to_string()
 }
 
 /// Returns its argument.
@@ -338,14 +380,106 @@ fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
         "[1, x]",
         "let y = 2 in {a = y, b = z}",
     ];
+    let mut compared = 0;
     for text in texts {
         let plan = Plan::parse(text).unwrap();
-        let pure = block_on(interpreter.run(&plan)).unwrap();
-        assert!(pure.trace.is_empty());
+        // Literals the checker cannot type, so that most type errors reach
+        // the interpreter: `if true then L else [L]` is L, of unknown type.
+        let pure = Plan::new(hide_types(plan.body.clone()));
         let called = Plan::new(through_calls(plan.body.clone()));
-        let run = block_on(interpreter.run(&called)).unwrap();
-        assert!(!run.trace.is_empty(), "{text}");
-        assert_eq!(run.outcome, pure.outcome, "{text}");
+        match (
+            block_on(interpreter.run(&pure)),
+            block_on(interpreter.run(&called)),
+        ) {
+            (Ok(pure), Ok(run)) => {
+                assert!(pure.trace.is_empty());
+                assert!(!run.trace.is_empty(), "{text}");
+                assert_eq!(run.outcome, pure.outcome, "{text}");
+                compared += 1;
+            }
+            // What the checker refuses either way (a field a record literal
+            // lacks, an unbound variable) never runs.
+            (Err(PlanError::TypeErrors(_)), Err(PlanError::TypeErrors(_))) => {}
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+    assert!(compared >= 28, "{compared} of {} compared", texts.len());
+}
+
+/// `expr` with each literal `L` written `if true then L else [L]`: the same
+/// value, whose type the checker joins to unknown. No call is added.
+fn hide_types(expr: Expr) -> Expr {
+    let wrap = |e: Box<Expr>| Box::new(hide_types(*e));
+    let callback = |mut func: Lambda| {
+        func.body = wrap(func.body);
+        func
+    };
+    match expr {
+        Expr::Unit
+        | Expr::Bool { .. }
+        | Expr::Int { .. }
+        | Expr::Float { .. }
+        | Expr::String { .. } => Expr::If {
+            cond: Box::new(Expr::Bool { value: true }),
+            then: Box::new(expr.clone()),
+            otherwise: Box::new(Expr::List { items: vec![expr] }),
+        },
+        Expr::Record { fields } => Expr::Record {
+            fields: fields
+                .into_iter()
+                .map(|(name, e)| (name, hide_types(e)))
+                .collect(),
+        },
+        Expr::List { items } => Expr::List {
+            items: items.into_iter().map(hide_types).collect(),
+        },
+        Expr::Get { of, field } => Expr::Get {
+            of: wrap(of),
+            field,
+        },
+        Expr::Let { name, value, body } => Expr::Let {
+            name,
+            value: wrap(value),
+            body: wrap(body),
+        },
+        Expr::If {
+            cond,
+            then,
+            otherwise,
+        } => Expr::If {
+            cond: wrap(cond),
+            then: wrap(then),
+            otherwise: wrap(otherwise),
+        },
+        Expr::Not { operand } => Expr::Not {
+            operand: wrap(operand),
+        },
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op,
+            left: wrap(left),
+            right: wrap(right),
+        },
+        Expr::Map { func, list } => Expr::Map {
+            func: callback(func),
+            list: wrap(list),
+        },
+        Expr::Filter { func, list } => Expr::Filter {
+            func: callback(func),
+            list: wrap(list),
+        },
+        Expr::Fold {
+            mut func,
+            init,
+            list,
+        } => {
+            func.body = wrap(func.body);
+            Expr::Fold {
+                func,
+                init: wrap(init),
+                list: wrap(list),
+            }
+        }
+        other => other,
     }
 }
 
@@ -436,8 +570,10 @@ fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
     for toolbox in [&plain, &recovering] {
         let interpreter = Interpreter::new(toolbox);
         for (tool, args) in &cases {
+            // `if true then ARGS else ...` of two types: the arguments as they are, of a
+            // type the checker cannot know, so that wrong ones reach the tool.
             let text = format!(
-                "match exec tool {tool} {} {{ Ok(x) => x, Err(e) => e }}",
+                "match exec tool {tool} (if true then {} else if true then 0 else \"\") {{ Ok(x) => x, Err(e) => e }}",
                 Value::from_json(args.clone())
             );
             let plan = Plan::parse(&text).unwrap();
@@ -460,7 +596,7 @@ fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
             for (levels, wraps) in [(90, 0), (99, 0), (120, 0), (120, 10)] {
                 let wrapped = format!("{}d{}", "[".repeat(wraps), "]".repeat(wraps));
                 let text = format!(
-                    "match exec tool nested {{levels = {levels}}} {{ Ok(d) => match exec tool {tool} {{{arg} = {wrapped}}} {{ Ok(x) => x, Err(e) => e }}, Err(e) => e }}"
+                    "match exec tool nested {{levels = {levels}}} {{ Ok(d) => match exec tool {tool} (if true then {{{arg} = {wrapped}}} else if true then 0 else \"\") {{ Ok(x) => x, Err(e) => e }}, Err(e) => e }}"
                 );
                 let plan = Plan::parse(&text).unwrap();
                 let run = block_on(interpreter.run(&plan)).unwrap();
@@ -483,14 +619,14 @@ fn the_ok_binder_does_not_exist_in_the_err_branch() {
         r#"match exec tool lookup_account {id = "c"} { Ok(account) => "ok", Err(e) => account.email }"#,
     )
     .unwrap();
-    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    // Refused before the lookup runs.
+    let error = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap_err();
     assert_eq!(
-        run.outcome,
-        Err(PlanError::Unbound {
-            name: "account".into()
-        })
+        error.to_string(),
+        "the plan does not type-check, nothing ran; fix it and resubmit:
+- `account`: variable `account` is not bound here; `account` is the `Ok` binder of a `match` and exists only in its `Ok` branch: move what uses it there, or in the `Err` branch use the error (`{tool, kind, message}`); in scope: `e`"
     );
-    assert_eq!(calls(&shop).len(), 1);
+    assert!(calls(&shop).is_empty());
 }
 
 #[test]
@@ -581,7 +717,7 @@ fn preview_lists_tools_effects_and_counts() {
 match exec tool lookup_account {id = "c"} {
   Ok(a) =>
     match traverse (fn o => exec tool charge o) (filter (fn o => o.amount > 1) orders) {
-      Ok(r) => match traverse (fn o => exec tool charge o) a.orders { Ok(x) => 1, Err(e) => 2 },
+      Ok(r) => match traverse (fn o => exec tool charge o) (if a.id == "c" then [{id = 9, amount = 9}] else []) { Ok(x) => 1, Err(e) => 2 },
       Err(e) => match exec tool charge {id = 0, amount = 0} { Ok(x) => 3, Err(e) => 4 }
     },
   Err(e) => 0

@@ -13,11 +13,13 @@
 //! | [`text`] | the λ-Tool text form: printer and grammar |
 //! | [`parse`] | the parser of that text ([`Plan::parse`], [`ParseError`]) |
 //! | [`value`] | [`Value`], what expressions evaluate to |
+//! | [`check`](mod@check) | the static type checker: a plan against its tools' types ([`check()`]) |
 //! | [`preview`] | the checks before a run, [`Preview`] (tools, effects, how often), the approval hook's types |
 //! | [`interpret`] | the [`Interpreter`]: outcome and trace |
 //! | [`error`] | [`PlanError`] |
 
 pub mod build;
+pub mod check;
 pub mod error;
 pub mod interpret;
 pub mod ir;
@@ -27,6 +29,7 @@ pub mod preview;
 pub mod text;
 pub mod value;
 
+pub use check::check;
 pub use error::PlanError;
 pub use interpret::{CallResult, Interpreter, Run, TracedCall};
 pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};

@@ -160,7 +160,11 @@ impl ToolSpec {
         let doc = ToolDoc::parse(T::DOC);
         let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
         let mut input_schema = generator.root_schema_for::<T::Input>().to_value();
-        let mut generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        // The output is serialized, so its schema describes what `Serialize`
+        // writes (`skip_deserializing` fields, `rename(serialize = ..)`).
+        let mut generator = schemars::generate::SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator();
         let output_schema = generator.root_schema_for::<T::Output>().to_value();
         if let Some(root) = input_schema.as_object_mut() {
             // The input struct's name and rustdoc are for Rust readers; the

@@ -5,11 +5,12 @@ use std::fmt;
 use crate::effect::EffectSet;
 use crate::error::ToolError;
 
+use super::check::TypeError;
 use super::ir::BinaryOp;
 
 /// Why a plan was refused before running, or stopped while running.
 ///
-/// The first five are found before any tool runs; the others are run-time
+/// The first six are found before any tool runs; the others are run-time
 /// errors of the plan itself (not of its tools: a tool's failure is a value
 /// for the plan's `Err` branch). Each message is written for a model to fix
 /// its plan.
@@ -64,6 +65,24 @@ pub enum PlanError {
         /// The limit.
         limit: usize,
     },
+    /// The plan does not type-check against its tools' types (see
+    /// [`check`](super::check())): every error found, each saying where and
+    /// what to write instead. Nothing ran.
+    ///
+    /// ```
+    /// use typed_tools::plan::PlanError;
+    /// use typed_tools::plan::check::{TypeError, TypeErrorKind};
+    ///
+    /// let error = PlanError::TypeErrors(vec![TypeError {
+    ///     kind: TypeErrorKind::MissingField,
+    ///     at: "`account.plan`".into(),
+    ///     message: "field `plan` not found in record type {id: String}".into(),
+    /// }]);
+    /// assert!(error.is_refusal());
+    /// assert_eq!(error.to_string(), "the plan does not type-check, nothing ran; fix it and resubmit:
+    /// - `account.plan`: field `plan` not found in record type {id: String}");
+    /// ```
+    TypeErrors(Vec<TypeError>),
     /// A variable used where it is not bound (an `Ok` binder in the `Err`
     /// branch, for instance).
     Unbound {
@@ -119,6 +138,7 @@ impl PlanError {
                 | PlanError::EffectInPureCallback { .. }
                 | PlanError::NotAFunction { .. }
                 | PlanError::TooDeep { .. }
+                | PlanError::TypeErrors(_)
         )
     }
 
@@ -174,6 +194,13 @@ impl fmt::Display for PlanError {
                 f,
                 "the plan nests deeper than {limit} levels; name parts with `let`"
             ),
+            PlanError::TypeErrors(errors) => {
+                f.write_str("the plan does not type-check, nothing ran; fix it and resubmit:")?;
+                for error in errors {
+                    write!(f, "\n- {error}")?;
+                }
+                Ok(())
+            }
             PlanError::Unbound { name } => write!(f, "variable `{name}` is not bound here"),
             PlanError::MissingField { field, found } => {
                 write!(f, "field `{field}` not found in record type {found}")

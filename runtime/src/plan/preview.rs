@@ -114,7 +114,9 @@ impl Preview {
     /// it. Refuses (nothing has run) a plan that nests deeper than
     /// [`MAX_DEPTH`], `exec`s a tool inside a `map`/`filter`/`fold` callback,
     /// names a tool the toolbox lacks, `call`s a tool that has effects or can
-    /// fail, or whose tools' effects are not all within `allowed`.
+    /// fail, or whose tools' effects are not all within `allowed`; then
+    /// type-checks it against the tools' types ([`check`](super::check())),
+    /// refusing it with every type error found ([`PlanError::TypeErrors`]).
     pub fn check<A: Effects>(
         plan: &Plan,
         toolbox: &Toolbox<A>,
@@ -161,6 +163,7 @@ impl Preview {
                 runs,
             });
         }
+        super::check::check(plan, toolbox)?;
         Ok(Preview { calls, effects })
     }
 }

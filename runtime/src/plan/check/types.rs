@@ -1,0 +1,671 @@
+//! The checker's types ([`Ty`]), what it does with them (joins of branches,
+//! fits of arguments, annotations), and how it reads a JSON Schema as one.
+
+use std::fmt;
+
+use serde_json::Value as Json;
+
+use crate::plan::ir::{Type, MAX_DEPTH};
+use crate::plan::text::write_field_name;
+use crate::schema;
+
+/// How many schema nodes one tool's schema may become, and how deep: past
+/// either, the rest is [`Ty::Any`]. Bounds the work on large or recursive
+/// schemas.
+const SCHEMA_BUDGET: usize = 1_000;
+const SCHEMA_DEPTH: usize = 32;
+
+/// A record or list type the plan builds with more nodes than this is
+/// [`Ty::Any`]: `let b = {x = a, y = a} in let c = {x = b, y = b} in ...`
+/// doubles at each `let`, and joining records compares their fields pairwise.
+const TYPE_NODES: usize = 1_000;
+
+/// `ty`, or `Any` when it has more than [`TYPE_NODES`] nodes.
+pub(super) fn bounded(ty: Ty) -> Ty {
+    fn count(ty: &Ty, left: &mut usize) -> bool {
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        match ty {
+            Ty::List(of) | Ty::Nullable(of) => count(of, left),
+            Ty::Record(record) => record.fields.iter().all(|f| count(&f.ty, left)),
+            _ => true,
+        }
+    }
+    let mut left = TYPE_NODES;
+    if count(&ty, &mut left) {
+        ty
+    } else {
+        Ty::Any
+    }
+}
+
+/// A type as the checker knows it: λ-Tool's types, plus [`Any`](Ty::Any)
+/// (not known: anything may be there) and [`Nullable`](Ty::Nullable) (`T` or
+/// `()`). `Display` writes λ-Tool notation.
+///
+/// ```
+/// use typed_tools::plan::check::{FieldTy, RecordTy, Ty};
+///
+/// let account = Ty::Record(RecordTy {
+///     fields: vec![
+///         FieldTy { name: "id".into(), ty: Ty::String, required: true },
+///         FieldTy { name: "note".into(), ty: Ty::Nullable(Box::new(Ty::String)), required: false },
+///     ],
+///     open: false,
+/// });
+/// assert_eq!(account.to_string(), "{id: String, note?: String?}");
+/// assert_eq!(Ty::List(Box::new(Ty::Any)).to_string(), "[Any]");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ty {
+    /// Not known: any value may be here, so nothing about it is refused.
+    Any,
+    /// `Unit`.
+    Unit,
+    /// `Bool`.
+    Bool,
+    /// `Int`.
+    Int,
+    /// `Float`.
+    Float,
+    /// `String`.
+    String,
+    /// `[T]`.
+    List(Box<Ty>),
+    /// `{name: T, ...}`.
+    Record(RecordTy),
+    /// `T?`: a `T` or `()` (an `Option`).
+    Nullable(Box<Ty>),
+}
+
+/// A record type: its fields, and whether it may have others.
+///
+/// ```
+/// use typed_tools::plan::check::{FieldTy, RecordTy, Ty};
+///
+/// let open = RecordTy {
+///     fields: vec![FieldTy { name: "id".into(), ty: Ty::Int, required: true }],
+///     open: true,
+/// };
+/// assert_eq!(open.field("id").map(|f| &f.ty), Some(&Ty::Int));
+/// assert_eq!(Ty::Record(open).to_string(), "{id: Int, ..}");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordTy {
+    /// The fields, in order.
+    pub fields: Vec<FieldTy>,
+    /// Whether the record may have fields not listed (a tool input that does
+    /// not deny unknown fields, a parameter annotation): reading one is not
+    /// refused.
+    pub open: bool,
+}
+
+/// A field of a [`RecordTy`].
+///
+/// ```
+/// use typed_tools::plan::check::{FieldTy, Ty};
+///
+/// let field = FieldTy { name: "amount".into(), ty: Ty::Int, required: true };
+/// assert!(field.required);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldTy {
+    /// The name, as in JSON.
+    pub name: String,
+    /// Its type.
+    pub ty: Ty,
+    /// Whether it is always there (in an input: whether it must be given).
+    pub required: bool,
+}
+
+impl RecordTy {
+    /// The field `name`.
+    ///
+    /// ```
+    /// use typed_tools::plan::check::{RecordTy, Ty};
+    ///
+    /// let empty = RecordTy { fields: vec![], open: false };
+    /// assert!(empty.field("id").is_none());
+    /// ```
+    pub fn field(&self, name: &str) -> Option<&FieldTy> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Any => f.write_str("Any"),
+            Ty::Unit => f.write_str("Unit"),
+            Ty::Bool => f.write_str("Bool"),
+            Ty::Int => f.write_str("Int"),
+            Ty::Float => f.write_str("Float"),
+            Ty::String => f.write_str("String"),
+            Ty::List(of) => write!(f, "[{of}]"),
+            Ty::Nullable(of) => write!(f, "{of}?"),
+            Ty::Record(record) => {
+                f.write_str("{")?;
+                for (i, field) in record.fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write_field_name(f, &field.name)?;
+                    if field.required {
+                        write!(f, ": {}", field.ty)?;
+                    } else {
+                        write!(f, "?: {}", field.ty)?;
+                    }
+                }
+                if record.open {
+                    f.write_str(if record.fields.is_empty() {
+                        ".."
+                    } else {
+                        ", .."
+                    })?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+/// Which way a schema is read: what a tool accepts, or what it gives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Side {
+    /// An input record without `additionalProperties: false` ignores unknown
+    /// fields; a JSON number may be given an Int.
+    Input,
+    /// A typed tool's output record has exactly its properties (schemars
+    /// writes `additionalProperties` only for maps and flattened maps); a
+    /// `number` may come back as an integer (a run-time tool's JSON), so it
+    /// is `Any`.
+    Output,
+}
+
+/// Reads a JSON Schema as a [`Ty`]; `$ref` cycles become `Any` where they recur.
+pub(super) struct Reader<'s> {
+    root: &'s Json,
+    side: Side,
+    refs: Vec<&'s str>,
+    budget: usize,
+}
+
+impl<'s> Reader<'s> {
+    pub(super) fn new(root: &'s Json, side: Side) -> Reader<'s> {
+        Reader {
+            root,
+            side,
+            refs: Vec::new(),
+            budget: SCHEMA_BUDGET,
+        }
+    }
+
+    pub(super) fn ty(&mut self, schema: &'s Json) -> Ty {
+        self.at_depth(schema, 0)
+    }
+
+    fn at_depth(&mut self, schema: &'s Json, depth: usize) -> Ty {
+        if depth >= SCHEMA_DEPTH || self.budget == 0 {
+            return Ty::Any;
+        }
+        self.budget -= 1;
+        let d = depth + 1;
+        if let Some(reference) = schema.get("$ref").and_then(Json::as_str) {
+            if self.refs.contains(&reference) {
+                return Ty::Any;
+            }
+            let Some(target) = schema::resolve(self.root, reference) else {
+                return Ty::Any;
+            };
+            self.refs.push(reference);
+            let ty = self.at_depth(target, d);
+            self.refs.pop();
+            return ty;
+        }
+        let Json::Object(keywords) = schema else {
+            return Ty::Any;
+        };
+        if let Some(constant) = keywords.get("const") {
+            return literal_ty(constant);
+        }
+        if let Some(values) = keywords.get("enum").and_then(Json::as_array) {
+            let tys: Vec<Ty> = values.iter().map(literal_ty).collect();
+            return tys
+                .into_iter()
+                .reduce(|a, b| join(&a, &b))
+                .unwrap_or(Ty::Any);
+        }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(options) = keywords.get(key).and_then(Json::as_array) {
+                let tys: Vec<Ty> = options.iter().map(|o| self.at_depth(o, d)).collect();
+                return tys
+                    .into_iter()
+                    .reduce(|a, b| join(&a, &b))
+                    .unwrap_or(Ty::Any);
+            }
+        }
+        if let Some(all) = keywords.get("allOf").and_then(Json::as_array) {
+            return match all.as_slice() {
+                [only] => self.at_depth(only, d),
+                _ => Ty::Any,
+            };
+        }
+        let types: Vec<&str> = match keywords.get("type") {
+            Some(Json::String(t)) => vec![t.as_str()],
+            Some(Json::Array(ts)) => ts.iter().filter_map(Json::as_str).collect(),
+            None if keywords.contains_key("properties") => vec!["object"],
+            _ => return Ty::Any,
+        };
+        let tys: Vec<Ty> = types.iter().map(|t| self.of_type(t, keywords, d)).collect();
+        tys.into_iter()
+            .reduce(|a, b| join(&a, &b))
+            .unwrap_or(Ty::Any)
+    }
+
+    fn of_type(&mut self, t: &str, keywords: &'s serde_json::Map<String, Json>, d: usize) -> Ty {
+        match t {
+            "string" => Ty::String,
+            "integer" => Ty::Int,
+            "number" if self.side == Side::Input => Ty::Float,
+            "boolean" => Ty::Bool,
+            "null" => Ty::Unit,
+            "array" if !keywords.contains_key("prefixItems") => match keywords.get("items") {
+                Some(items) => Ty::List(Box::new(self.at_depth(items, d))),
+                None => Ty::List(Box::new(Ty::Any)),
+            },
+            "object" => {
+                let Some(properties) = keywords.get("properties").and_then(Json::as_object) else {
+                    return Ty::Any;
+                };
+                let required = |name: &str| {
+                    keywords
+                        .get("required")
+                        .and_then(Json::as_array)
+                        .is_some_and(|r| r.iter().any(|n| n == name))
+                };
+                let fields = properties
+                    .iter()
+                    .map(|(name, schema)| FieldTy {
+                        name: name.clone(),
+                        ty: self.at_depth(schema, d),
+                        required: required(name),
+                    })
+                    .collect();
+                let open = match (self.side, keywords.get("additionalProperties")) {
+                    (_, Some(Json::Bool(false))) => false,
+                    (Side::Input, _) | (Side::Output, Some(_)) => true,
+                    (Side::Output, None) => false,
+                };
+                Ty::Record(RecordTy { fields, open })
+            }
+            _ => Ty::Any,
+        }
+    }
+}
+
+/// The type of a `const` or `enum` value.
+pub(super) fn literal_ty(value: &Json) -> Ty {
+    match value {
+        Json::Null => Ty::Unit,
+        Json::Bool(_) => Ty::Bool,
+        Json::String(_) => Ty::String,
+        Json::Number(n) if n.is_i64() => Ty::Int,
+        _ => Ty::Any,
+    }
+}
+
+/// The kinds of value a type may be at run time, as bits.
+pub(super) const UNIT: u8 = 1;
+pub(super) const BOOL: u8 = 2;
+pub(super) const INT: u8 = 4;
+pub(super) const FLOAT: u8 = 8;
+pub(super) const STRING: u8 = 16;
+pub(super) const LIST: u8 = 32;
+pub(super) const RECORD: u8 = 64;
+const ALL: u8 = 127;
+
+pub(super) fn kinds(ty: &Ty) -> u8 {
+    match ty {
+        Ty::Any => ALL,
+        Ty::Unit => UNIT,
+        Ty::Bool => BOOL,
+        Ty::Int => INT,
+        Ty::Float => FLOAT,
+        Ty::String => STRING,
+        Ty::List(_) => LIST,
+        Ty::Record(_) => RECORD,
+        Ty::Nullable(of) => kinds(of) | UNIT,
+    }
+}
+
+/// `T?`, without nesting: `Any?` is `Any`, `Unit?` is `Unit`.
+pub(super) fn nullable(ty: Ty) -> Ty {
+    match ty {
+        Ty::Any | Ty::Unit | Ty::Nullable(_) => ty,
+        other => Ty::Nullable(Box::new(other)),
+    }
+}
+
+/// The type of a value that has type `a` or type `b` (branches, list
+/// elements, options of a schema): the same type, or one that covers both.
+pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
+    if a == b {
+        return a.clone();
+    }
+    match (a, b) {
+        (Ty::Any, _) | (_, Ty::Any) => Ty::Any,
+        (Ty::Unit, other) | (other, Ty::Unit) => nullable(other.clone()),
+        (Ty::Nullable(x), Ty::Nullable(y)) => nullable(join(x, y)),
+        (Ty::Nullable(x), other) | (other, Ty::Nullable(x)) => nullable(join(x, other)),
+        (Ty::List(x), Ty::List(y)) => Ty::List(Box::new(join(x, y))),
+        (Ty::Record(x), Ty::Record(y)) => {
+            let mut fields: Vec<FieldTy> = x
+                .fields
+                .iter()
+                .map(|f| match y.field(&f.name) {
+                    Some(g) => FieldTy {
+                        name: f.name.clone(),
+                        ty: join(&f.ty, &g.ty),
+                        required: f.required && g.required,
+                    },
+                    None => FieldTy {
+                        name: f.name.clone(),
+                        ty: if y.open { Ty::Any } else { f.ty.clone() },
+                        required: false,
+                    },
+                })
+                .collect();
+            for g in &y.fields {
+                if x.field(&g.name).is_none() {
+                    fields.push(FieldTy {
+                        name: g.name.clone(),
+                        ty: if x.open { Ty::Any } else { g.ty.clone() },
+                        required: false,
+                    });
+                }
+            }
+            Ty::Record(RecordTy {
+                fields,
+                open: x.open || y.open,
+            })
+        }
+        _ => Ty::Any,
+    }
+}
+
+/// The element type of a value used as a list.
+pub(super) fn element(ty: &Ty) -> Ty {
+    match ty {
+        Ty::List(of) => (**of).clone(),
+        Ty::Nullable(of) => element(of),
+        _ => Ty::Any,
+    }
+}
+
+/// The record type of a value whose field is read, if known.
+pub(super) fn record(ty: &Ty) -> Option<&RecordTy> {
+    match ty {
+        Ty::Record(record) => Some(record),
+        Ty::Nullable(of) => record(of),
+        _ => None,
+    }
+}
+
+/// The type of the value an `Err` branch binds.
+pub(super) fn error_record() -> Ty {
+    let field = |name: &str| FieldTy {
+        name: name.into(),
+        ty: Ty::String,
+        required: true,
+    };
+    Ty::Record(RecordTy {
+        fields: vec![field("tool"), field("kind"), field("message")],
+        open: false,
+    })
+}
+
+/// An annotation as a checker type: its records are open (an annotation may
+/// name only the fields the callback reads). Deeper than [`MAX_DEPTH`] is `Any`.
+pub(super) fn annotation(ty: &Type, depth: usize) -> Ty {
+    if depth > MAX_DEPTH {
+        return Ty::Any;
+    }
+    match ty {
+        Type::Unit => Ty::Unit,
+        Type::Bool => Ty::Bool,
+        Type::Int => Ty::Int,
+        Type::Float => Ty::Float,
+        Type::String => Ty::String,
+        Type::List { of } => Ty::List(Box::new(annotation(of, depth + 1))),
+        Type::Record { fields } => Ty::Record(RecordTy {
+            fields: fields
+                .iter()
+                .map(|(name, ty)| FieldTy {
+                    name: name.clone(),
+                    ty: annotation(ty, depth + 1),
+                    required: true,
+                })
+                .collect(),
+            open: true,
+        }),
+    }
+}
+
+/// Whether no value of type `actual` has the annotated type: a field it
+/// names is certainly absent, or a part is certainly of another kind.
+pub(super) fn contradicts(actual: &Ty, annotated: &Ty) -> bool {
+    match (actual, annotated) {
+        (Ty::Any, _) | (_, Ty::Any) => false,
+        (Ty::Nullable(of), _) => contradicts(of, annotated) && contradicts(&Ty::Unit, annotated),
+        (Ty::List(a), Ty::List(b)) => contradicts(a, b),
+        (Ty::Record(a), Ty::Record(b)) => b.fields.iter().any(|f| match a.field(&f.name) {
+            Some(g) => g.required && contradicts(&g.ty, &f.ty),
+            None => !a.open,
+        }),
+        (a, b) => kinds(a) & kinds(b) == 0,
+    }
+}
+
+/// The type a parameter has: the elements' type, with what the annotation
+/// says where the elements' type does not know.
+pub(super) fn refine(actual: &Ty, annotated: &Ty) -> Ty {
+    match (actual, annotated) {
+        (Ty::Any, _) => annotated.clone(),
+        (Ty::List(a), Ty::List(b)) => Ty::List(Box::new(refine(a, b))),
+        (Ty::Record(a), Ty::Record(b)) => {
+            let mut fields: Vec<FieldTy> = a
+                .fields
+                .iter()
+                .map(|f| match b.field(&f.name) {
+                    Some(g) => FieldTy {
+                        ty: refine(&f.ty, &g.ty),
+                        ..f.clone()
+                    },
+                    None => f.clone(),
+                })
+                .collect();
+            if a.open {
+                fields.extend(
+                    b.fields
+                        .iter()
+                        .filter(|g| a.field(&g.name).is_none())
+                        .cloned(),
+                );
+            }
+            Ty::Record(RecordTy {
+                fields,
+                open: a.open,
+            })
+        }
+        _ => actual.clone(),
+    }
+}
+
+/// How an argument fails to fit a tool's input.
+pub(super) enum Misfit {
+    Unknown {
+        path: String,
+        expected: Vec<String>,
+    },
+    Missing {
+        path: String,
+        ty: String,
+    },
+    Mismatch {
+        path: String,
+        expected: String,
+        found: String,
+    },
+}
+
+/// `path.field`, or `field` at the top.
+pub(super) fn join_path(path: &str, field: &str) -> String {
+    if path.is_empty() {
+        field.to_owned()
+    } else {
+        format!("{path}.{field}")
+    }
+}
+
+/// Every certain misfit of a value of type `actual` for the input type
+/// `expected`, by the rules of serde's deserializers: an Int is accepted for
+/// a Float, `()` for an `Option`.
+pub(super) fn fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>) {
+    match (actual, expected) {
+        (Ty::Any, _) | (_, Ty::Any) | (Ty::Int, Ty::Float) => {}
+        (Ty::Nullable(of), _) => {
+            let mut some = Vec::new();
+            fit(of, expected, path, &mut some);
+            let mut none = Vec::new();
+            fit(&Ty::Unit, expected, path, &mut none);
+            if !some.is_empty() && !none.is_empty() {
+                out.extend(some);
+            }
+        }
+        (Ty::Unit, Ty::Nullable(_)) => {}
+        (_, Ty::Nullable(of)) => fit(actual, of, path, out),
+        (Ty::List(a), Ty::List(b)) => fit(a, b, &format!("{path}[]"), out),
+        (Ty::Record(a), Ty::Record(b)) => {
+            for f in &a.fields {
+                if f.required && !b.open && b.field(&f.name).is_none() {
+                    out.push(Misfit::Unknown {
+                        path: join_path(path, &f.name),
+                        expected: b.fields.iter().map(|g| g.name.clone()).collect(),
+                    });
+                }
+            }
+            for g in &b.fields {
+                match a.field(&g.name) {
+                    None if g.required && !a.open => out.push(Misfit::Missing {
+                        path: join_path(path, &g.name),
+                        ty: g.ty.to_string(),
+                    }),
+                    Some(f) if f.required || g.required => {
+                        fit(&f.ty, &g.ty, &join_path(path, &g.name), out)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (a, b) if kinds(a) & kinds(b) == 0 || matches!((a, b), (Ty::Float, Ty::Int)) => {
+            out.push(Misfit::Mismatch {
+                path: path.to_owned(),
+                expected: b.to_string(),
+                found: a.to_string(),
+            })
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(schema: Json, side: Side) -> String {
+        Reader::new(&schema, side).ty(&schema).to_string()
+    }
+
+    #[test]
+    fn schemas_become_types() {
+        let account = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "tier": {"enum": ["free", "pro"]},
+                "note": {"type": ["string", "null"]},
+                "owner": {"anyOf": [{"$ref": "#/$defs/Owner"}, {"type": "null"}]},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+                "extra": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "either": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                "price": {"type": "number"}
+            },
+            "required": ["id", "tier", "tags"],
+            "$defs": {"Owner": {"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]}}
+        });
+        assert_eq!(
+            read(account.clone(), Side::Output),
+            "{id: String, tier: String, note?: String?, owner?: {email: String}?, tags: [String], pair?: Any, extra?: Any, either?: Any, price?: Any}"
+        );
+        assert!(read(account, Side::Input).ends_with("price?: Float, ..}"));
+    }
+
+    #[test]
+    fn recursive_and_huge_schemas_end() {
+        let schema = json!({
+            "$ref": "#/$defs/Node",
+            "$defs": {"Node": {"type": "object", "properties": {"next": {"$ref": "#/$defs/Node"}}, "required": ["next"]}}
+        });
+        assert_eq!(read(schema, Side::Output), "{next: Any}");
+        // Each level names the next twice: 2^40 nodes if inlined.
+        let mut defs = serde_json::Map::new();
+        for i in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/T{}", i + 1)});
+            defs.insert(
+                format!("T{i}"),
+                json!({"type": "object", "properties": {"a": next, "b": next}}),
+            );
+        }
+        let schema = json!({"$ref": "#/$defs/T0", "$defs": defs});
+        let ty = Reader::new(&schema, Side::Output).ty(&schema);
+        assert!(ty.to_string().contains("Any"));
+    }
+
+    #[test]
+    fn joins_cover_both_sides() {
+        assert_eq!(join(&Ty::Int, &Ty::Unit), Ty::Nullable(Box::new(Ty::Int)));
+        assert_eq!(join(&Ty::Int, &Ty::String), Ty::Any);
+        let a = Ty::Record(RecordTy {
+            fields: vec![FieldTy {
+                name: "a".into(),
+                ty: Ty::Int,
+                required: true,
+            }],
+            open: false,
+        });
+        let b = Ty::Record(RecordTy {
+            fields: vec![],
+            open: false,
+        });
+        assert_eq!(join(&a, &b).to_string(), "{a?: Int}");
+    }
+
+    #[test]
+    fn fit_follows_serde() {
+        let misfits = |a: Ty, e: Ty| {
+            let mut out = Vec::new();
+            fit(&a, &e, "x", &mut out);
+            out.len()
+        };
+        assert_eq!(misfits(Ty::Int, Ty::Float), 0);
+        assert_eq!(misfits(Ty::Float, Ty::Int), 1);
+        assert_eq!(misfits(Ty::Unit, Ty::Nullable(Box::new(Ty::Int))), 0);
+        assert_eq!(misfits(Ty::Nullable(Box::new(Ty::Int)), Ty::Int), 0);
+        assert_eq!(misfits(Ty::Nullable(Box::new(Ty::Int)), Ty::String), 1);
+        assert_eq!(misfits(Ty::String, Ty::Any), 0);
+    }
+}

@@ -1,0 +1,918 @@
+//! The static type checker: λ-Tool's examples (the support agent passes,
+//! `account.plan` gives the seed's message), each class of type error refused
+//! with the message a model reads and no tool run, every error reported at
+//! once, the types it infers, schemas it cannot express accepted, the typed
+//! builder's plans, and no false refusal: a proptest runs generated plans
+//! through the interpreter with every type hidden from the checker, and any
+//! plan that runs without a type error must pass the checker.
+
+use futures::executor::block_on;
+use proptest::prelude::*;
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+use typed_tools::error::ToolError;
+use typed_tools::plan::build::{lit, TypedPlan};
+use typed_tools::plan::check::{Ty, TypeErrorKind};
+use typed_tools::plan::{
+    check, BinaryOp, Branch, CallResult, Expr, Interpreter, Lambda, Lambda2, Param, Plan,
+    PlanError, Step, Value,
+};
+use typed_tools::{exec, field, on, tool, DynamicTool, Toolbox};
+
+mod support;
+
+use support::{calls, toolbox, SUPPORT_AGENT};
+
+/// The type errors that refuse `text` with the support agent's toolbox, as
+/// a model reads them; asserts that nothing ran.
+fn refused(text: &str) -> Vec<String> {
+    let (toolbox, shop) = toolbox(None);
+    let plan = Plan::parse(text).unwrap();
+    let error = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap_err();
+    assert!(error.is_refusal(), "{error}");
+    assert!(calls(&shop).is_empty(), "nothing ran");
+    let PlanError::TypeErrors(errors) = error else {
+        panic!("not a type error: {error}")
+    };
+    errors.iter().map(ToString::to_string).collect()
+}
+
+fn ty_of(text: &str) -> Ty {
+    let (toolbox, _) = toolbox(None);
+    check(&Plan::parse(text).unwrap(), &toolbox).unwrap()
+}
+
+#[test]
+fn the_support_agent_passes_and_runs() {
+    let (toolbox, shop) = toolbox(None);
+    let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    assert_eq!(check(&plan, &toolbox), Ok(Ty::String));
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(
+        run.outcome,
+        Ok(Value::String(
+            "refund processed and customer notified".into()
+        ))
+    );
+    assert_eq!(calls(&shop).len(), 3);
+}
+
+#[test]
+fn account_plan_gives_the_seed_message_before_anything_runs() {
+    let text = SUPPORT_AGENT.replace(
+        "amount = account.last_charge_cents",
+        "amount = account.plan",
+    );
+    let (toolbox, shop) = toolbox(None);
+    let error = block_on(Interpreter::new(&toolbox).run(&Plan::parse(&text).unwrap())).unwrap_err();
+    let PlanError::TypeErrors(errors) = &error else {
+        panic!("{error}")
+    };
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].kind, TypeErrorKind::MissingField);
+    assert_eq!(errors[0].at, "`account.plan`");
+    assert_eq!(
+        errors[0].message,
+        "field `plan` not found in record type {id: String, subscription_tier: String, email: String, last_charge_cents: Int}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "the plan does not type-check, nothing ran; fix it and resubmit:
+- `account.plan`: field `plan` not found in record type {id: String, subscription_tier: String, email: String, last_charge_cents: Int}"
+    );
+    assert!(calls(&shop).is_empty(), "the lookup did not run");
+}
+
+#[test]
+fn each_class_of_error_is_refused_with_its_message_and_nothing_runs() {
+    let lookup = |ok: &str| {
+        format!(
+            r#"match exec tool lookup_account {{id = "c"}} {{ Ok(account) => {ok}, Err(e) => "no" }}"#
+        )
+    };
+    let cases: Vec<(String, &str)> = vec![
+        // Arguments: unknown, missing, wrongly typed, not a record.
+        (
+            r#"match exec tool issue_refund {account_id = "a", amount = 5, currency = "EUR"} { Ok(r) => r.tx_id, Err(e) => e.message }"#.into(),
+            "argument `currency` of `exec tool issue_refund`: `issue_refund` takes no argument `currency`; its arguments are: `account_id`, `amount`",
+        ),
+        (
+            r#"match exec tool issue_refund {account_id = "a"} { Ok(r) => r.tx_id, Err(e) => e.message }"#.into(),
+            "`exec tool issue_refund`: missing argument `amount` of type Int; add `amount = ...` to the arguments",
+        ),
+        (
+            lookup(r#"match exec tool issue_refund {account_id = account.id, amount = account.email} { Ok(r) => r.tx_id, Err(e) => e.message }"#),
+            "argument `amount` of `exec tool issue_refund`: expected Int, found String",
+        ),
+        (
+            r#"match exec tool issue_refund {account_id = "a", amount = 12.5} { Ok(r) => r.tx_id, Err(e) => e.message }"#.into(),
+            "argument `amount` of `exec tool issue_refund`: expected Int, found Float",
+        ),
+        (
+            r#"match exec tool lookup_account "cust_12345" { Ok(a) => a.id, Err(e) => e.message }"#.into(),
+            "`exec tool lookup_account`: the arguments are a record {id: String}, found String; write `exec tool lookup_account {name = value, ...}`",
+        ),
+        (
+            r#"call tool format_cents {cents = "12"}"#.into(),
+            "argument `cents` of `call tool format_cents`: expected Int, found String",
+        ),
+        (
+            r#"match traverse (fn o => exec tool charge o) [{id = "1", amount = 100}] { Ok(r) => "done", Err(e) => e.message }"#.into(),
+            "argument `id` of `exec tool charge`: expected Int, found String",
+        ),
+        // Fields.
+        (
+            lookup("account.plan"),
+            "`account.plan`: field `plan` not found in record type {id: String, subscription_tier: String, email: String, last_charge_cents: Int}",
+        ),
+        (
+            r#"match exec tool issue_refund {account_id = "a", amount = 5} { Ok(r) => r.tx_id, Err(e) => e.reason }"#.into(),
+            "`e.reason`: field `reason` not found in record type {tool: String, kind: String, message: String}",
+        ),
+        (
+            lookup("account.id.length"),
+            "`account.id.length`: `.length` reads a field of a record, found String",
+        ),
+        // Operations.
+        (
+            r#""a" + 1"#.into(),
+            r#"`"a" + 1`: `+` needs an Int on both sides, found String + Int; join text with `++`"#,
+        ),
+        (
+            lookup(r#""refund of " ++ account.last_charge_cents"#),
+            r#"`"refund of " ++ account.last_charge_cents`: `++` needs a String on both sides, found String ++ Int; to write a number as text, `call` a pure tool that formats it"#,
+        ),
+        (
+            "1 < 1.5".into(),
+            "`1 < 1.5`: `<` compares two Ints, two Floats or two Strings, found Int < Float; write both sides as Int, or both as Float (`1.0`)",
+        ),
+        ("not 1".into(), "`not 1`: `not` needs a Bool, found Int"),
+        (
+            r#"true and "yes""#.into(),
+            r#"`true and "yes"`: `and` needs a Bool on both sides, found Bool and String"#,
+        ),
+        (
+            lookup(r#"if account.subscription_tier then "pro" else "free""#),
+            r#"the condition `account.subscription_tier`: `if` needs a Bool condition (compare with `==`, `<`, ...), found String"#,
+        ),
+        // Lists and callbacks.
+        (
+            lookup("map (fn x => x) account.email"),
+            "the list of `map` `account.email`: `map` goes over a list, found String",
+        ),
+        (
+            "filter (fn n => n + 1) [1, 2]".into(),
+            "the callback of `filter` `n + 1`: the callback of `filter` must give a Bool, found Int",
+        ),
+        (
+            "fold (fn acc, x => acc ++ x) 0 [1, 2]".into(),
+            "`acc ++ x`: `++` needs a String on both sides, found Any ++ Int; to write a number as text, `call` a pure tool that formats it",
+        ),
+        (
+            "map (fn o: {id: Int} => o.id) [{id = \"1\"}]".into(),
+            "parameter `o: {id: Int}` of `map`: the list's elements are {id: String}, not {id: Int}; correct the annotation or leave it out",
+        ),
+        (
+            r#"match traverse (fn o: {id: Int, amount: Int} => exec tool charge o) [{id = 1}] { Ok(r) => "done", Err(e) => e.message }"#.into(),
+            "parameter `o: {id: Int, amount: Int}` of `traverse`: the list's elements are {id: Int}, not {id: Int, amount: Int}; correct the annotation or leave it out\n`exec tool charge`: missing argument `amount` of type Int; add `amount = ...` to the arguments",
+        ),
+        // Scope.
+        (
+            r#"match exec tool lookup_account {id = "c"} { Ok(account) => "ok", Err(e) => account.email }"#.into(),
+            "`account`: variable `account` is not bound here; `account` is the `Ok` binder of a `match` and exists only in its `Ok` branch: move what uses it there, or in the `Err` branch use the error (`{tool, kind, message}`); in scope: `e`",
+        ),
+        (
+            "let xs = map (fn n => n * 2) [1] in n".into(),
+            "`n`: variable `n` is not bound here; in scope: `xs`",
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(refused(&text).join("\n"), expected, "{text}");
+    }
+}
+
+#[test]
+fn every_error_is_reported_at_once() {
+    let errors = refused(
+        r#"match exec tool lookup_account {id = "c"} {
+  Ok(account) =>
+    match exec tool issue_refund {account_id = account.id, amt = account.plan} {
+      Ok(refund) => refund.tx_id ++ 1,
+      Err(e) => refund.tx_id
+    },
+  Err(e) => if e then 1 else 2
+}"#,
+    );
+    assert_eq!(
+        errors,
+        [
+            "`account.plan`: field `plan` not found in record type {id: String, subscription_tier: String, email: String, last_charge_cents: Int}",
+            "argument `amt` of `exec tool issue_refund`: `issue_refund` takes no argument `amt`; its arguments are: `account_id`, `amount`",
+            "`exec tool issue_refund`: missing argument `amount` of type Int; add `amount = ...` to the arguments",
+            "`refund.tx_id ++ 1`: `++` needs a String on both sides, found String ++ Int; to write a number as text, `call` a pure tool that formats it",
+            "`refund`: variable `refund` is not bound here; `refund` is the `Ok` binder of a `match` and exists only in its `Ok` branch: move what uses it there, or in the `Err` branch use the error (`{tool, kind, message}`); in scope: `e`, `account`",
+            "the condition `e`: `if` needs a Bool condition (compare with `==`, `<`, ...), found {tool: String, kind: String, message: String}",
+        ]
+    );
+}
+
+#[test]
+fn the_checker_infers_the_outcome_type() {
+    assert_eq!(ty_of("1 + 2"), Ty::Int);
+    assert_eq!(
+        ty_of(
+            r#"match traverse (fn o => exec tool charge o) [{id = 1, amount = 100}] { Ok(receipts) => receipts, Err(e) => [e.message] }"#
+        ),
+        Ty::List(Box::new(Ty::String))
+    );
+    assert_eq!(
+        ty_of("fold (fn acc, x => acc + x) 0 (map (fn n => n * 10) [1, 2])"),
+        Ty::Int
+    );
+    assert_eq!(
+        ty_of(r#"match exec tool lookup_account {id = "c"} { Ok(a) => a, Err(e) => e }"#).to_string(),
+        "{id?: String, subscription_tier?: String, email?: String, last_charge_cents?: Int, tool?: String, kind?: String, message?: String}"
+    );
+    // λ-Tool's traverse example: the branches differ, which runs; the type is unknown.
+    assert_eq!(
+        ty_of(
+            r#"match traverse (fn o: {id: Int, amount: Int} => exec tool charge o) [{id = 1, amount = 100}] { Ok(receipts) => "done", Err(e) => e }"#
+        ),
+        Ty::Any
+    );
+    assert_eq!(
+        ty_of("if true then () else 5"),
+        Ty::Nullable(Box::new(Ty::Int))
+    );
+    assert_eq!(
+        ty_of(r#"call tool format_cents {cents = 1299}"#),
+        Ty::String
+    );
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct ProfileData {
+    pub name: String,
+    pub nickname: Option<String>,
+    pub extra: serde_json::Value,
+    pub scores: std::collections::BTreeMap<String, i64>,
+    pub shape: Shape,
+    pub parent: Option<Box<ProfileData>>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Shape {
+    Circle { r: i64 },
+    Label(String),
+}
+
+/// Read a profile.
+#[tool(effects = Read)]
+fn profile(id: String, limit: Option<i64>, ratio: f64) -> ProfileData {
+    ProfileData {
+        name: id,
+        nickname: None,
+        extra: json!({"anything": [1, "two"]}),
+        scores: [("a".to_owned(), 1)].into_iter().collect(),
+        shape: Shape::Label(format!("{limit:?} {ratio}")),
+        parent: None,
+    }
+}
+
+fn profile_toolbox() -> Toolbox {
+    let counter = DynamicTool::builder("counter")
+        .description("A number, as JSON.")
+        .effects(typed_tools::effect::EffectSet::READ)
+        .output_schema(
+            json!({"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}),
+        )
+        .handler(|_| async { Ok(json!({"n": 5})) });
+    let anything = DynamicTool::builder("anything")
+        .effects(typed_tools::effect::EffectSet::READ)
+        .handler(|_| async { Ok(json!({"free": {"form": true}})) });
+    Toolbox::builder()
+        .tool(Profile)
+        .dynamic(counter)
+        .dynamic(anything)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn what_schemas_cannot_say_is_accepted_and_checked_at_run_time() {
+    let toolbox = profile_toolbox();
+    let ok = |text: &str| {
+        let plan = Plan::parse(text).unwrap();
+        check(&plan, &toolbox).unwrap_or_else(|e| panic!("{text}\n{e}"));
+        block_on(Interpreter::new(&toolbox).run(&plan)).unwrap()
+    };
+    // Option arguments take `()` or the value; an Int is a Float's argument.
+    let run = ok(
+        r#"match exec tool profile {id = "p", limit = (), ratio = 1} {
+  Ok(p) => [p.name ++ "!", p.nickname ++ "?"],
+  Err(e) => [e.message]
+}"#,
+    );
+    // `p.nickname` is null at run time: the interpreter reports it.
+    assert_eq!(
+        run.outcome.unwrap_err().to_string(),
+        "`++`: expected String, found Unit"
+    );
+    ok(
+        r#"match exec tool profile {id = "p", limit = 3, ratio = 0.5} {
+  Ok(p) => [p.extra.anything, p.scores.a, p.shape.r, p.parent.name, p.nickname == ()],
+  Err(e) => [e.message]
+}"#,
+    );
+    // A run-time tool's `number` may come back as an Int.
+    let run = ok(r#"match exec tool counter {} { Ok(c) => c.n + 1, Err(e) => 0 }"#);
+    assert_eq!(run.outcome, Ok(Value::Int(6)));
+    // Output `{}`: anything.
+    let run = ok(r#"match exec tool anything {} { Ok(a) => a.free.form, Err(e) => false }"#);
+    assert_eq!(run.outcome, Ok(Value::Bool(true)));
+    // Still refused: what is certain.
+    let plan = Plan::parse(
+        r#"match exec tool profile {id = "p", ratio = "x"} { Ok(p) => p.age, Err(e) => e.message }"#,
+    )
+    .unwrap();
+    let Err(PlanError::TypeErrors(errors)) = check(&plan, &toolbox) else {
+        panic!()
+    };
+    let errors: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errors,
+        [
+            "argument `ratio` of `exec tool profile`: expected Float, found String",
+            "`p.age`: field `age` not found in record type {name: String, nickname: String?, extra: Any, scores: Any, shape: Any, parent: {name: String, nickname: String?, extra: Any, scores: Any, shape: Any, parent: Any}?}",
+        ]
+    );
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CamelAccount {
+    pub id: String,
+    pub last_charge_cents: i64,
+}
+
+/// Look up an account; its JSON is camelCase.
+#[tool(effects = Read)]
+fn lookup_camel(id: String) -> Result<CamelAccount, String> {
+    Ok(CamelAccount {
+        id,
+        last_charge_cents: 1299,
+    })
+}
+
+#[test]
+fn builder_plans_are_checked_too() {
+    let (toolbox, _) = toolbox(None);
+    let plan = TypedPlan::build(on!(exec!(support::LookupAccount { id: lit("c") }),
+        Ok(account) => field!(account.last_charge_cents),
+        Err(e) => lit(0),
+    ));
+    assert_eq!(check(&Plan::from(plan), &toolbox), Ok(Ty::Int));
+
+    // `field!` writes the Rust name; the JSON has `lastChargeCents`. The
+    // checker refuses before the lookup runs, naming the fields there are.
+    let toolbox = Toolbox::builder().tool(LookupCamel).build().unwrap();
+    let plan = TypedPlan::build(on!(exec!(LookupCamel { id: lit("c") }),
+        Ok(account) => field!(account.last_charge_cents),
+        Err(e) => lit(0),
+    ));
+    let error = block_on(plan.run(&toolbox)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the plan does not type-check, nothing ran; fix it and resubmit:
+- `account.last_charge_cents`: field `last_charge_cents` not found in record type {id: String, lastChargeCents: Int}"
+    );
+}
+
+#[test]
+fn hostile_plans_and_schemas_end_without_a_panic() {
+    let (toolbox, _) = toolbox(None);
+    // As deep as allowed, in records and in folds inside folds.
+    let mut record = Expr::int(1);
+    let mut folds = Expr::var("acc");
+    for _ in 0..30 {
+        record = Expr::record([("a", record)]);
+        folds = Expr::Fold {
+            func: Lambda2 {
+                acc: Param {
+                    name: "acc".into(),
+                    ty: None,
+                },
+                item: Param {
+                    name: "x".into(),
+                    ty: None,
+                },
+                body: Box::new(Expr::List { items: vec![folds] }),
+            },
+            init: Box::new(Expr::var("acc")),
+            list: Box::new(Expr::List {
+                items: vec![Expr::int(1)],
+            }),
+        };
+    }
+    assert!(check(&Plan::new(record), &toolbox).is_ok());
+    let folds = Expr::Let {
+        name: "acc".into(),
+        value: Box::new(Expr::int(0)),
+        body: Box::new(folds),
+    };
+    assert!(check(&Plan::new(folds), &toolbox).is_ok());
+    // Types that double at each `let`: bounded, checked at once.
+    let mut doubling = Expr::var("a59");
+    for i in (1..60).rev() {
+        let previous = Expr::var(format!("a{}", i - 1));
+        doubling = Expr::Let {
+            name: format!("a{i}"),
+            value: Box::new(Expr::record([("x", previous.clone()), ("y", previous)])),
+            body: Box::new(doubling),
+        };
+    }
+    let doubling = Expr::Let {
+        name: "a0".into(),
+        value: Box::new(Expr::int(1)),
+        body: Box::new(Expr::binary(BinaryOp::Add, doubling, Expr::int(1))),
+    };
+    let started = std::time::Instant::now();
+    let Err(PlanError::TypeErrors(errors)) = check(&Plan::new(doubling), &toolbox) else {
+        panic!("a record + 1")
+    };
+    assert_eq!(errors.len(), 1);
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // Too deep is refused, not recursed into.
+    let mut deep = Expr::int(1);
+    for _ in 0..500 {
+        deep = Expr::Not {
+            operand: Box::new(deep),
+        };
+    }
+    assert_eq!(
+        check(&Plan::new(deep), &toolbox),
+        Err(PlanError::TooDeep {
+            limit: typed_tools::plan::MAX_DEPTH
+        })
+    );
+    // Many errors: at most MAX_TYPE_ERRORS reported.
+    let many = Expr::List {
+        items: (0..500)
+            .map(|_| Expr::binary(BinaryOp::Add, Expr::int(1), Expr::string("a")))
+            .collect(),
+    };
+    let Err(PlanError::TypeErrors(errors)) = check(&Plan::new(many), &toolbox) else {
+        panic!()
+    };
+    assert_eq!(errors.len(), typed_tools::plan::check::MAX_TYPE_ERRORS);
+    // A schema whose `$ref`s form a cycle.
+    let cyclic = DynamicTool::builder("cyclic")
+        .input_schema(json!({
+            "type": "object",
+            "properties": {"a": {"$ref": "#/$defs/A"}},
+            "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}
+        }))
+        .output_schema(json!({"$ref": "#"}));
+    let toolbox = Toolbox::builder().dynamic(cyclic).build().unwrap();
+    let plan =
+        Plan::parse(r#"match exec tool cyclic {a = 1} { Ok(x) => x.y.z, Err(e) => 0 }"#).unwrap();
+    assert!(check(&plan, &toolbox).is_ok());
+}
+
+// ---------------------------------------------------------------------------
+// No false refusal: generated plans run with every type hidden from the
+// checker (each sub-expression passed through `opaque`, whose output is
+// free-form JSON), so the interpreter finds their type errors; a plan that
+// runs without one must pass the checker as it is.
+
+/// Gives back its argument; its output type is unknown to the checker.
+#[tool(effects = Pure)]
+fn opaque(v: serde_json::Value) -> serde_json::Value {
+    v
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct Receipt {
+    pub tx_id: String,
+    pub cents: i64,
+    pub note: Option<String>,
+}
+
+/// Place an order; cannot fail on arguments that fit.
+#[tool(effects = Write)]
+fn place(id: i64, amount: i64, note: Option<String>) -> Receipt {
+    Receipt {
+        tx_id: format!("tx_{id}"),
+        cents: amount,
+        note,
+    }
+}
+
+fn oracle_toolbox() -> Toolbox {
+    Toolbox::builder()
+        .tool(Opaque)
+        .tool(Place)
+        .tool(support::FormatCents)
+        .build()
+        .unwrap()
+}
+
+/// `e` with every sub-expression wrapped in `call tool opaque {v = ...}`.
+fn erase(e: &Expr) -> Expr {
+    let b = |e: &Expr| Box::new(erase(e));
+    let inner = match e {
+        Expr::Record { fields } => Expr::Record {
+            fields: fields.iter().map(|(n, e)| (n.clone(), erase(e))).collect(),
+        },
+        Expr::List { items } => Expr::List {
+            items: items.iter().map(erase).collect(),
+        },
+        Expr::Get { of, field } => Expr::Get {
+            of: b(of),
+            field: field.clone(),
+        },
+        Expr::Match { on, ok, err } => Expr::Match {
+            on: Box::new(erase_step(on)),
+            ok: Branch {
+                bind: ok.bind.clone(),
+                body: b(&ok.body),
+            },
+            err: Branch {
+                bind: err.bind.clone(),
+                body: b(&err.body),
+            },
+        },
+        Expr::Let { name, value, body } => Expr::Let {
+            name: name.clone(),
+            value: b(value),
+            body: b(body),
+        },
+        Expr::If {
+            cond,
+            then,
+            otherwise,
+        } => Expr::If {
+            cond: b(cond),
+            then: b(then),
+            otherwise: b(otherwise),
+        },
+        Expr::Not { operand } => Expr::Not {
+            operand: b(operand),
+        },
+        Expr::Binary { op, left, right } => Expr::Binary {
+            op: *op,
+            left: b(left),
+            right: b(right),
+        },
+        Expr::Map { func, list } => Expr::Map {
+            func: Lambda {
+                param: untyped(&func.param),
+                body: b(&func.body),
+            },
+            list: b(list),
+        },
+        Expr::Filter { func, list } => Expr::Filter {
+            func: Lambda {
+                param: untyped(&func.param),
+                body: b(&func.body),
+            },
+            list: b(list),
+        },
+        Expr::Fold { func, init, list } => Expr::Fold {
+            func: Lambda2 {
+                acc: untyped(&func.acc),
+                item: untyped(&func.item),
+                body: b(&func.body),
+            },
+            init: b(init),
+            list: b(list),
+        },
+        Expr::Call { tool, arg } => Expr::Call {
+            tool: tool.clone(),
+            arg: b(arg),
+        },
+        leaf => leaf.clone(),
+    };
+    Expr::call("opaque", Expr::record([("v", inner)]))
+}
+
+fn erase_step(step: &Step) -> Step {
+    match step {
+        Step::Exec { tool, arg } => Step::Exec {
+            tool: tool.clone(),
+            arg: Box::new(erase(arg)),
+        },
+        Step::Traverse { param, body, list } => Step::Traverse {
+            param: untyped(param),
+            body: Box::new(erase_step(body)),
+            list: Box::new(erase(list)),
+        },
+    }
+}
+
+fn untyped(param: &Param) -> Param {
+    Param {
+        name: param.name.clone(),
+        ty: None,
+    }
+}
+
+/// Whether a run met a type error: the plan's own, or a tool refusing
+/// arguments that do not fit.
+fn type_error(outcome: &Result<Value, PlanError>, trace: &[typed_tools::plan::TracedCall]) -> bool {
+    let misfit = |error: &ToolError| {
+        matches!(
+            error,
+            ToolError::Deserialization { .. } | ToolError::InvalidArgs { .. }
+        )
+    };
+    let plan_error = match outcome {
+        Err(
+            PlanError::TypeMismatch { .. }
+            | PlanError::MissingField { .. }
+            | PlanError::Unbound { .. },
+        ) => true,
+        Err(PlanError::CallFailed { error, .. }) => misfit(error),
+        _ => false,
+    };
+    plan_error
+        || trace
+            .iter()
+            .any(|call| matches!(&call.result, CallResult::Err(error) if misfit(error)))
+}
+
+const VARS: [&str; 2] = ["a", "b"];
+const FIELDS: [&str; 5] = ["x", "y", "tx_id", "cents", "note"];
+
+fn leaf() -> BoxedStrategy<Expr> {
+    prop_oneof![
+        Just(Expr::Unit),
+        any::<bool>().prop_map(|value| Expr::Bool { value }),
+        (0i64..50).prop_map(Expr::int),
+        prop_oneof![Just(0.5), Just(2.0)].prop_map(|value| Expr::Float { value }),
+        prop_oneof![Just("s"), Just("t")].prop_map(Expr::string),
+        prop::sample::select(&VARS[..]).prop_map(Expr::var),
+    ]
+    .boxed()
+}
+
+fn name() -> impl Strategy<Value = String> {
+    prop::sample::select(&VARS[..]).prop_map(str::to_owned)
+}
+
+fn annotation() -> impl Strategy<Value = Option<typed_tools::plan::Type>> {
+    use typed_tools::plan::Type;
+    prop_oneof![
+        4 => Just(None),
+        1 => Just(Some(Type::Int)),
+        1 => Just(Some(Type::String)),
+        1 => Just(Some(Type::Record { fields: vec![("x".into(), Type::Int)] })),
+    ]
+}
+
+/// A non-empty list literal: every callback over it runs at least once.
+fn list_of(inner: BoxedStrategy<Expr>) -> impl Strategy<Value = Expr> {
+    prop::collection::vec(inner, 1..3).prop_map(|items| Expr::List { items })
+}
+
+/// Pure expressions in which every part runs: no `if`, `and`/`or` whose
+/// right side runs, callbacks over non-empty list literals.
+fn pure() -> BoxedStrategy<Expr> {
+    leaf()
+        .prop_recursive(4, 48, 3, |inner| {
+            let op = prop::sample::select(
+                BinaryOp::ALL
+                    .iter()
+                    .copied()
+                    .filter(|op| !matches!(op, BinaryOp::And | BinaryOp::Or))
+                    .collect::<Vec<_>>(),
+            );
+            prop_oneof![
+                prop::collection::btree_map(
+                    prop::sample::select(&FIELDS[..2]),
+                    inner.clone(),
+                    1..3
+                )
+                .prop_map(|fields| Expr::record(fields.into_iter())),
+                list_of(inner.clone()),
+                (inner.clone(), prop::sample::select(&FIELDS[..])).prop_map(|(e, f)| e.get(f)),
+                inner.clone().prop_map(|operand| Expr::Not {
+                    operand: Box::new(operand)
+                }),
+                (op, inner.clone(), inner.clone()).prop_map(|(op, l, r)| Expr::binary(op, l, r)),
+                (any::<bool>(), inner.clone()).prop_map(|(and, r)| {
+                    let (op, left) = if and {
+                        (BinaryOp::And, true)
+                    } else {
+                        (BinaryOp::Or, false)
+                    };
+                    Expr::binary(op, Expr::Bool { value: left }, r)
+                }),
+                (name(), inner.clone(), inner.clone()).prop_map(|(name, value, body)| Expr::Let {
+                    name,
+                    value: Box::new(value),
+                    body: Box::new(body),
+                }),
+                (name(), annotation(), inner.clone(), list_of(inner.clone())).prop_map(
+                    |(name, ty, body, list)| Expr::Map {
+                        func: Lambda {
+                            param: Param { name, ty },
+                            body: Box::new(body)
+                        },
+                        list: Box::new(list),
+                    }
+                ),
+                (name(), inner.clone(), list_of(inner.clone())).prop_map(|(name, body, list)| {
+                    Expr::Filter {
+                        func: Lambda {
+                            param: Param { name, ty: None },
+                            body: Box::new(body),
+                        },
+                        list: Box::new(list),
+                    }
+                }),
+                (
+                    name(),
+                    name(),
+                    inner.clone(),
+                    inner.clone(),
+                    list_of(inner.clone())
+                )
+                    .prop_map(|(acc, item, body, init, list)| Expr::Fold {
+                        func: Lambda2 {
+                            acc: Param {
+                                name: acc,
+                                ty: None
+                            },
+                            item: Param {
+                                name: item,
+                                ty: None
+                            },
+                            body: Box::new(body),
+                        },
+                        init: Box::new(init),
+                        list: Box::new(list),
+                    }),
+                inner
+                    .clone()
+                    .prop_map(|cents| Expr::call("format_cents", Expr::record([("cents", cents)]))),
+            ]
+        })
+        .boxed()
+}
+
+/// Arguments for `place`: mostly the right fields, sometimes not.
+fn place_args() -> impl Strategy<Value = Expr> {
+    let int = prop_oneof![3 => (0i64..50).prop_map(Expr::int), 1 => pure()];
+    let note = prop_oneof![Just(Expr::Unit), Just(Expr::string("n")), pure()];
+    (
+        proptest::option::weighted(0.9, int.clone()),
+        proptest::option::weighted(0.9, int),
+        proptest::option::of(note),
+        proptest::option::weighted(0.1, pure()),
+    )
+        .prop_map(|(id, amount, note, extra)| {
+            let fields = [("id", id), ("amount", amount), ("note", note), ("x", extra)];
+            Expr::record(fields.into_iter().filter_map(|(n, e)| Some((n, e?))))
+        })
+}
+
+/// A plan: `let a = .. in let b = .. in` a pure body, or a `place` (or a
+/// `traverse` of it) whose receipt the body reads as `a`; the `Err` branch
+/// only runs when the arguments do not fit, a type error.
+fn plan() -> impl Strategy<Value = Plan> {
+    let body = prop_oneof![
+        pure(),
+        (place_args(), pure()).prop_map(|(args, body)| {
+            Expr::match_(
+                Step::Exec {
+                    tool: "place".into(),
+                    arg: Box::new(args),
+                },
+                "r",
+                Expr::Let {
+                    name: "a".into(),
+                    value: Box::new(Expr::var("r")),
+                    body: Box::new(body),
+                },
+                "e",
+                Expr::var("e").get("message"),
+            )
+        }),
+        (prop::collection::vec(place_args(), 1..3), pure()).prop_map(|(items, body)| {
+            Expr::match_(
+                Step::Traverse {
+                    param: Param {
+                        name: "o".into(),
+                        ty: None,
+                    },
+                    body: Box::new(Step::Exec {
+                        tool: "place".into(),
+                        arg: Box::new(Expr::var("o")),
+                    }),
+                    list: Box::new(Expr::List { items }),
+                },
+                "r",
+                Expr::Let {
+                    name: "a".into(),
+                    value: Box::new(Expr::var("r")),
+                    body: Box::new(body),
+                },
+                "e",
+                Expr::var("e").get("message"),
+            )
+        }),
+    ];
+    (pure(), pure(), body).prop_map(|(a, b, body)| {
+        let bind = |name: &str, value: Expr, body: Expr| Expr::Let {
+            name: name.into(),
+            value: Box::new(value),
+            body: Box::new(body),
+        };
+        // `a` and `b` are always bound: first to an Int and a String.
+        let body = bind("a", a, bind("b", b, body));
+        Plan::new(bind("a", Expr::int(1), bind("b", Expr::string("s"), body)))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+
+    #[test]
+    fn no_false_refusal(plan in plan()) {
+        let toolbox = oracle_toolbox();
+        let hidden = Plan::new(erase(&plan.body));
+        // Hidden types: the checker cannot refuse it, so the run shows what happens.
+        prop_assert!(check(&hidden, &toolbox).is_ok(), "{}", hidden);
+        let run = block_on(Interpreter::new(&toolbox).run(&hidden)).unwrap();
+        if !type_error(&run.outcome, &run.trace) {
+            // The one refusal of a plan that runs: an annotation the list's
+            // elements contradict (the interpreter ignores annotations; the
+            // model's claim about its data is wrong).
+            if let Err(error) = check(&plan, &toolbox) {
+                let PlanError::TypeErrors(errors) = &error else {
+                    panic!("{error}")
+                };
+                prop_assert!(
+                    errors.iter().all(|e| e.kind == TypeErrorKind::Annotation),
+                    "false refusal of\n{}\n{}\nrun: {:?}", plan, error, run.outcome
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_checker_catches_most_run_time_type_errors_of_generated_plans() {
+    // Not a rule (it accepts when unsure), but a checker that refused
+    // nothing would pass `no_false_refusal`: count what it catches.
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let toolbox = oracle_toolbox();
+    let mut runner = TestRunner::deterministic();
+    let (mut failing, mut caught) = (0, 0);
+    for _ in 0..400 {
+        let plan = plan().new_tree(&mut runner).unwrap().current();
+        let hidden = Plan::new(erase(&plan.body));
+        let run = block_on(Interpreter::new(&toolbox).run(&hidden)).unwrap();
+        if type_error(&run.outcome, &run.trace) {
+            failing += 1;
+            if check(&plan, &toolbox).is_err() {
+                caught += 1;
+            }
+        }
+    }
+    assert!(failing > 50, "{failing}");
+    assert!(caught * 10 >= failing * 7, "caught {caught} of {failing}");
+}
+
+#[derive(Serialize, serde::Deserialize, JsonSchema)]
+struct Stamp {
+    #[serde(rename(serialize = "txId", deserialize = "tx_id"))]
+    tx_id: String,
+    #[serde(skip_deserializing)]
+    issued_by: String,
+}
+
+/// Issue a receipt.
+#[tool(effects = Pure)]
+fn issue_receipt() -> Stamp {
+    Stamp {
+        tx_id: "tx_1".into(),
+        issued_by: "bot".into(),
+    }
+}
+
+#[test]
+fn output_types_are_read_as_they_serialize() {
+    // The output schema describes the JSON the tool writes: the fields under
+    // their serialized names, `skip_deserializing` ones included.
+    let toolbox = Toolbox::builder().tool(IssueReceipt).build().unwrap();
+    let plan =
+        Plan::parse("let r = call tool issue_receipt {} in r.txId ++ \" by \" ++ r.issued_by")
+            .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome, Ok(Value::String("tx_1 by bot".into())));
+}
