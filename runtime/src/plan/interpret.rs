@@ -49,8 +49,10 @@ type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + 
 ///
 /// Before anything runs, [`Preview::check`] refuses a plan that names a tool
 /// the toolbox lacks or whose tools' effects are not all allowed (by default,
-/// what the toolbox allows; narrower with [`allow`](Self::allow)): a plan
-/// from data has not been through rustc.
+/// what the toolbox allows; narrower with [`allow`](Self::allow)), and
+/// type-checks it against the tools' schemas ([`check`](super::check())),
+/// reporting every type error at once: a plan from data has not been through
+/// rustc. The errors are written for the model that wrote the plan to fix it.
 pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
     toolbox: &'t Toolbox<A>,
     allowed: EffectSet,
