@@ -270,7 +270,27 @@ fn echo(v: serde_json::Value) -> serde_json::Value {
 /// runs through the interpreter's async path instead of the pure one
 /// (callbacks included: a pure tool may be called there).
 fn through_calls(expr: Expr) -> Expr {
-    let wrap = |e: Box<Expr>| Box::new(through_calls(*e));
+    on_literals(expr, &|literal| {
+        Expr::call("echo", Expr::record([("v", literal)]))
+    })
+}
+
+/// `expr` with each literal `L` written `if true then L else [L]`: the same
+/// value, whose type the checker joins to unknown. No call is added.
+fn hide_types(expr: Expr) -> Expr {
+    on_literals(expr, &|literal| Expr::If {
+        cond: Box::new(Expr::Bool { value: true }),
+        then: Box::new(literal.clone()),
+        otherwise: Box::new(Expr::List {
+            items: vec![literal],
+        }),
+    })
+}
+
+/// `expr` with each literal replaced by what `f` makes of it, callbacks
+/// included; nothing else changes.
+fn on_literals(expr: Expr, f: &dyn Fn(Expr) -> Expr) -> Expr {
+    let wrap = |e: Box<Expr>| Box::new(on_literals(*e, f));
     let callback = |mut func: Lambda| {
         func.body = wrap(func.body);
         func
@@ -280,15 +300,15 @@ fn through_calls(expr: Expr) -> Expr {
         | Expr::Bool { .. }
         | Expr::Int { .. }
         | Expr::Float { .. }
-        | Expr::String { .. } => Expr::call("echo", Expr::record([("v", expr)])),
+        | Expr::String { .. } => f(expr),
         Expr::Record { fields } => Expr::Record {
             fields: fields
                 .into_iter()
-                .map(|(name, e)| (name, through_calls(e)))
+                .map(|(name, e)| (name, on_literals(e, f)))
                 .collect(),
         },
         Expr::List { items } => Expr::List {
-            items: items.into_iter().map(through_calls).collect(),
+            items: items.into_iter().map(|e| on_literals(e, f)).collect(),
         },
         Expr::Get { of, field } => Expr::Get {
             of: wrap(of),
@@ -404,83 +424,6 @@ fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
         }
     }
     assert!(compared >= 28, "{compared} of {} compared", texts.len());
-}
-
-/// `expr` with each literal `L` written `if true then L else [L]`: the same
-/// value, whose type the checker joins to unknown. No call is added.
-fn hide_types(expr: Expr) -> Expr {
-    let wrap = |e: Box<Expr>| Box::new(hide_types(*e));
-    let callback = |mut func: Lambda| {
-        func.body = wrap(func.body);
-        func
-    };
-    match expr {
-        Expr::Unit
-        | Expr::Bool { .. }
-        | Expr::Int { .. }
-        | Expr::Float { .. }
-        | Expr::String { .. } => Expr::If {
-            cond: Box::new(Expr::Bool { value: true }),
-            then: Box::new(expr.clone()),
-            otherwise: Box::new(Expr::List { items: vec![expr] }),
-        },
-        Expr::Record { fields } => Expr::Record {
-            fields: fields
-                .into_iter()
-                .map(|(name, e)| (name, hide_types(e)))
-                .collect(),
-        },
-        Expr::List { items } => Expr::List {
-            items: items.into_iter().map(hide_types).collect(),
-        },
-        Expr::Get { of, field } => Expr::Get {
-            of: wrap(of),
-            field,
-        },
-        Expr::Let { name, value, body } => Expr::Let {
-            name,
-            value: wrap(value),
-            body: wrap(body),
-        },
-        Expr::If {
-            cond,
-            then,
-            otherwise,
-        } => Expr::If {
-            cond: wrap(cond),
-            then: wrap(then),
-            otherwise: wrap(otherwise),
-        },
-        Expr::Not { operand } => Expr::Not {
-            operand: wrap(operand),
-        },
-        Expr::Binary { op, left, right } => Expr::Binary {
-            op,
-            left: wrap(left),
-            right: wrap(right),
-        },
-        Expr::Map { func, list } => Expr::Map {
-            func: callback(func),
-            list: wrap(list),
-        },
-        Expr::Filter { func, list } => Expr::Filter {
-            func: callback(func),
-            list: wrap(list),
-        },
-        Expr::Fold {
-            mut func,
-            init,
-            list,
-        } => {
-            func.body = wrap(func.body);
-            Expr::Fold {
-                func,
-                init: wrap(init),
-                list: wrap(list),
-            }
-        }
-        other => other,
-    }
 }
 
 static ORDERS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);

@@ -290,8 +290,16 @@ impl<'p> Checker<'p> {
                 open: false,
             })),
             Expr::List { items } => {
-                let tys: Vec<Ty> = items.iter().map(|e| self.expr(e)).collect();
-                let of = tys.into_iter().reduce(|a, b| bounded(join(&a, &b)));
+                // Elements of one type (the usual list) are joined for free.
+                let mut of: Option<Ty> = None;
+                for item in items {
+                    let ty = self.expr(item);
+                    of = Some(match of {
+                        None => ty,
+                        Some(acc) if acc == ty => acc,
+                        Some(acc) => bounded(join(&acc, &ty)),
+                    });
+                }
                 Ty::List(Box::new(of.unwrap_or(Ty::Any)))
             }
             Expr::Var { name } => self.var(name),
