@@ -163,13 +163,27 @@ impl fmt::Display for TypeError {
 /// assert_eq!(check(&plan, &toolbox).unwrap(), Ty::List(Box::new(Ty::String)));
 /// ```
 pub fn check<A: Effects>(plan: &Plan, toolbox: &Toolbox<A>) -> Result<Ty, PlanError> {
-    if !plan.body.visit_tools(0, &mut |_| {}) {
+    let mut tools = Vec::new();
+    let within_depth = plan.body.visit_tools(0, &mut |tool, _| {
+        if !tools.contains(&tool) {
+            tools.push(tool);
+        }
+    });
+    if !within_depth {
         return Err(PlanError::TooDeep { limit: MAX_DEPTH });
     }
-    let tools = plan
-        .tools()
-        .into_iter()
-        .map(|name| {
+    check_within_depth(plan, &tools, toolbox)
+}
+
+/// [`check`] of a plan already found within [`MAX_DEPTH`], naming `tools`.
+pub(super) fn check_within_depth<A: Effects>(
+    plan: &Plan,
+    tools: &[&str],
+    toolbox: &Toolbox<A>,
+) -> Result<Ty, PlanError> {
+    let tools = tools
+        .iter()
+        .map(|&name| {
             let types = toolbox.spec(name).map(ToolTypes::of).unwrap_or(ToolTypes {
                 input: Ty::Any,
                 output: Ty::Any,

@@ -97,7 +97,7 @@ impl Plan {
     /// order they first appear.
     pub fn tools(&self) -> Vec<&str> {
         let mut tools = Vec::new();
-        self.body.visit_tools(0, &mut |tool| {
+        self.body.visit_tools(0, &mut |tool, _| {
             if !tools.contains(&tool) {
                 tools.push(tool);
             }
@@ -488,9 +488,14 @@ impl Expr {
     }
 
     /// Calls `visit` with the tool of every `exec` and `call` in the
-    /// expression, outermost first, not descending past [`MAX_DEPTH`]; returns
-    /// whether the whole expression was visited.
-    pub(crate) fn visit_tools<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e str)) -> bool {
+    /// expression (and whether it is a `call`), outermost first, not
+    /// descending past [`MAX_DEPTH`]; returns whether the whole expression was
+    /// visited.
+    pub(crate) fn visit_tools<'e>(
+        &'e self,
+        depth: usize,
+        visit: &mut dyn FnMut(&'e str, bool),
+    ) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
@@ -507,7 +512,7 @@ impl Expr {
             Expr::Get { of, .. } => of.visit_tools(d, visit),
             Expr::Not { operand } => operand.visit_tools(d, visit),
             Expr::Call { tool, arg } => {
-                visit(tool);
+                visit(tool, true);
                 arg.visit_tools(d, visit)
             }
             Expr::Match { on, ok, err } => {
@@ -543,13 +548,13 @@ impl Expr {
 }
 
 impl Step {
-    fn visit_tools<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e str)) -> bool {
+    fn visit_tools<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e str, bool)) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
         match self {
             Step::Exec { tool, arg } => {
-                visit(tool);
+                visit(tool, false);
                 arg.visit_tools(depth + 1, visit)
             }
             Step::Traverse { body, list, .. } => {

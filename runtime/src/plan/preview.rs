@@ -122,16 +122,26 @@ impl Preview {
         toolbox: &Toolbox<A>,
         allowed: EffectSet,
     ) -> Result<Preview, PlanError> {
-        if !plan.body.visit_tools(0, &mut |_| {}) {
+        // One walk: the depth check, the tools in order of appearance, and
+        // those used as functions (`call`).
+        let mut tools: Vec<&str> = Vec::new();
+        let mut functions: Vec<&str> = Vec::new();
+        let within_depth = plan.body.visit_tools(0, &mut |tool, call| {
+            if !tools.contains(&tool) {
+                tools.push(tool);
+            }
+            if call && !functions.contains(&tool) {
+                functions.push(tool);
+            }
+        });
+        if !within_depth {
             return Err(PlanError::TooDeep { limit: MAX_DEPTH });
         }
         pure_callbacks(&plan.body, None)?;
         let mut calls = Vec::new();
         let mut effects = EffectSet::PURE;
         let counts = Counter::default().expr(&plan.body);
-        let mut functions = Vec::new();
-        each_call(&plan.body, &mut |tool| functions.push(tool));
-        for tool in plan.tools() {
+        for &tool in &tools {
             let Some(spec) = toolbox.spec(tool) else {
                 return Err(PlanError::UnknownTool {
                     name: tool.to_owned(),
@@ -163,7 +173,7 @@ impl Preview {
                 runs,
             });
         }
-        super::check::check(plan, toolbox)?;
+        super::check::check_within_depth(plan, &tools, toolbox)?;
         Ok(Preview { calls, effects })
     }
 }
@@ -260,21 +270,6 @@ fn step_exprs<'e>(step: &'e Step, visit: &mut dyn FnMut(&'e Expr)) {
             step_exprs(body, visit);
             visit(list);
         }
-    }
-}
-
-/// The tool of every `call` in the expression. Called after the depth check.
-fn each_call<'e>(expr: &'e Expr, visit: &mut dyn FnMut(&'e str)) {
-    match expr {
-        Expr::Call { tool, arg } => {
-            visit(tool);
-            each_call(arg, visit);
-        }
-        Expr::Match { on, .. } => {
-            step_exprs(on, &mut |e| each_call(e, visit));
-            children(expr, &mut |e| each_call(e, visit));
-        }
-        other => children(other, &mut |e| each_call(e, visit)),
     }
 }
 
