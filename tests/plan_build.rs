@@ -6,12 +6,12 @@ use futures::executor::block_on;
 use typed_tools::effect::{Pure, Read, ReadWrite, Write};
 use typed_tools::plan::build::{filter, fold, if_, let_, list, lit, map, traverse, TypedPlan};
 use typed_tools::plan::{Interpreter, Plan, Value};
-use typed_tools::{call, exec, field, on, record, tool, Toolbox};
+use typed_tools::{call, exec, field, input, on, tool, Toolbox};
 
 mod support;
 
 use support::{
-    toolbox, tools_called, Charge, ChargeInput, FormatCents, IssueRefund, LookupAccount, SendReply,
+    toolbox, tools_called, Charge, FormatCents, IssueRefund, LookupAccount, SendReply,
     SUPPORT_AGENT,
 };
 
@@ -250,6 +250,15 @@ fn arguments_are_written_under_their_json_names() {
     let toolbox = Toolbox::builder().tool(OpenTicket).build().unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(run.outcome, Ok(Value::String("c_1/refund".into())));
+    // The input as one value names its fields the same way.
+    let whole = Plan::from(TypedPlan::build(on!(exec!(OpenTicket(input!(OpenTicket {
+            customer_id: lit("c_1"),
+            r#type: lit("refund"),
+        }))),
+        Ok(t) => t,
+        Err(e) => field!(e.message),
+    )));
+    assert_eq!(whole, plan);
 }
 
 #[test]
@@ -257,7 +266,7 @@ fn records_as_whole_inputs_the_seed_traverse() {
     // λ-Tool's `traverse (fn o => exec tool charge o) [...]`: each order is a
     // typed record of the tool's input type.
     let order = |id, amount| {
-        record!(ChargeInput {
+        input!(Charge {
             id: lit(id),
             amount: lit(amount)
         })

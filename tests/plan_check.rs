@@ -847,7 +847,9 @@ proptest! {
         // Hidden types: the checker cannot refuse it, so the run shows what happens.
         prop_assert!(check(&hidden, &toolbox).is_ok(), "{}", hidden);
         let run = block_on(Interpreter::new(&toolbox).run(&hidden)).unwrap();
-        if !type_error(&run.outcome, &run.trace) {
+        // A run stopped by another error (`1 / 0`) did not reach the rest of
+        // the plan, so says nothing about it.
+        if run.outcome.is_ok() && !type_error(&run.outcome, &run.trace) {
             // The one refusal of a plan that runs: an annotation the list's
             // elements contradict (the interpreter ignores annotations; the
             // model's claim about its data is wrong).
@@ -915,4 +917,80 @@ fn output_types_are_read_as_they_serialize() {
             .unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(run.outcome, Ok(Value::String("tx_1 by bot".into())));
+}
+
+#[derive(Serialize, JsonSchema)]
+enum Method {
+    Card { last4: String },
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Payment {
+    id: String,
+    #[serde(flatten)]
+    method: Method,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Leg {
+    a: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(tag = "type")]
+enum Trip {
+    One(Leg),
+}
+
+/// Find a payment.
+#[tool(effects = Read)]
+fn find_payment(id: String) -> Payment {
+    Payment {
+        id,
+        method: Method::Card {
+            last4: "1234".into(),
+        },
+    }
+}
+
+/// Find a trip.
+#[tool(effects = Read)]
+fn find_trip(id: String) -> Trip {
+    let _ = id;
+    Trip::One(Leg { a: 1 })
+}
+
+#[test]
+fn fields_beside_a_combinator_are_not_refused() {
+    // schemars writes a flattened enum as `properties` beside `oneOf`, and a
+    // tagged newtype variant as `properties` beside `$ref`: the value has
+    // the fields of both, so reading either must not be refused.
+    let toolbox = Toolbox::builder()
+        .tool(FindPayment)
+        .tool(FindTrip)
+        .build()
+        .unwrap();
+    for (text, expected) in [
+        (
+            r#"match exec tool find_payment {id = "p"} { Ok(p) => p.id, Err(e) => e.message }"#,
+            json!("p"),
+        ),
+        (
+            r#"match exec tool find_payment {id = "p"} { Ok(p) => p.Card.last4, Err(e) => e.message }"#,
+            json!("1234"),
+        ),
+        (
+            r#"match exec tool find_trip {id = "t"} { Ok(t) => t.type, Err(e) => e.message }"#,
+            json!("One"),
+        ),
+        (
+            r#"match exec tool find_trip {id = "t"} { Ok(t) => t.a + 1, Err(e) => 0 }"#,
+            json!(2),
+        ),
+    ] {
+        let plan = Plan::parse(text).unwrap();
+        let run = block_on(Interpreter::new(&toolbox).run(&plan))
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(run.outcome.unwrap().to_json(), Some(expected), "{text}");
+    }
 }

@@ -627,6 +627,14 @@ fn arguments<I, A: Effects>(args: impl FnOnce(Args<I>) -> Args<I, A>) -> ir::Exp
     }
 }
 
+/// The input of tool `T` as a plan value, its fields under their JSON names.
+/// Use [`input!`](crate::input).
+pub fn input<T: Tool, A: Effects>(
+    args: impl FnOnce(Args<T::Input>) -> Args<T::Input, A>,
+) -> Expr<T::Input, A> {
+    typed(arguments(args))
+}
+
 /// Calls tool `T` with one plan value as its whole input, as λ-Tool's
 /// `exec tool charge o` does: the value's type must be the tool's input type.
 /// Use `exec!(Tool(value))`.
@@ -866,8 +874,7 @@ macro_rules! field {
 /// an [`Exec`] to match with [`on!`](crate::on).
 ///
 /// `exec!(Tool(value))` passes one plan value of the tool's input type as
-/// the whole input (a [`record!`](crate::record) of `ToolInput`, or a
-/// `traverse` element).
+/// the whole input (an [`input!`](crate::input), or a `traverse` element).
 #[macro_export]
 macro_rules! exec {
     ($($tool:ident)::+ ( $input:expr )) => {
@@ -878,30 +885,59 @@ macro_rules! exec {
     };
 }
 
-/// `record!(Type { field: value, ... })`: a record plan value of the Rust
-/// struct `Type`, every field given once with a value of its type, checked
-/// like [`exec!`](crate::exec)'s arguments. Field names are the Rust names.
+/// `input!(Tool { arg: value, ... })`: the input of `Tool` as a plan value
+/// (of type `ToolInput`), its arguments checked and named as
+/// [`exec!`](crate::exec) names them (`#[serde(rename)]` honoured), for
+/// `exec!(Tool(value))`, for instance once per element of a `traverse`.
 ///
 /// ```
 /// use typed_tools::plan::build::{list, lit, traverse, TypedPlan};
-/// use typed_tools::{exec, field, on, record, tool};
+/// use typed_tools::{exec, field, input, on, tool};
 ///
 /// /// Charge an order.
 /// #[tool(effects = Write)]
-/// fn charge(id: i64, amount: i64) -> Result<String, String> { Ok(format!("tx_{id}")) }
+/// fn charge(#[serde(rename = "orderId")] id: i64, amount: i64) -> Result<String, String> {
+///     Ok(format!("tx_{id}"))
+/// }
 ///
 /// // λ-Tool's traverse: each order record is the whole input of `charge`.
 /// let orders = list([
-///     record!(ChargeInput { id: lit(1), amount: lit(100) }),
-///     record!(ChargeInput { id: lit(2), amount: lit(50) }),
+///     input!(Charge { id: lit(1), amount: lit(100) }),
+///     input!(Charge { id: lit(2), amount: lit(50) }),
 /// ]);
 /// let plan = TypedPlan::build(on!(traverse(orders, "o", |o| exec!(Charge(o))),
 ///     Ok(receipts) => lit("done"),
 ///     Err(e) => field!(e.message),
 /// ));
+/// assert!(plan.plan().to_string().contains("[{orderId = 1, amount = 100}, {orderId = 2, amount = 50}]"));
+/// ```
+#[macro_export]
+macro_rules! input {
+    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
+        $crate::__plan_tool_args!(input, $tool { $($f: $v),* })
+    };
+}
+
+/// `record!(Type { field: value, ... })`: a record plan value of the Rust
+/// struct `Type`, every field given once with a value of its type, checked
+/// like [`exec!`](crate::exec)'s arguments. Field names are the Rust names
+/// (`r#type` is `type`): a struct that renames fields for serde gives no way
+/// to read its JSON names, so for a tool's input use [`input!`](crate::input).
+///
+/// ```
+/// use typed_tools::plan::build::{list, lit, map, TypedPlan};
+/// use typed_tools::{field, record};
+///
+/// struct Order { id: i64, amount: i64 }
+///
+/// let orders = list([
+///     record!(Order { id: lit(1), amount: lit(100) }),
+///     record!(Order { id: lit(2), amount: lit(50) }),
+/// ]);
+/// let plan = TypedPlan::build(map(orders, "o", |o| field!(o.amount)));
 /// assert_eq!(
 ///     plan.plan().to_string(),
-///     "match traverse (fn o => exec tool charge o) [{id = 1, amount = 100}, {id = 2, amount = 50}] {\n  Ok(receipts) => \"done\",\n  Err(e) => e.message\n}"
+///     "map (fn o => o.amount) [{id = 1, amount = 100}, {id = 2, amount = 50}]"
 /// );
 /// ```
 #[macro_export]

@@ -21,9 +21,17 @@
 //! tuples, and output numbers that may be Int or Float), and a nullable one,
 //! [`Ty::Nullable`] (`Option<T>`: a `T` or `()`, accepted wherever either
 //! is). Branches of different types (`Ok(r) => "done", Err(e) => e`, which
-//! runs) make a value of type `Any` rather than an error. Like any static
-//! checker, it reads code a run may not reach: `if false then "a" + 1 else 0`
-//! is refused, because `"a" + 1` fails whenever it runs.
+//! runs) make a value of type `Any` rather than an error. Schemas that put
+//! fields beside `$ref`/`anyOf`/`oneOf`/`allOf` (a flattened enum, a tagged
+//! newtype variant) are `Any` too.
+//!
+//! Three refusals of plans that could run are deliberate, as in any static
+//! checker: code a run may not reach is checked (`if false then "a" + 1 else
+//! 0`, and the right side of `and`/`or`: `false and 1`), since it fails
+//! whenever it runs; a callback's annotation is taken at its word (`fn x: Int
+//! => x ++ "!"` is refused even over a list of unknown type), since it is the
+//! plan's own claim; and argument names are the ones the schema shows, not
+//! `#[serde(alias)]`es, which the catalog never shows a model.
 //!
 //! ```
 //! use typed_tools::{tool, Toolbox};

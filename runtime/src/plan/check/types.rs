@@ -192,6 +192,26 @@ pub(super) struct Reader<'s> {
     budget: usize,
 }
 
+/// Whether a schema node combines `$ref`/`anyOf`/`oneOf`/`allOf` with
+/// keywords of its own that constrain the value.
+fn mixes_combinator_and_shape(schema: &Json) -> bool {
+    let Json::Object(keywords) = schema else {
+        return false;
+    };
+    let has = |keys: &[&str]| keys.iter().any(|k| keywords.contains_key(*k));
+    has(&["$ref", "anyOf", "oneOf", "allOf"])
+        && has(&[
+            "type",
+            "properties",
+            "required",
+            "additionalProperties",
+            "items",
+            "prefixItems",
+            "const",
+            "enum",
+        ])
+}
+
 impl<'s> Reader<'s> {
     pub(super) fn new(root: &'s Json, side: Side) -> Reader<'s> {
         Reader {
@@ -212,6 +232,12 @@ impl<'s> Reader<'s> {
         }
         self.budget -= 1;
         let d = depth + 1;
+        if mixes_combinator_and_shape(schema) {
+            // `{properties: .., oneOf: [..]}` (a flattened enum) or `{$ref: ..,
+            // properties: ..}` (a tagged newtype variant): the value has the
+            // fields of both, which these types do not express.
+            return Ty::Any;
+        }
         if let Some(reference) = schema.get("$ref").and_then(Json::as_str) {
             if self.refs.contains(&reference) {
                 return Ty::Any;
