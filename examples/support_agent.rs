@@ -7,7 +7,8 @@
 //! them, good and bad, and prints what the model would be told each time.
 //! Last, it builds λ-Tool's plan (lookup, refund the last charge, notify)
 //! with the typed plan builder, prints its text and preview, and runs it
-//! with an approval hook that sees each Write call before it happens.
+//! with an approval hook that sees each Write call before it happens; then
+//! a plan as a model writes it, with mistakes, refused before anything runs.
 //! No network, no API key.
 //!
 //! Run it with `cargo run --example support_agent`.
@@ -278,6 +279,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("   {} {} -> {result}", call.tool, call.args);
     }
     println!("-- outcome: {:?}\n", run.outcome);
+
+    println!("== A plan as a model writes it, with two mistakes\n");
+    // Models write the same plans as text; each is type-checked against the
+    // tools' schemas before any tool runs, and every error goes back at once.
+    let written = r#"match exec tool lookup_account {id = "cust_12345"} {
+  Ok(account) =>
+    match exec tool issue_refund {account_id = account.id, amount = account.plan} {
+      Ok(refund) => "refunded " ++ refund.tx_id,
+      Err(e) => "refund failed: " ++ e.message
+    },
+  Err(e) => "no account: " ++ account.email
+}"#;
+    println!("{written}\n");
+    let refused = block_on(interpreter.run(&Plan::parse(written)?)).unwrap_err();
+    println!("-- the model is told:\n{refused}\n");
 
     println!("== What happened to the store");
     println!("   refunds: {:?}", store.refunds.lock().unwrap());
