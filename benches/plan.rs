@@ -12,21 +12,12 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use futures::executor::block_on;
 use typed_tools::plan::{Interpreter, Plan};
-use typed_tools::{tool, Toolbox};
+use typed_tools::Toolbox;
 
-/// Add one.
-#[tool(effects = Pure)]
-fn inc(n: i64) -> i64 {
-    n + 1
-}
+#[path = "support/plan_workload.rs"]
+mod workload;
 
-fn plan_text(n: usize) -> String {
-    let items: Vec<String> = (0..n).map(|i| format!("{{n = {i}}}")).collect();
-    format!(
-        "match traverse (fn x => exec tool inc x) [{}] {{\n  Ok(all) => all,\n  Err(e) => e.message\n}}",
-        items.join(", ")
-    )
-}
+use workload::{direct_calls, plan_text, Inc};
 
 fn interpreter(c: &mut Criterion) {
     let toolbox = Toolbox::builder().tool(Inc).build().unwrap();
@@ -35,14 +26,7 @@ fn interpreter(c: &mut Criterion) {
     // Both arms do the same calls with the same results.
     let run = block_on(interpreter.run(&plan)).unwrap();
     assert_eq!(run.trace.len(), 100);
-    let direct = || async {
-        let mut outputs = Vec::with_capacity(100);
-        for i in 0..100 {
-            let args = format!("{{\"n\":{i}}}");
-            outputs.push(toolbox.call("inc", &args).await.unwrap().into_json());
-        }
-        outputs
-    };
+    let direct = || direct_calls(&toolbox, 100);
     assert_eq!(block_on(direct()).len(), 100);
 
     let mut group = c.benchmark_group("100_execs");

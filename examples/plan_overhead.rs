@@ -15,35 +15,18 @@ use std::hint::black_box;
 
 use futures::executor::block_on;
 use typed_tools::plan::{Interpreter, Plan};
-use typed_tools::{tool, Toolbox};
+use typed_tools::Toolbox;
 
-/// Add one.
-#[tool(effects = Pure)]
-fn inc(n: i64) -> i64 {
-    n + 1
-}
+#[path = "../benches/support/plan_workload.rs"]
+mod workload;
 
-/// The bench's plan: `traverse` of `exec tool inc` over `n` records.
-fn plan_text(n: usize) -> String {
-    let items: Vec<String> = (0..n).map(|i| format!("{{n = {i}}}")).collect();
-    format!(
-        "match traverse (fn x => exec tool inc x) [{}] {{\n  Ok(all) => all,\n  Err(e) => e.message\n}}",
-        items.join(", ")
-    )
-}
+use workload::{direct_calls, plan_text, Inc};
 
 /// `runs` times, the 100 calls made directly.
 #[inline(never)]
 fn direct(toolbox: &Toolbox, runs: usize) {
     for _ in 0..runs {
-        let outputs = block_on(async {
-            let mut outputs = Vec::with_capacity(100);
-            for i in 0..100 {
-                let args = format!("{{\"n\":{i}}}");
-                outputs.push(toolbox.call("inc", &args).await.map(|o| o.into_json()));
-            }
-            outputs
-        });
+        let outputs = block_on(direct_calls(toolbox, 100));
         black_box(outputs);
     }
 }
