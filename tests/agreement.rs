@@ -29,46 +29,16 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use typed_tools::{tool, CatalogFormat, ToolError, Toolbox};
+use typed_tools::{CatalogFormat, ToolError, Toolbox};
 
 mod support;
 
-use support::domain::{Address, Delivery, Folder, Payment, Priority};
+use support::domain::{
+    Address, CountFolders, Delivery, Folder, LookupAccount, Payment, Priority, ShipOrder,
+    UpdateAddress,
+};
 
 // ---------------------------------------------------------------- the tools
-
-/// Look up a customer account by its id.
-#[tool(effects = Read)]
-pub fn lookup_account(id: String, fields: Option<Vec<String>>) -> String {
-    let _ = fields;
-    id
-}
-
-/// Change the address of an account.
-#[tool(effects = Write, idempotent)]
-pub fn update_address(
-    account_id: String,
-    address: Address,
-    priority: Priority,
-    note: Option<String>,
-) -> bool {
-    let _ = (account_id, address, priority, note);
-    true
-}
-
-/// Ship an order to the customer.
-#[tool(effects = [Write, Network])]
-pub fn ship_order(order_id: u32, delivery: Delivery, payment: Payment, gift: Option<bool>) -> u32 {
-    let _ = (delivery, payment, gift);
-    order_id
-}
-
-/// Count the folders in a tree.
-#[tool(effects = Pure)]
-pub fn count_folders(root: Folder, max_depth: Option<u8>) -> u32 {
-    let _ = max_depth;
-    1 + root.children.len() as u32
-}
 
 fn toolbox() -> Toolbox {
     Toolbox::builder()

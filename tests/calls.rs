@@ -343,15 +343,7 @@ fn no_input_panics_a_reader() {
         "\u{0}\u{1F600}(",
     ];
     let toolbox = toolbox();
-    for format in [
-        CallFormat::OpenAiChat,
-        CallFormat::OpenAiResponses,
-        CallFormat::Anthropic,
-        CallFormat::Hermes,
-        CallFormat::Json,
-        CallFormat::Pythonic,
-        CallFormat::Auto,
-    ] {
+    for format in CallFormat::ALL {
         for input in inputs {
             let _ = toolbox.read_calls(format, input);
         }

@@ -25,16 +25,6 @@ const CORPUS: &[&str] = &[
     "<|python_tag|>get_weather(city=\"Lima\", unit=None)",
 ];
 
-const FORMATS: [CallFormat; 7] = [
-    CallFormat::OpenAiChat,
-    CallFormat::OpenAiResponses,
-    CallFormat::Anthropic,
-    CallFormat::Hermes,
-    CallFormat::Json,
-    CallFormat::Pythonic,
-    CallFormat::Auto,
-];
-
 mod support;
 
 use support::rng::Rng;
@@ -104,7 +94,7 @@ fn readers_never_panic_on_mutated_model_output() {
         let bytes = mutate(&mut rng, base);
         // The readers take text: what is not UTF-8 is read lossily, as a client would.
         let text = String::from_utf8_lossy(&bytes);
-        let format = FORMATS[rng.below(FORMATS.len())];
+        let format = CallFormat::ALL[rng.below(CallFormat::ALL.len())];
         if let Ok(calls) = toolbox.read_calls(format, &text) {
             for call in calls {
                 read += 1;
@@ -132,7 +122,7 @@ fn readers_never_panic_on_arbitrary_text_and_deep_nesting() {
             })
             .collect();
         let text = String::from_utf8_lossy(&bytes);
-        for format in FORMATS {
+        for format in CallFormat::ALL {
             let _ = toolbox.read_calls(format, &text);
         }
     }
@@ -145,7 +135,7 @@ fn readers_never_panic_on_arbitrary_text_and_deep_nesting() {
         "{\"name\": \"get_weather\", \"arguments\": ",
     ] {
         let deep = open.repeat(100_000);
-        for format in FORMATS {
+        for format in CallFormat::ALL {
             assert!(
                 toolbox.read_calls(format, &deep).is_err(),
                 "{format:?} read a call out of {open:?}×100000"

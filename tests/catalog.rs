@@ -48,94 +48,17 @@
 //!   function name: starts with a letter or `_`, then a-z A-Z 0-9 `_` `.` `-`,
 //!   at most 64.
 
-use std::collections::HashMap;
-
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use typed_tools::effect::{Effect, EffectSet};
-use typed_tools::{catalog, tool, CatalogFormat, DynamicTool, ToolSpec, Toolbox};
+use typed_tools::{catalog, CatalogFormat, DynamicTool, ToolSpec, Toolbox};
 
 mod support;
 
-use support::domain::{Address, Delivery, Folder, Payment, Priority};
+use support::domain::{
+    CountFolders, LookupAccount, ServerTime, ShipOrder, TagItems, UpdateAddress,
+};
 
 // ---------------------------------------------------------------- the tools
-
-/// A customer account.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Account {
-    /// The account id.
-    pub id: String,
-    /// Where to write to.
-    pub email: String,
-    /// Where to ship to.
-    pub address: Option<Address>,
-}
-
-/// Look up a customer account by its id.
-///
-/// # Arguments
-/// * `id` - The account id, like `cust_123`.
-/// * `fields` - Only these fields, when given.
-#[tool(effects = Read)]
-pub fn lookup_account(id: String, fields: Option<Vec<String>>) -> Account {
-    let _ = fields;
-    Account {
-        id,
-        email: "ada@example.com".into(),
-        address: None,
-    }
-}
-
-/// Change the address of an account.
-///
-/// Calling it twice with the same address changes nothing more.
-///
-/// # Arguments
-/// * `account_id` - The account to change.
-/// * `note` - Why, for the audit log.
-#[tool(effects = Write, idempotent)]
-pub fn update_address(
-    account_id: String,
-    address: Address,
-    priority: Priority,
-    note: Option<String>,
-) -> bool {
-    let _ = (account_id, address, priority, note);
-    true
-}
-
-/// Ship an order to the customer.
-#[tool(effects = [Write, Network])]
-pub fn ship_order(
-    order_id: u32,
-    delivery: Delivery,
-    payment: Payment,
-    gift: Option<bool>,
-) -> Result<String, String> {
-    let _ = (delivery, payment, gift);
-    Ok(format!("order {order_id} shipped"))
-}
-
-/// Count the folders in a tree.
-#[tool(effects = Pure)]
-pub fn count_folders(root: Folder, max_depth: Option<u8>) -> u32 {
-    let _ = max_depth;
-    1 + root.children.len() as u32
-}
-
-/// Tag items with free-form labels.
-#[tool(effects = Write)]
-pub fn tag_items(tags: HashMap<String, String>) {
-    let _ = tags;
-}
-
-/// The time on the server.
-#[tool(effects = [Read, Network])]
-pub fn server_time() -> String {
-    "12:00".into()
-}
 
 fn toolbox() -> Toolbox {
     Toolbox::builder()
@@ -149,15 +72,12 @@ fn toolbox() -> Toolbox {
         .expect("the tools build")
 }
 
-const JSON_FORMATS: [CatalogFormat; 7] = [
-    CatalogFormat::OpenAiChat,
-    CatalogFormat::OpenAiChatStrict,
-    CatalogFormat::OpenAiResponses,
-    CatalogFormat::OpenAiResponsesStrict,
-    CatalogFormat::Anthropic,
-    CatalogFormat::Mcp,
-    CatalogFormat::Gemini,
-];
+/// Every format whose catalog is JSON: all but the compact text.
+fn json_formats() -> impl Iterator<Item = CatalogFormat> {
+    CatalogFormat::ALL
+        .into_iter()
+        .filter(|format| *format != CatalogFormat::Text)
+}
 
 // ---------------------------------------------------------------- helpers
 
@@ -260,7 +180,7 @@ fn types_of(schema: &Value) -> Vec<&str> {
 #[test]
 fn every_schema_is_valid_under_its_meta_schema() {
     let toolbox = toolbox();
-    for format in JSON_FORMATS {
+    for format in json_formats() {
         let catalog = toolbox.catalog(format).to_json();
         for entry in entries(format, &catalog) {
             let mut schemas: Vec<Value> = input_schema(format, &entry).into_iter().collect();
@@ -279,7 +199,7 @@ fn every_schema_is_valid_under_its_meta_schema() {
 fn every_format_lists_every_tool_in_order() {
     let toolbox = toolbox();
     let names: Vec<&str> = toolbox.names().collect();
-    for format in JSON_FORMATS {
+    for format in json_formats() {
         let catalog = toolbox.catalog(format).to_json();
         let listed: Vec<String> = entries(format, &catalog)
             .iter()

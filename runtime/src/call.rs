@@ -76,6 +76,25 @@ pub enum CallFormat {
     Auto,
 }
 
+impl CallFormat {
+    /// Every format, [`Auto`](CallFormat::Auto) last.
+    ///
+    /// ```
+    /// use typed_tools::CallFormat;
+    ///
+    /// assert_eq!(CallFormat::ALL.last(), Some(&CallFormat::Auto));
+    /// ```
+    pub const ALL: [CallFormat; 7] = [
+        CallFormat::OpenAiChat,
+        CallFormat::OpenAiResponses,
+        CallFormat::Anthropic,
+        CallFormat::Hermes,
+        CallFormat::Json,
+        CallFormat::Pythonic,
+        CallFormat::Auto,
+    ];
+}
+
 /// Why no tool call could be read: what was expected, where, and what was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadError {

@@ -1,8 +1,11 @@
 //! The domain types of the catalog and agreement tests: nested structs,
 //! enums of every serde shape, options, and a recursive type.
 
+use std::collections::HashMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use typed_tools::tool;
 
 /// A postal address.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -61,4 +64,81 @@ pub struct Folder {
     pub children: Vec<Folder>,
     /// The folder it links to, if it is a link.
     pub link: Option<Box<Folder>>,
+}
+
+// ---------------------------------------------------------------- the tools
+
+/// A customer account.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Account {
+    /// The account id.
+    pub id: String,
+    /// Where to write to.
+    pub email: String,
+    /// Where to ship to.
+    pub address: Option<Address>,
+}
+
+/// Look up a customer account by its id.
+///
+/// # Arguments
+/// * `id` - The account id, like `cust_123`.
+/// * `fields` - Only these fields, when given.
+#[tool(effects = Read)]
+pub fn lookup_account(id: String, fields: Option<Vec<String>>) -> Account {
+    let _ = fields;
+    Account {
+        id,
+        email: "ada@example.com".into(),
+        address: None,
+    }
+}
+
+/// Change the address of an account.
+///
+/// Calling it twice with the same address changes nothing more.
+///
+/// # Arguments
+/// * `account_id` - The account to change.
+/// * `note` - Why, for the audit log.
+#[tool(effects = Write, idempotent)]
+pub fn update_address(
+    account_id: String,
+    address: Address,
+    priority: Priority,
+    note: Option<String>,
+) -> bool {
+    let _ = (account_id, address, priority, note);
+    true
+}
+
+/// Ship an order to the customer.
+#[tool(effects = [Write, Network])]
+pub fn ship_order(
+    order_id: u32,
+    delivery: Delivery,
+    payment: Payment,
+    gift: Option<bool>,
+) -> Result<String, String> {
+    let _ = (delivery, payment, gift);
+    Ok(format!("order {order_id} shipped"))
+}
+
+/// Count the folders in a tree.
+#[tool(effects = Pure)]
+pub fn count_folders(root: Folder, max_depth: Option<u8>) -> u32 {
+    let _ = max_depth;
+    1 + root.children.len() as u32
+}
+
+/// Tag items with free-form labels.
+#[tool(effects = Write)]
+pub fn tag_items(tags: HashMap<String, String>) {
+    let _ = tags;
+}
+
+/// The time on the server.
+#[tool(effects = [Read, Network])]
+pub fn server_time() -> String {
+    "12:00".into()
 }
