@@ -530,14 +530,36 @@ pub struct ArgField<I, E: Effects, U> {
     _t: PhantomData<fn() -> U>,
 }
 
+/// A plan value of Rust type `T`: what a tool argument or a record field of
+/// type `T` takes.
+#[diagnostic::on_unimplemented(
+    message = "expected a plan value of type `{T}`, found `{Self}`",
+    label = "this needs a plan value of type `{T}`",
+    note = "give an `Expr<{T}>`: a `lit(..)` of that type, a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)",
+    note = "a tool call (`exec!`) is no value until its Result is matched with `on!`"
+)]
+pub trait ValueOf<T> {
+    /// The value's effects.
+    type Effects: Effects;
+    /// The typed expression.
+    fn into_value(self) -> Expr<T, Self::Effects>;
+}
+
+impl<T, E: Effects> ValueOf<T> for Expr<T, E> {
+    type Effects = E;
+    fn into_value(self) -> Expr<T, E> {
+        self
+    }
+}
+
 impl<I, E: Effects, U> ArgField<I, E, U> {
     /// The field's value: a plan value of the field's type.
-    pub fn is<V: IntoExpr<Value = U>>(self, value: V) -> Args<I, Or<E, V::Effects>>
+    pub fn is<V: ValueOf<U>>(self, value: V) -> Args<I, Or<E, V::Effects>>
     where
         E: Union<V::Effects>,
     {
         let mut fields = self.args.fields;
-        fields.push((self.name, value.into_expr().ir));
+        fields.push((self.name, value.into_value().ir));
         Args {
             fields,
             _t: PhantomData,
