@@ -642,6 +642,8 @@ fn the_approval_hook_refuses_a_refund() {
         run.trace[1].result,
         CallResult::Refused("refunds need a human".into())
     );
+    // A refused call did not run: it took no time.
+    assert_eq!(run.trace[1].duration, std::time::Duration::ZERO);
 }
 
 #[test]
@@ -885,5 +887,28 @@ fn an_async_approval_hook_is_awaited_before_each_write() {
     assert_eq!(
         run.trace[2].result,
         CallResult::Refused("replies are sent by a human".into())
+    );
+}
+
+/// Wait, then answer.
+#[tool(effects = Read)]
+fn slow_lookup(id: String) -> String {
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    id
+}
+
+#[test]
+fn the_trace_records_each_calls_duration() {
+    let toolbox = Toolbox::builder().tool(SlowLookup).build().unwrap();
+    let plan = Plan::parse(
+        r#"match exec tool slow_lookup {id = "a"} { Ok(x) => x, Err(e) => e.message }"#,
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    // At least the time the tool spent: the duration is the call's own.
+    assert!(
+        run.trace[0].duration >= std::time::Duration::from_millis(20),
+        "{:?}",
+        run.trace[0].duration
     );
 }
