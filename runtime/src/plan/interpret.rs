@@ -582,11 +582,12 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// Calls a tool once, recording the call.
     async fn exec(&mut self, tool: &str, args: Json) -> Result<Result<Value, Value>, PlanError> {
         let interpreter = self.interpreter;
-        let effects = interpreter
-            .toolbox
-            .spec(tool)
-            .map_or(EffectSet::ALL, |spec| spec.effects());
         if let Some(hook) = &interpreter.approval {
+            // Only a hook needs the effects: no lookup on the plain path.
+            let effects = interpreter
+                .toolbox
+                .spec(tool)
+                .map_or(EffectSet::ALL, |spec| spec.effects());
             if effects.contains(Effect::Write) {
                 let request = ApprovalRequest {
                     tool: tool.to_owned(),
