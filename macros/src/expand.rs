@@ -170,13 +170,15 @@ pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         },
     };
 
-    // The JSON key of each argument whose Rust name differs (`r#type`,
-    // `#[serde(rename)]`), for the plan builder's `exec!`.
+    // The JSON key of each argument `#[serde(rename)]` renames, for the plan
+    // builder's `exec!`.
+    // Keyed by the name as `stringify!` writes it (`r#type`); a raw name
+    // alone needs no entry (the builder drops `r#` itself).
     let renamed: Vec<_> = model
         .params
         .iter()
+        .filter(|p| syn::ext::IdentExt::unraw(&p.ident) != p.json_name)
         .map(|p| (p.ident.to_string(), &p.json_name))
-        .filter(|(rust, json)| rust != *json)
         .collect();
     let argument_names = if renamed.is_empty() {
         quote!()

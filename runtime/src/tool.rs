@@ -110,9 +110,9 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// The key in the arguments' JSON of the input field `name` as
-    /// `stringify!` writes it. `#[tool]` implements it for parameters named
-    /// `r#...` or renamed by `#[serde(rename)]`; the plan builder's `exec!`
-    /// uses it.
+    /// `stringify!` writes it. `#[tool]` implements it for parameters renamed
+    /// by `#[serde(rename)]`; the plan builder's `exec!` uses it (and drops
+    /// the `r#` of a raw name itself).
     #[doc(hidden)]
     fn __typed_tools_argument(name: &'static str) -> &'static str {
         name
