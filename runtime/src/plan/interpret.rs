@@ -311,11 +311,13 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     fn eval<'s>(&'s mut self, expr: &'p Expr) -> Eval<'s, Value> {
         async move {
             Ok(match expr {
-                Expr::Unit => Value::Unit,
-                Expr::Bool { value } => Value::Bool(*value),
-                Expr::Int { value } => Value::Int(*value),
-                Expr::Float { value } => Value::Float(*value),
-                Expr::String { value } => Value::String(value.clone()),
+                // Never holds a call: `value` sends these to `eval_pure`.
+                Expr::Unit
+                | Expr::Bool { .. }
+                | Expr::Int { .. }
+                | Expr::Float { .. }
+                | Expr::String { .. }
+                | Expr::Var { .. } => self.eval_pure(expr)?,
                 Expr::Record { fields } => {
                     let mut values = Vec::with_capacity(fields.len());
                     for (name, e) in fields {
@@ -330,7 +332,6 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     }
                     Value::List(values)
                 }
-                Expr::Var { name } => self.lookup(name)?.clone(),
                 Expr::Get { of, field } => match self.place(of) {
                     // Only the field is cloned, not the record.
                     Some(record) => field_ref(record?, field)?.clone(),
