@@ -660,11 +660,11 @@ pub fn input<T: Tool, A: Effects>(
 /// Calls tool `T` with one plan value as its whole input, as λ-Tool's
 /// `exec tool charge o` does: the value's type must be the tool's input type.
 /// Use `exec!(Tool(value))`.
-pub fn exec_with<T: Tool, V: IntoExpr<Value = T::Input>>(input: V) -> Exec<T, V::Effects> {
+pub fn exec_with<T: Tool, E: Effects>(input: Expr<T::Input, E>) -> Exec<T, E> {
     Exec {
         step: Step::Exec {
             tool: T::NAME.to_owned(),
-            arg: Box::new(input.into_expr().ir),
+            arg: Box::new(input.ir),
         },
         _t: PhantomData,
     }
