@@ -20,8 +20,8 @@ pub mod toolbox;
 pub use call::{CallFormat, ReadError, ToolCall};
 pub use catalog::{Catalog, CatalogFormat};
 pub use error::{Escalation, NextStep, Severity, ToolError};
-pub use tool::{DynamicTool, Tool, ToolOutput, ToolSpec};
-pub use toolbox::{BuildError, BuildProblem, Call, Toolbox, ToolboxBuilder};
+pub use tool::{DynamicTool, Tool, ToolSpec};
+pub use toolbox::{BuildError, BuildProblem, Call, ToolOutput, Toolbox, ToolboxBuilder};
 
 #[doc(hidden)]
 pub mod __private;

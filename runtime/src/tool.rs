@@ -15,14 +15,11 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::doc::ToolDoc;
 use crate::effect::{EffectSet, Effects};
-use crate::error::ToolError;
-use crate::recover::Recovered;
 
 /// A tool a model can call: typed input and output, declared effects.
 ///
@@ -245,169 +242,6 @@ impl ToolSpec {
     }
 }
 
-/// A tool's successful result, as JSON text.
-///
-/// ```
-/// # futures::executor::block_on(async {
-/// use typed_tools::{tool, Toolbox};
-///
-/// /// Add two numbers.
-/// #[tool(effects = Pure)]
-/// fn add(a: i64, b: i64) -> i64 { a + b }
-///
-/// let toolbox = Toolbox::builder().tool(Add).build()?;
-/// let output = toolbox.call("add", r#"{"a": 2, "b": 3}"#).await?;
-/// assert_eq!(output.json(), "5");
-/// assert_eq!(output.to_value(), serde_json::json!(5));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// # }).unwrap();
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolOutput {
-    json: String,
-    recovery: Vec<Recovered>,
-}
-
-impl ToolOutput {
-    pub(crate) fn from_json(json: String) -> ToolOutput {
-        ToolOutput {
-            json,
-            recovery: Vec::new(),
-        }
-    }
-
-    pub(crate) fn recovered(json: String, recovery: Vec<Recovered>) -> ToolOutput {
-        ToolOutput { json, recovery }
-    }
-
-    /// What recovery did before the call succeeded: repairs, coercions,
-    /// rewrites, retries (see [`recover`](crate::recover)). Empty when the
-    /// model's call was right the first time.
-    pub fn recovery(&self) -> &[Recovered] {
-        &self.recovery
-    }
-
-    /// A message for the model when its call had to be repaired or coerced,
-    /// so that it sends a better one next time; `None` otherwise (retries of a
-    /// failing tool are not the model's doing).
-    pub fn note_for_model(&self) -> Option<String> {
-        let changes: Vec<String> = self
-            .recovery
-            .iter()
-            .filter(|r| !matches!(r, Recovered::Retried { .. }))
-            .map(ToString::to_string)
-            .collect();
-        (!changes.is_empty()).then(|| {
-            format!(
-                "Your call was repaired before it ran: {}. Send valid arguments of the right types next time.",
-                changes.join("; ")
-            )
-        })
-    }
-
-    /// The output as JSON text, ready to hand back to the model.
-    pub fn json(&self) -> &str {
-        &self.json
-    }
-
-    /// The output as JSON text, owned.
-    pub fn into_json(self) -> String {
-        self.json
-    }
-
-    /// The output as a JSON value.
-    pub fn to_value(&self) -> Value {
-        // The text was written by serde_json, so it parses.
-        serde_json::from_str(&self.json).unwrap_or(Value::Null)
-    }
-}
-
-impl fmt::Display for ToolOutput {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.json)
-    }
-}
-
-/// How an erased call can fail before the toolbox turns it into a [`ToolError`],
-/// which needs the spec for its messages.
-pub(crate) enum Failure {
-    /// The arguments did not deserialize into the input type; `None` when they
-    /// were refused before deserializing (not an object).
-    Args(Option<serde_json::Error>),
-    /// The arguments broke the schema of a tool defined at run time.
-    Schema(ToolError),
-    /// The tool returned its error.
-    Tool(String),
-    /// The output could not be serialized.
-    Output(serde_json::Error),
-    /// The tool panicked, with this message.
-    Panicked(String),
-}
-
-/// The form a toolbox holds: one call from argument text to output text.
-pub(crate) trait ErasedTool: Send + Sync + 'static {
-    fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a>;
-
-    /// The same call with arguments already parsed (a plan's), read
-    /// straight from the JSON value. [`Failure::Args`] and
-    /// [`Failure::Schema`] mean the tool did not run; the toolbox then makes
-    /// the call again from the text, for that path's errors.
-    fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a>;
-}
-
-/// An erased call: done already (a sync tool, or arguments that did not
-/// deserialize), or a future to await. The first costs no allocation.
-pub(crate) enum Erased<'a> {
-    Done(Result<String, Failure>),
-    Running(BoxFuture<'a, Result<String, Failure>>),
-}
-
-/// The erased form of a typed tool.
-pub(crate) struct Typed<T>(pub(crate) T);
-
-impl<T: Tool> ErasedTool for Typed<T> {
-    fn call<'a>(&'a self, _: &'a ToolSpec, args: &str) -> Erased<'a> {
-        // serde derives also read a struct from an array of its fields in
-        // order; the schema says object, so refuse anything else up front.
-        if !args.trim_start().starts_with('{') {
-            return Erased::Done(Err(Failure::Args(None)));
-        }
-        // Fast path: deserialize straight from the argument text; no JSON value
-        // is built unless something fails.
-        match serde_json::from_str::<T::Input>(args) {
-            Ok(input) => self.run(input),
-            Err(error) => Erased::Done(Err(Failure::Args(Some(error)))),
-        }
-    }
-
-    fn call_json<'a>(&'a self, _: &'a ToolSpec, args: &Value) -> Erased<'a> {
-        if !args.is_object() {
-            return Erased::Done(Err(Failure::Args(None)));
-        }
-        match T::Input::deserialize(args) {
-            Ok(input) => self.run(input),
-            Err(error) => Erased::Done(Err(Failure::Args(Some(error)))),
-        }
-    }
-}
-
-impl<T: Tool> Typed<T> {
-    fn run(&self, input: T::Input) -> Erased<'_> {
-        let input = match self.0.__typed_tools_call_sync(input) {
-            Ok(result) => return Erased::Done(finish::<T>(result)),
-            Err(input) => input,
-        };
-        Erased::Running(async move { finish::<T>(self.0.call(input).await) }.boxed())
-    }
-}
-
-fn finish<T: Tool>(result: Result<T::Output, T::Error>) -> Result<String, Failure> {
-    match result {
-        Ok(output) => serde_json::to_string(&output).map_err(Failure::Output),
-        Err(error) => Err(Failure::Tool(error.to_string())),
-    }
-}
-
 type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync;
 
 /// A tool defined at run time: from configuration, or from another server.
@@ -442,7 +276,7 @@ type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send
 /// ```
 pub struct DynamicTool {
     pub(crate) spec: ToolSpec,
-    handler: Arc<Handler>,
+    pub(crate) handler: Arc<Handler>,
 }
 
 impl DynamicTool {
@@ -518,47 +352,5 @@ impl fmt::Debug for DynamicTool {
         f.debug_struct("DynamicTool")
             .field("spec", &self.spec)
             .finish_non_exhaustive()
-    }
-}
-
-impl ErasedTool for DynamicTool {
-    fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a> {
-        let value = match serde_json::from_str::<Value>(args) {
-            Ok(value) => value,
-            Err(error) => return Erased::Done(Err(Failure::Args(Some(error)))),
-        };
-        match refusal(spec, &value) {
-            Some(failure) => Erased::Done(Err(failure)),
-            None => self.run(value),
-        }
-    }
-
-    fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a> {
-        match refusal(spec, args) {
-            Some(failure) => Erased::Done(Err(failure)),
-            None => self.run(args.clone()),
-        }
-    }
-}
-
-/// Why arguments that break a run-time tool's schema are refused.
-fn refusal(spec: &ToolSpec, args: &Value) -> Option<Failure> {
-    let problems = crate::schema::check(spec.input_schema(), args);
-    (!problems.is_empty())
-        .then(|| Failure::Schema(ToolError::deserialization(spec.name(), problems, None)))
-}
-
-impl DynamicTool {
-    fn run(&self, value: Value) -> Erased<'_> {
-        let future = (self.handler)(value);
-        Erased::Running(
-            async move {
-                match future.await {
-                    Ok(output) => serde_json::to_string(&output).map_err(Failure::Output),
-                    Err(message) => Err(Failure::Tool(message)),
-                }
-            }
-            .boxed(),
-        )
     }
 }

@@ -1,0 +1,334 @@
+//! [`ToolboxBuilder`]: tools, their policies and the allowed effects in; a
+//! [`Toolbox`] or every problem found out.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+use super::dispatch::{Entry, Shared};
+use super::erased::{ErasedTool, Typed};
+use super::Toolbox;
+use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork, SubsetOf};
+use crate::recover::{Policy, Retry, Retryable};
+use crate::schema;
+use crate::tool::{DynamicTool, Tool, ToolSpec};
+
+/// Builds a [`Toolbox`]; problems are collected and reported together by
+/// [`build`](Self::build).
+pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
+    entries: Vec<Entry>,
+    default_policy: Policy,
+    /// Per-tool policies, by tool name; each replaces the default for its tool.
+    policies: Vec<(String, Policy)>,
+    _allowed: PhantomData<fn() -> A>,
+}
+
+impl<A: Effects> ToolboxBuilder<A> {
+    pub(super) fn new() -> Self {
+        ToolboxBuilder {
+            entries: Vec::new(),
+            default_policy: Policy::none(),
+            policies: Vec::new(),
+            _allowed: PhantomData,
+        }
+    }
+
+    /// The recovery policy of every tool without one of its own (see
+    /// [`recover`](crate::recover)). The default is [`Policy::none`].
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.default_policy = policy;
+        self
+    }
+
+    /// The recovery policy of tool `name`, instead of the default. A name not
+    /// in the toolbox, or a retry for a `Write` tool not declared idempotent, is
+    /// reported by [`build`](Self::build).
+    ///
+    /// ```
+    /// use typed_tools::recover::{Policy, Retry};
+    /// use typed_tools::{tool, BuildProblem, Toolbox};
+    ///
+    /// /// Charge a card.
+    /// #[tool(effects = Write)]
+    /// fn charge(cents: u32) -> String { format!("charged {cents}") }
+    ///
+    /// let error = Toolbox::builder()
+    ///     .tool(Charge)
+    ///     .policy_for("charge", Policy::recover().retry(Retry::exponential(3)))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert!(matches!(error.problems()[0], BuildProblem::RetryNotIdempotent { .. }));
+    /// ```
+    pub fn policy_for(mut self, name: impl Into<String>, policy: Policy) -> Self {
+        let name = name.into();
+        self.policies.retain(|(n, _)| *n != name);
+        self.policies.push((name, policy));
+        self
+    }
+
+    /// Retries tool `T`'s execution errors, on top of its policy (its own, or
+    /// the default as it is when this is called). `T` must be [`Retryable`]: a
+    /// `Write` tool not declared `idempotent` does not compile here.
+    ///
+    /// ```
+    /// use typed_tools::recover::Retry;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Fetch a page.
+    /// #[tool(effects = Network)]
+    /// fn fetch(url: String) -> String { url }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Fetch).retry::<Fetch>(Retry::exponential(3)).build();
+    /// assert!(toolbox.is_ok());
+    /// ```
+    pub fn retry<T: Retryable>(self, retry: Retry) -> Self {
+        let policy = self
+            .policies
+            .iter()
+            .find(|(name, _)| name == T::NAME)
+            .map_or_else(|| self.default_policy.clone(), |(_, policy)| policy.clone());
+        self.policy_for(T::NAME, policy.retry(retry))
+    }
+
+    /// Adds a typed tool. Its effects must be admitted by the toolbox: this is
+    /// checked by the compiler.
+    pub fn tool<T>(mut self, tool: T) -> Self
+    where
+        T: Tool,
+        T::Effects: SubsetOf<A>,
+    {
+        self.push(ToolSpec::of::<T>(), Box::new(Typed(tool)));
+        self
+    }
+
+    /// Adds a tool defined at run time. Its effects are checked when the
+    /// toolbox is built, since the compiler cannot see them.
+    pub fn dynamic(mut self, tool: DynamicTool) -> Self {
+        let spec = tool.spec.clone();
+        self.push(spec, Box::new(tool));
+        self
+    }
+
+    fn push(&mut self, spec: ToolSpec, tool: Box<dyn ErasedTool>) {
+        let args_type = schema::type_name(spec.input_schema());
+        self.entries.push(Entry {
+            spec,
+            args_type,
+            tool,
+            policy: Policy::none(),
+        });
+    }
+
+    /// Builds the toolbox, or reports every problem: duplicate names, names no
+    /// provider accepts, run-time tools with effects the toolbox does not admit
+    /// or a schema that is not an object schema.
+    pub fn build(mut self) -> Result<Toolbox<A>, BuildError> {
+        let mut problems = Vec::new();
+        let mut by_name = HashMap::default();
+        for (name, _) in &self.policies {
+            if !self.entries.iter().any(|entry| entry.spec.name() == name) {
+                problems.push(BuildProblem::PolicyForUnknownTool { name: name.clone() });
+            }
+        }
+        for entry in &mut self.entries {
+            entry.policy = self
+                .policies
+                .iter()
+                .find(|(name, _)| name == entry.spec.name())
+                .map_or_else(|| self.default_policy.clone(), |(_, policy)| policy.clone());
+        }
+        for (index, entry) in self.entries.iter().enumerate() {
+            let name = entry.spec.name();
+            if entry.policy.retry.is_some()
+                && entry.spec.effects().contains(Effect::Write)
+                && !entry.spec.is_idempotent()
+            {
+                problems.push(BuildProblem::RetryNotIdempotent {
+                    name: name.to_owned(),
+                });
+            }
+            if let Err(reason) = check_name(name) {
+                problems.push(BuildProblem::InvalidName {
+                    name: name.to_owned(),
+                    reason,
+                });
+            }
+            if by_name.insert(name.to_owned(), index).is_some() {
+                problems.push(BuildProblem::DuplicateName {
+                    name: name.to_owned(),
+                });
+            }
+            if !entry.spec.effects().is_subset_of(A::SET) {
+                problems.push(BuildProblem::EffectNotAllowed {
+                    name: name.to_owned(),
+                    effects: entry.spec.effects(),
+                    allowed: A::SET,
+                });
+            }
+            if entry
+                .spec
+                .input_schema()
+                .get("type")
+                .and_then(Value::as_str)
+                != Some("object")
+            {
+                problems.push(BuildProblem::InputNotObject {
+                    name: name.to_owned(),
+                });
+            }
+        }
+        if !problems.is_empty() {
+            return Err(BuildError { problems });
+        }
+        Ok(Toolbox {
+            shared: Arc::new(Shared {
+                entries: self.entries,
+                by_name,
+                catalogs: Mutex::default(),
+            }),
+            allowed: A::SET,
+            _allowed: PhantomData,
+        })
+    }
+}
+
+/// A name every provider accepts: a letter or `_` first, then letters, digits,
+/// `_` and `-`, at most 64 in all (the intersection of OpenAI's, Anthropic's,
+/// Gemini's and MCP's rules).
+pub(crate) fn check_name(name: &str) -> Result<(), &'static str> {
+    let mut chars = name.chars();
+    match chars.next() {
+        None => return Err("it is empty"),
+        Some(c) if !(c.is_ascii_alphabetic() || c == '_') => {
+            return Err("it must start with an ASCII letter or `_`")
+        }
+        _ => {}
+    }
+    if !chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err("it may hold only ASCII letters, digits, `_` and `-`");
+    }
+    if name.len() > 64 {
+        return Err("it is longer than 64 characters");
+    }
+    Ok(())
+}
+
+/// Why a toolbox could not be built: every problem found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildError {
+    problems: Vec<BuildProblem>,
+}
+
+impl BuildError {
+    /// Every problem found.
+    pub fn problems(&self) -> &[BuildProblem] {
+        &self.problems
+    }
+}
+
+/// One problem found when building a toolbox.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum BuildProblem {
+    /// Two tools have the same name.
+    DuplicateName {
+        /// The name.
+        name: String,
+    },
+    /// A name some provider would reject.
+    InvalidName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A run-time tool with effects the toolbox does not admit.
+    EffectNotAllowed {
+        /// The tool.
+        name: String,
+        /// Its effects.
+        effects: EffectSet,
+        /// What the toolbox admits.
+        allowed: EffectSet,
+    },
+    /// A run-time tool whose input schema is not `{"type": "object", ...}`.
+    InputNotObject {
+        /// The tool.
+        name: String,
+    },
+    /// A policy with a retry for a `Write` tool not declared idempotent: a
+    /// retry could write twice.
+    RetryNotIdempotent {
+        /// The tool.
+        name: String,
+    },
+    /// A policy given for a tool the toolbox does not have.
+    PolicyForUnknownTool {
+        /// The name given.
+        name: String,
+    },
+}
+
+impl fmt::Display for BuildProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildProblem::DuplicateName { name } => {
+                write!(f, "two tools are named `{name}`; rename one with `#[tool(name = \"...\")]`")
+            }
+            BuildProblem::InvalidName { name, reason } => write!(
+                f,
+                "tool name `{name}` is not accepted by every provider: {reason}; use letters, digits, `_` and `-`"
+            ),
+            BuildProblem::EffectNotAllowed { name, effects, allowed } => write!(
+                f,
+                "effect violation: allowed {allowed} but got {effects} (tool `{name}`)"
+            ),
+            BuildProblem::RetryNotIdempotent { name } => write!(
+                f,
+                "`{name}` writes and is not declared idempotent, so it may not be retried: a retry could write twice; declare it `#[tool(effects = Write, idempotent)]` if a second call does no harm, or remove the retry"
+            ),
+            BuildProblem::PolicyForUnknownTool { name } => write!(
+                f,
+                "a policy is given for `{name}`, which is not in the toolbox; check the name"
+            ),
+            BuildProblem::InputNotObject { name } => write!(
+                f,
+                "the input schema of `{name}` must be an object schema (`{{\"type\": \"object\", ...}}`)"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the toolbox could not be built: ")?;
+        for (i, problem) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_every_provider_accepts() {
+        assert!(check_name("lookup_account").is_ok());
+        assert!(check_name("get-weather2").is_ok());
+        assert!(check_name("").is_err());
+        assert!(check_name("2fast").is_err());
+        assert!(check_name("has space").is_err());
+        assert!(check_name("dotted.name").is_err());
+        assert!(check_name(&"x".repeat(65)).is_err());
+    }
+}

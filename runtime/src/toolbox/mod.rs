@@ -1,0 +1,272 @@
+//! The [`Toolbox`]: an explicit allow-list of tools, their catalogs, and the
+//! dispatcher of a model's calls.
+//!
+//! A tool not in the toolbox is never run, whatever the model writes; a tool
+//! whose effects are not allowed is never run either. Every failure comes back
+//! as a [`ToolError`] value and leaves the toolbox as it was.
+
+mod builder;
+mod dispatch;
+mod erased;
+mod lookup;
+mod output;
+mod recovery;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::call::{CallFormat, ReadError, ToolCall};
+use crate::catalog::{self, Catalog, CatalogFormat};
+use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
+use crate::tool::ToolSpec;
+
+pub use builder::{BuildError, BuildProblem, ToolboxBuilder};
+pub use dispatch::Call;
+use dispatch::{Args, Shared};
+pub use output::ToolOutput;
+
+/// An explicit allow-list of tools, and the dispatcher of a model's calls.
+///
+/// `A` is the set of effects the toolbox admits, checked when a typed tool is
+/// added: a `Toolbox<Read>` does not compile with a `Write` tool in it. The
+/// default admits every effect. Cloning is cheap (the tools are shared).
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::{tool, Toolbox, ToolError, effect::EffectSet};
+///
+/// /// Look up the weather in a city.
+/// #[tool(effects = Network)]
+/// fn weather(city: String) -> String {
+///     format!("sunny in {city}")
+/// }
+///
+/// let toolbox = Toolbox::builder().tool(Weather).build()?;
+/// let output = toolbox.call("weather", r#"{"city": "Lima"}"#).await?;
+/// assert_eq!(output.json(), r#""sunny in Lima""#);
+///
+/// // A hallucinated name never runs anything.
+/// let error = toolbox.call("wether", "{}").await.unwrap_err();
+/// assert_eq!(error.to_string(), "unknown tool `wether`; did you mean `weather`?");
+///
+/// // Least privilege: a view that allows only reads.
+/// let offline = toolbox.restrict(EffectSet::READ);
+/// assert!(matches!(
+///     offline.call("weather", r#"{"city": "Lima"}"#).await,
+///     Err(ToolError::EffectDenied { .. })
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+///
+/// A typed tool whose effects the toolbox does not admit is a compile error:
+///
+/// ```compile_fail
+/// use typed_tools::{tool, Toolbox, effect::Read};
+///
+/// /// Delete a file.
+/// #[tool(effects = Write)]
+/// fn delete(path: String) {}
+///
+/// // error: effect violation: allowed {Read} but got {Write}
+/// let toolbox = Toolbox::allowing::<Read>().tool(Delete).build();
+/// ```
+pub struct Toolbox<A: Effects = ReadWriteNetwork> {
+    shared: Arc<Shared>,
+    allowed: EffectSet,
+    _allowed: PhantomData<fn() -> A>,
+}
+
+impl<A: Effects> Clone for Toolbox<A> {
+    fn clone(&self) -> Self {
+        Toolbox {
+            shared: Arc::clone(&self.shared),
+            allowed: self.allowed,
+            _allowed: PhantomData,
+        }
+    }
+}
+
+impl<A: Effects> fmt::Debug for Toolbox<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("tools", &self.names().collect::<Vec<_>>())
+            .field("allowed", &self.allowed)
+            .finish()
+    }
+}
+
+impl Toolbox {
+    /// Starts a toolbox that admits every effect.
+    pub fn builder() -> ToolboxBuilder<ReadWriteNetwork> {
+        ToolboxBuilder::new()
+    }
+
+    /// Starts a toolbox that admits only the effects `A`:
+    /// `Toolbox::allowing::<Read>()`. Adding a tool with other effects does not
+    /// compile.
+    pub fn allowing<A: Effects>() -> ToolboxBuilder<A> {
+        ToolboxBuilder::new()
+    }
+}
+
+impl<A: Effects> Toolbox<A> {
+    /// The effects allowed now: `A`, or less after [`restrict`](Self::restrict).
+    pub fn allowed(&self) -> EffectSet {
+        self.allowed
+    }
+
+    /// A least-privilege view of the same tools: only tools whose effects are in
+    /// `allowed` (and in what this toolbox allows already) are listed in
+    /// catalogs and can be called; calling another gives
+    /// [`ToolError::EffectDenied`].
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox, effect::EffectSet};
+    ///
+    /// /// Read a note.
+    /// #[tool(effects = Read)]
+    /// fn read_note(id: u32) -> String { format!("note {id}") }
+    /// /// Write a note.
+    /// #[tool(effects = Write)]
+    /// fn write_note(id: u32, text: String) {}
+    ///
+    /// let toolbox = Toolbox::builder().tool(ReadNote).tool(WriteNote).build().unwrap();
+    /// let readonly = toolbox.restrict(EffectSet::READ);
+    /// assert_eq!(readonly.names().collect::<Vec<_>>(), ["read_note"]);
+    /// assert_eq!(toolbox.names().count(), 2);
+    /// ```
+    pub fn restrict(&self, allowed: EffectSet) -> Toolbox<A> {
+        Toolbox {
+            shared: Arc::clone(&self.shared),
+            allowed: self.allowed.intersection(allowed),
+            _allowed: PhantomData,
+        }
+    }
+
+    /// The names of the tools that can be called here, in the order they were added.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.shared.names(self.allowed)
+    }
+
+    /// The specs of the tools that can be called here, in the order they were added.
+    pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
+        self.shared
+            .entries
+            .iter()
+            .map(|entry| &entry.spec)
+            .filter(move |spec| spec.effects().is_subset_of(self.allowed))
+    }
+
+    /// The spec of tool `name`, if it can be called here.
+    pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.shared
+            .entry(name, self.allowed)
+            .ok()
+            .map(|entry| &entry.spec)
+    }
+
+    /// The catalog of the tools that can be called here, in `format`.
+    ///
+    /// Rendered once per format (and per [`restrict`](Self::restrict)ed set);
+    /// later calls return the same catalog.
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox, CatalogFormat};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Add).build().unwrap();
+    /// let text = toolbox.catalog(CatalogFormat::Text).to_string();
+    /// assert!(text.contains("tool add: {a: Int, b: Int} -{}-> Int"));
+    /// let openai = toolbox.catalog(CatalogFormat::OpenAiChat);
+    /// assert_eq!(openai.to_json()[0]["function"]["name"], "add");
+    /// ```
+    pub fn catalog(&self, format: CatalogFormat) -> Catalog {
+        let key = (format, self.allowed);
+        let mut cache = self
+            .shared
+            .catalogs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        cache
+            .entry(key)
+            .or_insert_with(|| catalog::render(format, &self.specs().collect::<Vec<_>>()))
+            .clone()
+    }
+
+    /// Calls tool `name` with the model's argument text (a JSON object).
+    ///
+    /// In order: is the name in the toolbox (else [`ToolError::UnknownTool`])?
+    /// are its effects allowed (else [`ToolError::EffectDenied`])? do the
+    /// arguments parse (else [`ToolError::InvalidArgs`]) and fit the input type
+    /// (else [`ToolError::Deserialization`], naming every problem)? Then the
+    /// tool runs once; its error, or a panic, is [`ToolError::Execution`].
+    ///
+    /// Nothing happens until the returned [`Call`] is awaited.
+    pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a> {
+        Call::new(
+            &self.shared,
+            self.allowed,
+            name,
+            Args::Text(Cow::Borrowed(args)),
+        )
+    }
+
+    /// Reads the tool calls in a model's answer (see [`call`](crate::call) for
+    /// the formats). Pythonic calls' positional arguments are named by the
+    /// tools' parameter order. The names are not checked here: an unknown
+    /// name is reported when the call is made.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, CallFormat, Toolbox};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Add).build()?;
+    /// let calls = toolbox.read_calls(CallFormat::Auto, "[add(2, b=3), add(a=1, b=1)]")?;
+    /// assert_eq!(calls[0].arguments, r#"{"a":2,"b":3}"#);
+    /// let mut sums = Vec::new();
+    /// for call in &calls {
+    ///     sums.push(toolbox.call(&call.name, &call.arguments).await?.into_json());
+    /// }
+    /// assert_eq!(sums, ["5", "2"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn read_calls(&self, format: CallFormat, text: &str) -> Result<Vec<ToolCall>, ReadError> {
+        let parameters = |name: &str| {
+            self.shared
+                .entry(name, EffectSet::ALL)
+                .ok()
+                .map(|entry| entry.spec.parameters().map(str::to_owned).collect())
+        };
+        crate::call::read_calls_with(format, text, &parameters)
+    }
+
+    /// Calls tool `name` with arguments already parsed.
+    pub fn call_value<'a>(&'a self, name: &'a str, args: &Value) -> Call<'a> {
+        Call::new(
+            &self.shared,
+            self.allowed,
+            name,
+            Args::Text(Cow::Owned(args.to_string())),
+        )
+    }
+
+    /// Calls tool `name` with arguments already parsed, read straight from
+    /// the value instead of from its text; the outcome and every error are
+    /// those of [`call_value`](Self::call_value). For plans.
+    pub(crate) fn call_json<'a>(&'a self, name: &'a str, args: &'a Value) -> Call<'a> {
+        Call::new(&self.shared, self.allowed, name, Args::Json(args))
+    }
+}

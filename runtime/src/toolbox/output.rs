@@ -1,0 +1,90 @@
+//! [`ToolOutput`]: what a successful call returns.
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::recover::Recovered;
+
+/// A tool's successful result, as JSON text.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// Add two numbers.
+/// #[tool(effects = Pure)]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// let toolbox = Toolbox::builder().tool(Add).build()?;
+/// let output = toolbox.call("add", r#"{"a": 2, "b": 3}"#).await?;
+/// assert_eq!(output.json(), "5");
+/// assert_eq!(output.to_value(), serde_json::json!(5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput {
+    json: String,
+    recovery: Vec<Recovered>,
+}
+
+impl ToolOutput {
+    pub(crate) fn from_json(json: String) -> ToolOutput {
+        ToolOutput {
+            json,
+            recovery: Vec::new(),
+        }
+    }
+
+    pub(crate) fn recovered(json: String, recovery: Vec<Recovered>) -> ToolOutput {
+        ToolOutput { json, recovery }
+    }
+
+    /// What recovery did before the call succeeded: repairs, coercions,
+    /// rewrites, retries (see [`recover`](crate::recover)). Empty when the
+    /// model's call was right the first time.
+    pub fn recovery(&self) -> &[Recovered] {
+        &self.recovery
+    }
+
+    /// A message for the model when its call had to be repaired or coerced,
+    /// so that it sends a better one next time; `None` otherwise (retries of a
+    /// failing tool are not the model's doing).
+    pub fn note_for_model(&self) -> Option<String> {
+        let changes: Vec<String> = self
+            .recovery
+            .iter()
+            .filter(|r| !matches!(r, Recovered::Retried { .. }))
+            .map(ToString::to_string)
+            .collect();
+        (!changes.is_empty()).then(|| {
+            format!(
+                "Your call was repaired before it ran: {}. Send valid arguments of the right types next time.",
+                changes.join("; ")
+            )
+        })
+    }
+
+    /// The output as JSON text, ready to hand back to the model.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The output as JSON text, owned.
+    pub fn into_json(self) -> String {
+        self.json
+    }
+
+    /// The output as a JSON value.
+    pub fn to_value(&self) -> Value {
+        // The text was written by serde_json, so it parses.
+        serde_json::from_str(&self.json).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Display for ToolOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.json)
+    }
+}
