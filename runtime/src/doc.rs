@@ -88,15 +88,6 @@ impl ToolDoc {
     }
 }
 
-/// Joins `#[doc]` values into one text, by the rules of the [module docs](self).
-///
-/// ```
-/// assert_eq!(typed_tools::doc::join(&[" One.", " Two.", ""]), "One.\nTwo.");
-/// ```
-pub fn join(lines: &[&str]) -> String {
-    trim_blank_lines(&normalize(lines)).join("\n")
-}
-
 /// Splits values that hold several lines (`include_str!`, `#[doc = "a\nb"]`),
 /// drops the one space after `///` and trailing white space.
 fn normalize<'a>(lines: &[&'a str]) -> Vec<&'a str> {
@@ -214,11 +205,5 @@ mod tests {
     fn headings_inside_code_blocks_are_not_sections() {
         let doc = ToolDoc::parse(&[" Run it.", " ```", " # Arguments", " ```"]);
         assert_eq!(doc.description, "Run it.\n```\n# Arguments\n```");
-    }
-
-    #[test]
-    fn join_trims_blank_edges() {
-        assert_eq!(join(&["", " a", "", " b", ""]), "a\n\nb");
-        assert_eq!(join(&[]), "");
     }
 }

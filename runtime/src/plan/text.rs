@@ -386,14 +386,6 @@ impl fmt::Display for Type {
     }
 }
 
-/// Whether `name` can be written bare as a variable or field name.
-pub fn is_ident(name: &str) -> bool {
-    let mut chars = name.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !KEYWORDS.contains(&name)
-}
-
 struct Quoted<'a>(&'a str);
 
 impl fmt::Display for Quoted<'_> {
@@ -430,7 +422,7 @@ pub(crate) fn write_string(f: &mut impl Write, s: &str) -> fmt::Result {
 
 /// Whether `name` can be written bare as a field name: identifier-shaped
 /// (keywords too: where a field name is expected, nothing else can stand).
-pub fn is_field_name(name: &str) -> bool {
+pub(crate) fn is_field_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')

@@ -26,6 +26,24 @@ pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
     _allowed: PhantomData<fn() -> A>,
 }
 
+impl<A: Effects> fmt::Debug for ToolboxBuilder<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolboxBuilder")
+            .field(
+                "tools",
+                &self
+                    .entries
+                    .iter()
+                    .map(|e| e.spec.name())
+                    .collect::<Vec<_>>(),
+            )
+            .field("allowed", &A::SET)
+            .field("default_policy", &self.default_policy)
+            .field("policies", &self.policies)
+            .finish()
+    }
+}
+
 impl<A: Effects> ToolboxBuilder<A> {
     pub(super) fn new() -> Self {
         ToolboxBuilder {
