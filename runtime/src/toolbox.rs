@@ -19,10 +19,10 @@ use std::task::{Context, Poll};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::call::{CallFormat, ReadError, ToolCall};
 use crate::catalog::{self, Catalog, CatalogFormat};
 use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork, SubsetOf};
 use crate::error::ToolError;
+use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::recover::{self, Policy, Retry, Retryable};
 use crate::schema;
 use crate::tool::{DynamicTool, Erased, ErasedTool, Failure, Tool, ToolOutput, ToolSpec, Typed};
@@ -232,7 +232,7 @@ impl<A: Effects> Toolbox<A> {
         )
     }
 
-    /// Reads the tool calls in a model's answer (see [`call`](crate::call) for
+    /// Reads the tool calls in a model's answer (see [`reader`](crate::reader) for
     /// the formats). Pythonic calls' positional arguments are named by the
     /// tools' parameter order. The names are not checked here: an unknown
     /// name is reported when the call is made.
@@ -263,7 +263,7 @@ impl<A: Effects> Toolbox<A> {
                 .ok()
                 .map(|entry| entry.spec.parameters().map(str::to_owned).collect())
         };
-        crate::call::read_calls_with(format, text, &parameters)
+        crate::reader::read_calls_with(format, text, &parameters)
     }
 
     /// Calls tool `name` with arguments already parsed.

@@ -20,7 +20,7 @@
 //! [`Toolbox::read_calls`](crate::Toolbox::read_calls) for them.
 //!
 //! ```
-//! use typed_tools::call::{read_calls, CallFormat};
+//! use typed_tools::reader::{read_calls, CallFormat};
 //!
 //! let answer = r#"{
 //!   "role": "assistant",
@@ -37,7 +37,7 @@
 //! let text = r#"I'll check. [lookup_account(id="cust_1"), send_reply(to='a@b.c', body="Hi", urgent=True)]"#;
 //! let calls = read_calls(CallFormat::Auto, text)?;
 //! assert_eq!(calls[1].arguments, r#"{"to":"a@b.c","body":"Hi","urgent":true}"#);
-//! # Ok::<(), typed_tools::call::ReadError>(())
+//! # Ok::<(), typed_tools::reader::ReadError>(())
 //! ```
 
 use std::fmt;
