@@ -2,7 +2,7 @@
 //! dispatching them.
 
 use futures::executor::block_on;
-use typed_tools::call::read_calls;
+use typed_tools::reader::read_calls;
 use typed_tools::{tool, CallFormat, ToolCall, Toolbox};
 
 /// Weather for a city.

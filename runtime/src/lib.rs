@@ -3,7 +3,6 @@
 //! re-exports all of this together with the `#[tool]` attribute.
 #![warn(missing_docs)]
 
-pub mod call;
 pub mod catalog;
 pub mod coerce;
 pub mod doc;
@@ -11,15 +10,16 @@ pub mod effect;
 pub mod error;
 pub mod model;
 pub mod plan;
+pub mod reader;
 pub mod recover;
 pub mod repair;
 pub mod schema;
 pub mod tool;
 pub mod toolbox;
 
-pub use call::{CallFormat, ReadError, ToolCall};
 pub use catalog::{Catalog, CatalogFormat};
 pub use error::{Escalation, NextStep, Severity, ToolError};
+pub use reader::{CallFormat, ReadError, ToolCall};
 pub use tool::{DynamicTool, Tool, ToolSpec};
 pub use toolbox::{BuildError, BuildProblem, Call, ToolOutput, Toolbox, ToolboxBuilder};
 

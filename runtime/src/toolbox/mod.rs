@@ -19,9 +19,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::call::{CallFormat, ReadError, ToolCall};
 use crate::catalog::{self, Catalog, CatalogFormat};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
+use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::tool::ToolSpec;
 
 pub use builder::{BuildError, BuildProblem, ToolboxBuilder};
@@ -219,7 +219,7 @@ impl<A: Effects> Toolbox<A> {
         )
     }
 
-    /// Reads the tool calls in a model's answer (see [`call`](crate::call) for
+    /// Reads the tool calls in a model's answer (see [`reader`](crate::reader) for
     /// the formats). Pythonic calls' positional arguments are named by the
     /// tools' parameter order. The names are not checked here: an unknown
     /// name is reported when the call is made.
@@ -250,7 +250,7 @@ impl<A: Effects> Toolbox<A> {
                 .ok()
                 .map(|entry| entry.spec.parameters().map(str::to_owned).collect())
         };
-        crate::call::read_calls_with(format, text, &parameters)
+        crate::reader::read_calls_with(format, text, &parameters)
     }
 
     /// Calls tool `name` with arguments already parsed.

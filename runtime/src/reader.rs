@@ -1,0 +1,283 @@
+//! Reading tool calls out of what models really send.
+//!
+//! A model's answer holds zero, one or several tool calls, in one of a few
+//! shapes. [`read_calls`] turns each into a [`ToolCall`]: a name, the
+//! arguments as JSON text (as the model wrote them: repair, if any, comes
+//! later), and the provider's id for the call when there is one.
+//!
+//! | [`CallFormat`] | what it reads |
+//! |---|---|
+//! | `OpenAiChat` | a Chat Completions response, its `message`, or its `tool_calls` (arguments are a JSON string); the legacy `function_call` too |
+//! | `OpenAiResponses` | a Responses API response, its `output` items, or one `function_call` item |
+//! | `Anthropic` | a Messages response, its `content` blocks, or one `tool_use` block |
+//! | `Hermes` | `<tool_call>{"name": ..., "arguments": ...}</tool_call>` blocks in text (Hermes, Qwen) |
+//! | `Json` | JSON objects in text, possibly fenced: `name`/`arguments`, `functionName`/`args` (trivialai), `name`/`parameters`, or a list of them |
+//! | `Pythonic` | `[get_weather(city="Lima"), sort('report.pdf')]`, as Llama-family models and function-calling benchmarks write them |
+//! | `Auto` | whichever of the above the text is |
+//!
+//! Pythonic calls may pass arguments by position; they are mapped to names by
+//! the tool's parameter order, which only a toolbox knows: use
+//! [`Toolbox::read_calls`](crate::Toolbox::read_calls) for them.
+//!
+//! ```
+//! use typed_tools::reader::{read_calls, CallFormat};
+//!
+//! let answer = r#"{
+//!   "role": "assistant",
+//!   "tool_calls": [
+//!     {"id": "call_1", "type": "function",
+//!      "function": {"name": "lookup_account", "arguments": "{\"id\": \"cust_1\"}"}}
+//!   ]
+//! }"#;
+//! let calls = read_calls(CallFormat::OpenAiChat, answer)?;
+//! assert_eq!(calls[0].name, "lookup_account");
+//! assert_eq!(calls[0].arguments, r#"{"id": "cust_1"}"#);
+//! assert_eq!(calls[0].id.as_deref(), Some("call_1"));
+//!
+//! let text = r#"I'll check. [lookup_account(id="cust_1"), send_reply(to='a@b.c', body="Hi", urgent=True)]"#;
+//! let calls = read_calls(CallFormat::Auto, text)?;
+//! assert_eq!(calls[1].arguments, r#"{"to":"a@b.c","body":"Hi","urgent":true}"#);
+//! # Ok::<(), typed_tools::reader::ReadError>(())
+//! ```
+
+use std::fmt;
+
+use serde_json::Value;
+
+mod anthropic;
+mod common;
+mod hermes;
+mod json_text;
+mod openai;
+mod pythonic;
+
+/// One tool call read from a model's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The provider's id for the call, to answer it with: OpenAI's `id` or
+    /// `call_id`, Anthropic's `tool_use` id. `None` for text formats.
+    pub id: Option<String>,
+    /// The tool's name, as the model wrote it.
+    pub name: String,
+    /// The arguments as JSON text, as the model wrote them.
+    pub arguments: String,
+}
+
+/// The shape a model's tool calls come in; see the [module docs](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CallFormat {
+    /// OpenAI Chat Completions.
+    OpenAiChat,
+    /// OpenAI Responses API.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// `<tool_call>...</tool_call>` blocks in text.
+    Hermes,
+    /// JSON objects in text.
+    Json,
+    /// Python call syntax.
+    Pythonic,
+    /// Whichever of the others fits.
+    Auto,
+}
+
+impl CallFormat {
+    /// Every format, [`Auto`](CallFormat::Auto) last.
+    ///
+    /// ```
+    /// use typed_tools::CallFormat;
+    ///
+    /// assert_eq!(CallFormat::ALL.last(), Some(&CallFormat::Auto));
+    /// ```
+    pub const ALL: [CallFormat; 7] = [
+        CallFormat::OpenAiChat,
+        CallFormat::OpenAiResponses,
+        CallFormat::Anthropic,
+        CallFormat::Hermes,
+        CallFormat::Json,
+        CallFormat::Pythonic,
+        CallFormat::Auto,
+    ];
+}
+
+/// Why no tool call could be read: what was expected, where, and what was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadError {
+    /// The format being read.
+    pub format: CallFormat,
+    /// Where: a JSON path (`$.tool_calls[0].function.name`) or a byte offset (`byte 17`).
+    pub at: String,
+    /// What was expected there.
+    pub expected: String,
+    /// What was found.
+    pub found: String,
+}
+
+impl ReadError {
+    fn new(
+        format: CallFormat,
+        at: impl Into<String>,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> ReadError {
+        ReadError {
+            format,
+            at: at.into(),
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+
+    /// A short message for the model: what was wrong and how to write a call.
+    pub fn for_model(&self) -> String {
+        format!(
+            "Your tool call could not be read: at {}, expected {}, found {}. \
+             Write each call as a JSON object {{\"name\": \"tool_name\", \"arguments\": {{...}}}}.",
+            self.at, self.expected, self.found
+        )
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot read a {:?} tool call: at {}, expected {}, found {}",
+            self.format, self.at, self.expected, self.found
+        )
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Reads every tool call in `text`. An answer with no tool call gives an empty
+/// list in the provider formats (the model answered in prose); in the text
+/// formats, text with no call in it is an error saying what was looked for.
+///
+/// Pythonic calls with positional arguments need the tools' parameter names:
+/// read them with [`Toolbox::read_calls`](crate::Toolbox::read_calls).
+pub fn read_calls(format: CallFormat, text: &str) -> Result<Vec<ToolCall>, ReadError> {
+    read_calls_with(format, text, &|_| None)
+}
+
+/// [`read_calls`], with the parameter names of each tool for positional arguments.
+pub(crate) fn read_calls_with(
+    format: CallFormat,
+    text: &str,
+    parameters: &dyn Fn(&str) -> Option<Vec<String>>,
+) -> Result<Vec<ToolCall>, ReadError> {
+    match format {
+        CallFormat::OpenAiChat => openai::chat(&parse_json(format, text)?),
+        CallFormat::OpenAiResponses => openai::responses(&parse_json(format, text)?),
+        CallFormat::Anthropic => anthropic::read(&parse_json(format, text)?),
+        CallFormat::Hermes => hermes::read(text),
+        CallFormat::Json => json_text::read(text),
+        CallFormat::Pythonic => pythonic::read(text, parameters),
+        CallFormat::Auto => auto(text, parameters),
+    }
+}
+
+fn auto(
+    text: &str,
+    parameters: &dyn Fn(&str) -> Option<Vec<String>>,
+) -> Result<Vec<ToolCall>, ReadError> {
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        if let Some(format) = provider_of(&value) {
+            return read_calls_with(format, text, parameters);
+        }
+    }
+    if text.contains("<tool_call>") {
+        return hermes::read(text);
+    }
+    let json = json_text::read(text);
+    if matches!(&json, Ok(calls) if !calls.is_empty()) {
+        return json;
+    }
+    match pythonic::read(text, parameters) {
+        Ok(calls) => Ok(calls),
+        Err(python) => match json {
+            // Text that looked like JSON tells more than a Python parse error.
+            Err(json) if text.trim_start().starts_with(['{', '[', '`']) => Err(json),
+            _ => Err(ReadError {
+                format: CallFormat::Auto,
+                ..python
+            }),
+        },
+    }
+}
+
+/// The provider format a parsed answer is in, by its marks.
+fn provider_of(value: &Value) -> Option<CallFormat> {
+    let first = match value {
+        Value::Array(items) => items.first()?,
+        other => other,
+    };
+    if first.get("choices").is_some()
+        || first.get("tool_calls").is_some()
+        || first.get("function_call").is_some()
+    {
+        return Some(CallFormat::OpenAiChat);
+    }
+    if first.get("type").and_then(Value::as_str) == Some("function")
+        && first.get("function").is_some()
+    {
+        return Some(CallFormat::OpenAiChat);
+    }
+    if first.get("output").is_some()
+        || first.get("type").and_then(Value::as_str) == Some("function_call")
+    {
+        return Some(CallFormat::OpenAiResponses);
+    }
+    let blocks = first.get("content").unwrap_or(first);
+    let is_block = |b: &Value| {
+        matches!(
+            b.get("type").and_then(Value::as_str),
+            Some("tool_use" | "text")
+        )
+    };
+    match blocks {
+        Value::Array(items) if items.iter().any(is_block) => Some(CallFormat::Anthropic),
+        block if is_block(block) => Some(CallFormat::Anthropic),
+        _ => None,
+    }
+}
+
+fn parse_json(format: CallFormat, text: &str) -> Result<Value, ReadError> {
+    serde_json::from_str(text).map_err(|error| {
+        ReadError::new(
+            format,
+            format!("line {} column {}", error.line(), error.column()),
+            "the provider's JSON response",
+            format!("invalid JSON ({error})"),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(calls: &[ToolCall]) -> Vec<&str> {
+        calls.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    #[test]
+    fn provider_shapes_are_detected() {
+        let chat = r#"{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"a","arguments":"{}"}}]}}]}"#;
+        let responses = r#"{"output":[{"type":"reasoning"},{"type":"function_call","call_id":"c2","name":"b","arguments":"{\"x\":1}"}]}"#;
+        let anthropic = r#"{"content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"c","input":{"y":2}}]}"#;
+        assert_eq!(names(&read_calls(CallFormat::Auto, chat).unwrap()), ["a"]);
+        assert_eq!(
+            read_calls(CallFormat::Auto, responses).unwrap()[0]
+                .id
+                .as_deref(),
+            Some("c2")
+        );
+        assert_eq!(
+            read_calls(CallFormat::Auto, anthropic).unwrap()[0].arguments,
+            r#"{"y":2}"#
+        );
+    }
+}
