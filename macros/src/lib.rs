@@ -1,9 +1,9 @@
 //! The `#[tool]` attribute of [typed-tools](https://docs.rs/typed-tools).
 //! Depend on `typed-tools`, which re-exports it with the runtime it expands to.
 //!
-//! The stages, one file each: [`attr`] parses the attribute, [`check`] checks
-//! the fn, [`model`] reads what the expansion needs, [`expand`] writes the tool,
-//! and [`fallback`] is what is emitted when there are errors.
+//! The stages, one file each: `attr` parses the attribute, `check` checks
+//! the fn, `model` reads what the expansion needs, `expand` writes the tool,
+//! and `fallback` is what is emitted when there are errors.
 #![warn(missing_docs)]
 
 use proc_macro::TokenStream;

@@ -4,12 +4,12 @@
 //!
 //! | failure | steps, in order | what they do |
 //! |---|---|---|
-//! | the arguments are not JSON ([`ToolError::InvalidArgs`]) | [`Policy::fix`] | the built-in [`repair`](crate::repair), your function, or a [`Model`] asked to fix them (a bounded number of attempts) |
-//! | JSON of the wrong shape ([`ToolError::Deserialization`]) | [`Policy::sanitize`], then the model fix if any | schema-guided [`coerce`](crate::coerce)ion |
-//! | the tool failed ([`ToolError::Execution`]) | [`Policy::retry`] | call again, with exponential backoff and jitter; only for tools that may be retried |
+//! | the arguments are not JSON ([`ToolError::InvalidArgs`](crate::ToolError::InvalidArgs)) | [`Policy::fix`] | the built-in [`repair`](crate::repair), your function, or a [`Model`] asked to fix them (a bounded number of attempts) |
+//! | JSON of the wrong shape ([`ToolError::Deserialization`](crate::ToolError::Deserialization)) | [`Policy::sanitize`], then the model fix if any | schema-guided [`coerce`](crate::coerce)ion |
+//! | the tool failed ([`ToolError::Execution`](crate::ToolError::Execution)) | [`Policy::retry`] | call again, with exponential backoff and jitter; only for tools that may be retried |
 //!
 //! When the steps run out, the policy gives up: with the error itself
-//! ([`GiveUp::Fail`], the default) or with [`ToolError::Escalation`] carrying
+//! ([`GiveUp::Fail`], the default) or with [`ToolError::Escalation`](crate::ToolError::Escalation) carrying
 //! the source, reason, severity, original error and attempts
 //! ([`GiveUp::Escalate`]). Unknown tools and denied effects are never
 //! "recovered": nothing is guessed about what the model meant to call.
@@ -112,7 +112,7 @@ pub enum GiveUp {
     /// Return the last error as it is.
     #[default]
     Fail,
-    /// Return [`ToolError::Escalation`](crate::ToolError::Escalation) with this severity.
+    /// Return [`ToolError::Escalation`](crate::ToolError::Escalation)(crate::ToolError::Escalation) with this severity.
     Escalate(Severity),
 }
 

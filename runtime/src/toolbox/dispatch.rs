@@ -1,5 +1,5 @@
 //! Dispatch: one call from a name and argument text to a [`ToolOutput`] or a
-//! [`ToolError`]. The fast path (look up, gate, deserialize, run) allocates
+//! [`ToolError`](crate::ToolError). The fast path (look up, gate, deserialize, run) allocates
 //! nothing for a sync tool; only a failure reaches [`Entry::explain`] and, when
 //! the tool has a policy, the recovery loop.
 
@@ -157,12 +157,12 @@ impl Entry {
     }
 }
 
-/// The future of [`Toolbox::call`]: one call of one tool.
+/// The future of [`Toolbox::call`](crate::Toolbox::call): one call of one tool.
 ///
 /// On its first poll it looks the tool up, checks its effects, deserializes the
 /// arguments and, for a sync tool, runs it; an async tool's future is polled
 /// from then on. A panic in the tool is caught and returned as
-/// [`ToolError::Execution`]. `Unpin` and `Send`.
+/// [`ToolError::Execution`](crate::ToolError::Execution). `Unpin` and `Send`.
 #[must_use = "a call does nothing unless it is awaited"]
 pub struct Call<'a> {
     state: CallState<'a>,

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::tool::{DynamicTool, Tool, ToolSpec};
 
-/// How an erased call can fail before the toolbox turns it into a [`ToolError`],
+/// How an erased call can fail before the toolbox turns it into a [`ToolError`](crate::ToolError),
 /// which needs the spec for its messages.
 pub(crate) enum Failure {
     /// The arguments did not deserialize into the input type; `None` when they

@@ -3,7 +3,7 @@
 //!
 //! A tool not in the toolbox is never run, whatever the model writes; a tool
 //! whose effects are not allowed is never run either. Every failure comes back
-//! as a [`ToolError`] value and leaves the toolbox as it was.
+//! as a [`ToolError`](crate::ToolError) value and leaves the toolbox as it was.
 
 mod builder;
 mod dispatch;
@@ -123,7 +123,7 @@ impl<A: Effects> Toolbox<A> {
     /// A least-privilege view of the same tools: only tools whose effects are in
     /// `allowed` (and in what this toolbox allows already) are listed in
     /// catalogs and can be called; calling another gives
-    /// [`ToolError::EffectDenied`].
+    /// [`ToolError::EffectDenied`](crate::ToolError::EffectDenied).
     ///
     /// ```
     /// use typed_tools::{tool, Toolbox, effect::EffectSet};
@@ -203,11 +203,11 @@ impl<A: Effects> Toolbox<A> {
 
     /// Calls tool `name` with the model's argument text (a JSON object).
     ///
-    /// In order: is the name in the toolbox (else [`ToolError::UnknownTool`])?
-    /// are its effects allowed (else [`ToolError::EffectDenied`])? do the
-    /// arguments parse (else [`ToolError::InvalidArgs`]) and fit the input type
-    /// (else [`ToolError::Deserialization`], naming every problem)? Then the
-    /// tool runs once; its error, or a panic, is [`ToolError::Execution`].
+    /// In order: is the name in the toolbox (else [`ToolError::UnknownTool`](crate::ToolError::UnknownTool))?
+    /// are its effects allowed (else [`ToolError::EffectDenied`](crate::ToolError::EffectDenied))? do the
+    /// arguments parse (else [`ToolError::InvalidArgs`](crate::ToolError::InvalidArgs)) and fit the input type
+    /// (else [`ToolError::Deserialization`](crate::ToolError::Deserialization), naming every problem)? Then the
+    /// tool runs once; its error, or a panic, is [`ToolError::Execution`](crate::ToolError::Execution).
     ///
     /// Nothing happens until the returned [`Call`] is awaited.
     pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a> {
