@@ -8,12 +8,12 @@ use syn::{Expr, Ident, Lit, LitStr, Token};
 
 use crate::ctxt::Errors;
 
-pub const KEYS: &[&str] = &["effects", "name", "idempotent", "crate"];
-pub const EFFECTS: &[&str] = &["Pure", "Read", "Write", "Network"];
+pub(crate) const KEYS: &[&str] = &["effects", "name", "idempotent", "crate"];
+pub(crate) const EFFECTS: &[&str] = &["Pure", "Read", "Write", "Network"];
 
 /// The attribute's arguments, each checked; absent or invalid ones are `None`.
 #[derive(Default)]
-pub struct Attr {
+pub(crate) struct Attr {
     /// The declared effects, canonical order, with the span of the declaration.
     pub effects: Option<(Vec<&'static str>, Span)>,
     pub name: Option<LitStr>,
@@ -40,7 +40,7 @@ fn parse_arg(input: ParseStream) -> syn::Result<Arg> {
     Ok(Arg { key, value })
 }
 
-pub fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
+pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
     let mut attr = Attr::default();
     let parser = Punctuated::<Arg, Token![,]>::parse_terminated_with;
     let args = match (|input: ParseStream| parser(input, parse_arg)).parse2(tokens) {
@@ -243,7 +243,7 @@ fn valid_name(name: &str) -> String {
     valid
 }
 
-pub fn list(names: &[&str]) -> String {
+pub(crate) fn list(names: &[&str]) -> String {
     names
         .iter()
         .map(|n| format!("`{n}`"))

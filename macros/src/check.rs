@@ -8,7 +8,7 @@ use syn::{FnArg, ItemFn, Pat, ReturnType, Type};
 
 use crate::ctxt::Errors;
 
-pub fn signature(item: &ItemFn, errors: &mut Errors) {
+pub(crate) fn signature(item: &ItemFn, errors: &mut Errors) {
     let sig = &item.sig;
     if let Some(constness) = &sig.constness {
         errors.at(constness, "a tool cannot be a `const fn`; remove `const`");
@@ -188,7 +188,7 @@ fn contains_impl_trait(ty: &Type) -> bool {
 
 /// `#[tool]` on an item that is not a fn: the error, at the item's keyword,
 /// and the item unchanged.
-pub fn not_a_fn(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+pub(crate) fn not_a_fn(item: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
     let error = syn::Error::new(
         item_keyword(item.clone()),
         "`#[tool]` goes on a fn (`fn`, `async fn`); for a tool defined by a type, implement `typed_tools::Tool` for it",
@@ -224,7 +224,7 @@ fn item_keyword(item: proc_macro2::TokenStream) -> proc_macro2::Span {
 }
 
 /// A tool needs a description: the model reads it to decide when to call the tool.
-pub fn documented(item: &ItemFn, errors: &mut Errors) {
+pub(crate) fn documented(item: &ItemFn, errors: &mut Errors) {
     let has_doc = item.attrs.iter().any(|attr| attr.path().is_ident("doc"));
     if !has_doc {
         errors.at_span(

@@ -4,31 +4,31 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 
 #[derive(Default)]
-pub struct Errors {
+pub(crate) struct Errors {
     errors: Vec<syn::Error>,
 }
 
 impl Errors {
     /// An error underlining `tokens`.
-    pub fn at<T: ToTokens>(&mut self, tokens: T, message: impl std::fmt::Display) {
+    pub(crate) fn at<T: ToTokens>(&mut self, tokens: T, message: impl std::fmt::Display) {
         self.errors.push(syn::Error::new_spanned(tokens, message));
     }
 
     /// An error at one span.
-    pub fn at_span(&mut self, span: proc_macro2::Span, message: impl std::fmt::Display) {
+    pub(crate) fn at_span(&mut self, span: proc_macro2::Span, message: impl std::fmt::Display) {
         self.errors.push(syn::Error::new(span, message));
     }
 
-    pub fn push(&mut self, error: syn::Error) {
+    pub(crate) fn push(&mut self, error: syn::Error) {
         self.errors.push(error);
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.errors.is_empty()
     }
 
     /// Every error as `compile_error!` invocations.
-    pub fn to_compile_errors(&self) -> TokenStream {
+    pub(crate) fn to_compile_errors(&self) -> TokenStream {
         self.errors
             .iter()
             .map(syn::Error::to_compile_error)

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use crate::model::{Output, ToolFn};
 
-pub fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
+pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
     let item = &model.item;
     let vis = &item.vis;
     let fn_ident = &item.sig.ident;

@@ -10,7 +10,7 @@ use syn::{FnArg, ItemFn};
 use crate::ctxt::Errors;
 use crate::model::upper_camel;
 
-pub fn expand(mut item: ItemFn, krate: &syn::Path, errors: &Errors) -> TokenStream {
+pub(crate) fn expand(mut item: ItemFn, krate: &syn::Path, errors: &Errors) -> TokenStream {
     // The parameter attributes only this macro understands would add errors.
     for input in item.sig.inputs.iter_mut() {
         if let FnArg::Typed(param) = input {

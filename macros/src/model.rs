@@ -5,7 +5,7 @@ use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
 
 use crate::attr::Attr;
 
-pub struct ToolFn {
+pub(crate) struct ToolFn {
     /// The fn as the user wrote it, less the attributes this macro consumes.
     pub item: ItemFn,
     /// The tool's name for the model.
@@ -24,7 +24,7 @@ pub struct ToolFn {
     pub idempotent: bool,
 }
 
-pub struct Param {
+pub(crate) struct Param {
     pub ident: Ident,
     pub ty: Type,
     /// `#[doc]`, `#[serde]` and `#[schemars]` attributes, moved to the input struct's field.
@@ -34,14 +34,14 @@ pub struct Param {
     pub json_name: String,
 }
 
-pub struct State {
+pub(crate) struct State {
     /// The position among the fn's parameters.
     pub position: usize,
     /// `T` of `&T`.
     pub ty: Type,
 }
 
-pub enum Output {
+pub(crate) enum Output {
     /// `-> T` or nothing: an infallible tool.
     Plain(Type),
     /// `-> Result<T, E>`: a fallible tool.
@@ -52,7 +52,7 @@ pub enum Output {
 }
 
 /// Builds the model; the checks have passed.
-pub fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
+pub(crate) fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
     let docs = item
         .attrs
         .iter()
@@ -158,7 +158,7 @@ fn result_parts(ty: &Type) -> Option<Output> {
 }
 
 /// `lookup_account` -> `LookupAccount`; `r#type` -> `Type`.
-pub fn upper_camel(snake: &str) -> String {
+pub(crate) fn upper_camel(snake: &str) -> String {
     let snake = snake.strip_prefix("r#").unwrap_or(snake);
     let mut out = String::new();
     let mut upper = true;
