@@ -1,6 +1,6 @@
 //! The small [`Model`] trait the framework shares: messages in, text and token
-//! usage out. Recovery uses it to ask a model to repair a call; the agent loop
-//! will use it to take steps.
+//! usage out. Recovery uses it to ask a model to repair a call
+//! ([`Fix::Model`](crate::recover::Fix::Model)).
 //!
 //! [`ScriptedModel`] replays answers written in advance, so that tests and
 //! examples run offline and deterministically.
