@@ -65,6 +65,73 @@ mod model;
 /// Parameter attributes: `#[state]` on the one `&T` parameter that receives the
 /// tool's shared state; `///` (or `#[doc]`), `#[serde(...)]` and
 /// `#[schemars(...)]` move to the input struct's field.
+///
+/// # Sharing state between tools
+///
+/// A tool with a `#[state] x: &T` parameter holds an `Arc<T>`, and its `new`
+/// takes `impl Into<Arc<T>>`: pass a `T` for a tool of its own, or clones of
+/// one `Arc<T>` so that several tools share one store. The state is never part
+/// of the schema the model sees.
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// A note.
+/// #[derive(Clone, serde::Serialize, schemars::JsonSchema)]
+/// struct Note { id: u32, text: String }
+///
+/// /// Where the notes live; every tool below sees the same one.
+/// #[derive(Default)]
+/// struct Store { notes: Mutex<Vec<Note>> }
+///
+/// /// List every note.
+/// #[tool(effects = Read)]
+/// fn list_notes(#[state] store: &Store) -> Vec<Note> {
+///     store.notes.lock().unwrap().clone()
+/// }
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(#[state] store: &Store, id: u32) -> Result<Note, String> {
+///     let notes = store.notes.lock().unwrap();
+///     notes.iter().find(|n| n.id == id).cloned().ok_or_else(|| format!("no note {id}"))
+/// }
+///
+/// /// Add a note; returns its id.
+/// #[tool(effects = Write)]
+/// fn add_note(#[state] store: &Store, text: String) -> u32 {
+///     let mut notes = store.notes.lock().unwrap();
+///     let id = notes.len() as u32 + 1;
+///     notes.push(Note { id, text });
+///     id
+/// }
+///
+/// /// Delete a note by its id.
+/// #[tool(effects = Write)]
+/// fn delete_note(#[state] store: &Store, id: u32) -> bool {
+///     let mut notes = store.notes.lock().unwrap();
+///     let before = notes.len();
+///     notes.retain(|n| n.id != id);
+///     notes.len() < before
+/// }
+///
+/// let store = Arc::new(Store::default());
+/// let toolbox = Toolbox::builder()
+///     .tool(ListNotes::new(store.clone()))
+///     .tool(GetNote::new(store.clone()))
+///     .tool(AddNote::new(store.clone()))
+///     .tool(DeleteNote::new(store.clone()))
+///     .build()
+///     .unwrap();
+/// # futures::executor::block_on(async {
+/// assert_eq!(toolbox.call("add_note", r#"{"text": "milk"}"#).await.unwrap().json(), "1");
+/// assert_eq!(toolbox.call("get_note", r#"{"id": 1}"#).await.unwrap().json(), r#"{"id":1,"text":"milk"}"#);
+/// assert_eq!(toolbox.call("delete_note", r#"{"id": 1}"#).await.unwrap().json(), "true");
+/// # });
+/// // The Rust side sees what the tools did: it holds the same store.
+/// assert!(store.notes.lock().unwrap().is_empty());
+/// ```
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item2: proc_macro2::TokenStream = item.into();
