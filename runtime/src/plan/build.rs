@@ -1,7 +1,7 @@
 //! The typed plan builder: Rust code that builds the [plan IR](super::ir) so
 //! that λ-Tool's rules are checked by rustc.
 //!
-//! - [`Expr<T, E>`] is a plan value of Rust type `T` whose evaluation has the
+//! - [`TypedExpr<T, E>`] is a plan value of Rust type `T` whose evaluation has the
 //!   effects `E` (the union of the effects of the tool calls inside it).
 //! - [`exec`] (or the [`exec!`](crate::exec) macro) calls a tool and yields an
 //!   [`Exec`], which is not a value: its Result must be matched with
@@ -96,30 +96,32 @@ use super::ir::{self, BinaryOp, Branch, Lambda, Lambda2, Param, Plan, Step};
 type Or<A, B> = <A as Union<B>>::Output;
 
 /// What matching a step of effects `S` gives, with branches `K` and `R`.
-type Matched<S, K, R> =
-    Expr<<K as IntoExpr>::Value, Or<Or<S, <K as IntoExpr>::Effects>, <R as IntoExpr>::Effects>>;
+type Matched<S, K, R> = TypedExpr<
+    <K as IntoExpr>::Value,
+    Or<Or<S, <K as IntoExpr>::Effects>, <R as IntoExpr>::Effects>,
+>;
 
 /// A plan value of Rust type `T` with effects `E`: a typed handle on an
 /// [`ir::Expr`].
-pub struct Expr<T, E: Effects = Pure> {
+pub struct TypedExpr<T, E: Effects = Pure> {
     ir: ir::Expr,
     _t: PhantomData<fn() -> (T, E)>,
 }
 
-impl<T, E: Effects> Clone for Expr<T, E> {
+impl<T, E: Effects> Clone for TypedExpr<T, E> {
     fn clone(&self) -> Self {
         typed(self.ir.clone())
     }
 }
 
-impl<T, E: Effects> std::fmt::Debug for Expr<T, E> {
+impl<T, E: Effects> std::fmt::Debug for TypedExpr<T, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.ir.fmt(f)
     }
 }
 
-fn typed<T, E: Effects>(ir: ir::Expr) -> Expr<T, E> {
-    Expr {
+fn typed<T, E: Effects>(ir: ir::Expr) -> TypedExpr<T, E> {
+    TypedExpr {
         ir,
         _t: PhantomData,
     }
@@ -169,7 +171,7 @@ fn unraw(name: &str) -> &str {
     name.strip_prefix("r#").unwrap_or(name)
 }
 
-/// What a plan value is made of: an [`Expr`]. A tool call ([`Exec`]) or a
+/// What a plan value is made of: a [`TypedExpr`]. A tool call ([`Exec`]) or a
 /// [`Traversal`] is not: its Result must be matched first.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a plan value: a tool call's Result must be matched first",
@@ -182,13 +184,13 @@ pub trait IntoExpr {
     /// The value's effects.
     type Effects: Effects;
     /// The typed expression.
-    fn into_expr(self) -> Expr<Self::Value, Self::Effects>;
+    fn into_expr(self) -> TypedExpr<Self::Value, Self::Effects>;
 }
 
-impl<T, E: Effects> IntoExpr for Expr<T, E> {
+impl<T, E: Effects> IntoExpr for TypedExpr<T, E> {
     type Value = T;
     type Effects = E;
-    fn into_expr(self) -> Expr<T, E> {
+    fn into_expr(self) -> TypedExpr<T, E> {
         self
     }
 }
@@ -203,7 +205,7 @@ pub trait PureCallback: Effects {}
 
 impl PureCallback for Pure {}
 
-impl<T, E: Effects> Expr<T, E> {
+impl<T, E: Effects> TypedExpr<T, E> {
     /// The IR.
     pub fn into_ir(self) -> ir::Expr {
         self.ir
@@ -216,12 +218,16 @@ impl<T, E: Effects> Expr<T, E> {
 
     /// `self.name`; `check` projects the field out of `T`, so that rustc checks
     /// the name and gives the field's type. Use [`field!`](crate::field).
-    pub fn field<U>(&self, name: &str, check: impl FnOnce(&T) -> &U) -> Expr<U, E> {
+    pub fn field<U>(&self, name: &str, check: impl FnOnce(&T) -> &U) -> TypedExpr<U, E> {
         let _ = check;
         typed(self.ir.clone().get(unraw(name)))
     }
 
-    fn binary<U, F: Effects, R>(self, op: BinaryOp, right: Expr<U, F>) -> Expr<R, Or<E, F>>
+    fn binary<U, F: Effects, R>(
+        self,
+        op: BinaryOp,
+        right: TypedExpr<U, F>,
+    ) -> TypedExpr<R, Or<E, F>>
     where
         E: Union<F>,
     {
@@ -229,7 +235,7 @@ impl<T, E: Effects> Expr<T, E> {
     }
 
     /// `self == other`.
-    pub fn eq<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    pub fn eq<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
     {
@@ -237,7 +243,7 @@ impl<T, E: Effects> Expr<T, E> {
     }
 
     /// `self != other`.
-    pub fn ne<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    pub fn ne<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
     {
@@ -245,7 +251,7 @@ impl<T, E: Effects> Expr<T, E> {
     }
 
     /// `self < other`.
-    pub fn lt<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    pub fn lt<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
         T: Ordered,
@@ -254,7 +260,7 @@ impl<T, E: Effects> Expr<T, E> {
     }
 
     /// `self <= other`.
-    pub fn le<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    pub fn le<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
         T: Ordered,
@@ -263,7 +269,7 @@ impl<T, E: Effects> Expr<T, E> {
     }
 
     /// `self > other`.
-    pub fn gt<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    pub fn gt<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
         T: Ordered,
@@ -272,7 +278,7 @@ impl<T, E: Effects> Expr<T, E> {
     }
 
     /// `self >= other`.
-    pub fn ge<F: Effects>(self, other: Expr<T, F>) -> Expr<bool, Or<E, F>>
+    pub fn ge<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
         T: Ordered,
@@ -287,9 +293,9 @@ impl Ordered for i64 {}
 impl Ordered for f64 {}
 impl Ordered for String {}
 
-impl<E: Effects> Expr<String, E> {
+impl<E: Effects> TypedExpr<String, E> {
     /// `self ++ other`.
-    pub fn concat<F: Effects>(self, other: Expr<String, F>) -> Expr<String, Or<E, F>>
+    pub fn concat<F: Effects>(self, other: TypedExpr<String, F>) -> TypedExpr<String, Or<E, F>>
     where
         E: Union<F>,
     {
@@ -297,9 +303,9 @@ impl<E: Effects> Expr<String, E> {
     }
 }
 
-impl<E: Effects> Expr<bool, E> {
+impl<E: Effects> TypedExpr<bool, E> {
     /// `self and other`, short-circuit.
-    pub fn and<F: Effects>(self, other: Expr<bool, F>) -> Expr<bool, Or<E, F>>
+    pub fn and<F: Effects>(self, other: TypedExpr<bool, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
     {
@@ -307,7 +313,7 @@ impl<E: Effects> Expr<bool, E> {
     }
 
     /// `self or other`, short-circuit.
-    pub fn or<F: Effects>(self, other: Expr<bool, F>) -> Expr<bool, Or<E, F>>
+    pub fn or<F: Effects>(self, other: TypedExpr<bool, F>) -> TypedExpr<bool, Or<E, F>>
     where
         E: Union<F>,
     {
@@ -316,7 +322,7 @@ impl<E: Effects> Expr<bool, E> {
 
     /// `not self`.
     #[allow(clippy::should_implement_trait)]
-    pub fn not(self) -> Expr<bool, E> {
+    pub fn not(self) -> TypedExpr<bool, E> {
         typed(ir::Expr::Not {
             operand: Box::new(self.ir),
         })
@@ -325,12 +331,12 @@ impl<E: Effects> Expr<bool, E> {
 
 macro_rules! int_ops {
     ($($trait:ident $method:ident $op:ident;)*) => {$(
-        impl<E: Effects, F: Effects> $trait<Expr<i64, F>> for Expr<i64, E>
+        impl<E: Effects, F: Effects> $trait<TypedExpr<i64, F>> for TypedExpr<i64, E>
         where
             E: Union<F>,
         {
-            type Output = Expr<i64, Or<E, F>>;
-            fn $method(self, right: Expr<i64, F>) -> Self::Output {
+            type Output = TypedExpr<i64, Or<E, F>>;
+            fn $method(self, right: TypedExpr<i64, F>) -> Self::Output {
                 self.binary(BinaryOp::$op, right)
             }
         }
@@ -391,12 +397,14 @@ impl Literal for () {
 }
 
 /// A literal: `lit("text")`, `lit(42)`, `lit(true)`.
-pub fn lit<L: Literal>(value: L) -> Expr<L::Value> {
+pub fn lit<L: Literal>(value: L) -> TypedExpr<L::Value> {
     typed(value.into_literal())
 }
 
 /// `[a, b, c]`: the elements have one type and one set of effects.
-pub fn list<T, E: Effects>(items: impl IntoIterator<Item = Expr<T, E>>) -> Expr<Vec<T>, E> {
+pub fn list<T, E: Effects>(
+    items: impl IntoIterator<Item = TypedExpr<T, E>>,
+) -> TypedExpr<Vec<T>, E> {
     typed(ir::Expr::List {
         items: items.into_iter().map(|e| e.ir).collect(),
     })
@@ -406,8 +414,8 @@ pub fn list<T, E: Effects>(items: impl IntoIterator<Item = Expr<T, E>>) -> Expr<
 pub fn let_<V: IntoExpr, B: IntoExpr>(
     name: &str,
     value: V,
-    body: impl FnOnce(Expr<V::Value>) -> B,
-) -> Expr<B::Value, Or<V::Effects, B::Effects>>
+    body: impl FnOnce(TypedExpr<V::Value>) -> B,
+) -> TypedExpr<B::Value, Or<V::Effects, B::Effects>>
 where
     V::Effects: Union<B::Effects>,
 {
@@ -422,10 +430,10 @@ where
 
 /// `if cond then yes else no`: both branches have one type.
 pub fn if_<C, T, Y: Effects, N: Effects>(
-    cond: Expr<bool, C>,
-    yes: Expr<T, Y>,
-    no: Expr<T, N>,
-) -> Expr<T, Or<Or<C, Y>, N>>
+    cond: TypedExpr<bool, C>,
+    yes: TypedExpr<T, Y>,
+    no: TypedExpr<T, N>,
+) -> TypedExpr<T, Or<Or<C, Y>, N>>
 where
     C: Union<Y>,
     Or<C, Y>: Union<N>,
@@ -439,10 +447,10 @@ where
 
 /// `map (fn name => f(name)) list`; `f` is pure.
 pub fn map<T, L: Effects, B: IntoExpr>(
-    list: Expr<Vec<T>, L>,
+    list: TypedExpr<Vec<T>, L>,
     name: &str,
-    f: impl FnOnce(Expr<T>) -> B,
-) -> Expr<Vec<B::Value>, L>
+    f: impl FnOnce(TypedExpr<T>) -> B,
+) -> TypedExpr<Vec<B::Value>, L>
 where
     B::Effects: PureCallback,
 {
@@ -458,10 +466,10 @@ where
 
 /// `filter (fn name => f(name)) list`; `f` is pure and gives a bool.
 pub fn filter<T, L: Effects, B: IntoExpr<Value = bool>>(
-    list: Expr<Vec<T>, L>,
+    list: TypedExpr<Vec<T>, L>,
     name: &str,
-    f: impl FnOnce(Expr<T>) -> B,
-) -> Expr<Vec<T>, L>
+    f: impl FnOnce(TypedExpr<T>) -> B,
+) -> TypedExpr<Vec<T>, L>
 where
     B::Effects: PureCallback,
 {
@@ -477,11 +485,11 @@ where
 
 /// `fold (fn acc, item => f(acc, item)) init list`, from the left; `f` is pure.
 pub fn fold<T, A, I, L: Effects, B: IntoExpr<Value = A>>(
-    init: Expr<A, I>,
-    list: Expr<Vec<T>, L>,
+    init: TypedExpr<A, I>,
+    list: TypedExpr<Vec<T>, L>,
     (acc, item): (&str, &str),
-    f: impl FnOnce(Expr<A>, Expr<T>) -> B,
-) -> Expr<A, Or<I, L>>
+    f: impl FnOnce(TypedExpr<A>, TypedExpr<T>) -> B,
+) -> TypedExpr<A, Or<I, L>>
 where
     B::Effects: PureCallback,
     I: Union<L>,
@@ -535,19 +543,19 @@ pub struct ArgField<I, E: Effects, U> {
 #[diagnostic::on_unimplemented(
     message = "expected a plan value of type `{T}`, found `{Self}`",
     label = "this needs a plan value of type `{T}`",
-    note = "give an `Expr<{T}>`: a `lit(..)` of that type, a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)",
+    note = "give a `TypedExpr<{T}>`: a `lit(..)` of that type, a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)",
     note = "a tool call (`exec!`) is no value until its Result is matched with `on!`"
 )]
 pub trait ValueOf<T> {
     /// The value's effects.
     type Effects: Effects;
     /// The typed expression.
-    fn into_value(self) -> Expr<T, Self::Effects>;
+    fn into_value(self) -> TypedExpr<T, Self::Effects>;
 }
 
-impl<T, E: Effects> ValueOf<T> for Expr<T, E> {
+impl<T, E: Effects> ValueOf<T> for TypedExpr<T, E> {
     type Effects = E;
-    fn into_value(self) -> Expr<T, E> {
+    fn into_value(self) -> TypedExpr<T, E> {
         self
     }
 }
@@ -569,7 +577,7 @@ impl<I, E: Effects, U> ArgField<I, E, U> {
 
 /// A record of Rust type `R`, built field by field like a tool's arguments.
 /// Use [`record!`](crate::record).
-pub fn record<R, A: Effects>(fields: impl FnOnce(Args<R>) -> Args<R, A>) -> Expr<R, A> {
+pub fn record<R, A: Effects>(fields: impl FnOnce(Args<R>) -> Args<R, A>) -> TypedExpr<R, A> {
     typed(arguments(fields))
 }
 
@@ -632,7 +640,7 @@ impl<T: Tool<Effects = Pure, Error = Infallible>> PureTool for T {}
 /// value. Use [`call!`](crate::call).
 pub fn call<T: PureTool, A: Effects>(
     args: impl FnOnce(Args<T::Input>) -> Args<T::Input, A>,
-) -> Expr<T::Output, A> {
+) -> TypedExpr<T::Output, A> {
     typed(ir::Expr::Call {
         tool: T::NAME.to_owned(),
         arg: Box::new(arguments(args)),
@@ -653,14 +661,14 @@ fn arguments<I, A: Effects>(args: impl FnOnce(Args<I>) -> Args<I, A>) -> ir::Exp
 /// Use [`input!`](crate::input).
 pub fn input<T: Tool, A: Effects>(
     args: impl FnOnce(Args<T::Input>) -> Args<T::Input, A>,
-) -> Expr<T::Input, A> {
+) -> TypedExpr<T::Input, A> {
     typed(arguments(args))
 }
 
 /// Calls tool `T` with one plan value as its whole input, as λ-Tool's
 /// `exec tool charge o` does: the value's type must be the tool's input type.
 /// Use `exec!(Tool(value))`.
-pub fn exec_with<T: Tool, E: Effects>(input: Expr<T::Input, E>) -> Exec<T, E> {
+pub fn exec_with<T: Tool, E: Effects>(input: TypedExpr<T::Input, E>) -> Exec<T, E> {
     Exec {
         step: Step::Exec {
             tool: T::NAME.to_owned(),
@@ -685,9 +693,9 @@ pub struct CallError {
 fn match_step<O, S, K: IntoExpr, R: IntoExpr<Value = K::Value>>(
     step: Step,
     ok_name: &str,
-    ok: impl FnOnce(Expr<O>) -> K,
+    ok: impl FnOnce(TypedExpr<O>) -> K,
     err_name: &str,
-    err: impl FnOnce(Expr<CallError>) -> R,
+    err: impl FnOnce(TypedExpr<CallError>) -> R,
 ) -> Matched<S, K, R>
 where
     S: Union<K::Effects>,
@@ -718,9 +726,9 @@ where
     pub fn on<K: IntoExpr, R: IntoExpr<Value = K::Value>>(
         self,
         ok_name: &str,
-        ok: impl FnOnce(Expr<T::Output>) -> K,
+        ok: impl FnOnce(TypedExpr<T::Output>) -> K,
         err_name: &str,
-        err: impl FnOnce(Expr<CallError>) -> R,
+        err: impl FnOnce(TypedExpr<CallError>) -> R,
     ) -> Matched<Or<T::Effects, A>, K, R>
     where
         Or<T::Effects, A>: Union<K::Effects>,
@@ -771,9 +779,9 @@ impl<T, E: Effects> IntoStep for Traversal<T, E> {
 /// `traverse (fn name => step) list`: runs the step `f` gives for each
 /// element, in order, until the first error.
 pub fn traverse<T, L, S: IntoStep>(
-    list: Expr<Vec<T>, L>,
+    list: TypedExpr<Vec<T>, L>,
     name: &str,
-    f: impl FnOnce(Expr<T>) -> S,
+    f: impl FnOnce(TypedExpr<T>) -> S,
 ) -> Traversal<Vec<S::Ok>, Or<L, S::Effects>>
 where
     L: Union<S::Effects>,
@@ -795,9 +803,9 @@ impl<T, E: Effects> Traversal<T, E> {
     pub fn on<K: IntoExpr, R: IntoExpr<Value = K::Value>>(
         self,
         ok_name: &str,
-        ok: impl FnOnce(Expr<T>) -> K,
+        ok: impl FnOnce(TypedExpr<T>) -> K,
         err_name: &str,
-        err: impl FnOnce(Expr<CallError>) -> R,
+        err: impl FnOnce(TypedExpr<CallError>) -> R,
     ) -> Matched<E, K, R>
     where
         E: Union<K::Effects>,
