@@ -20,7 +20,7 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_tools::effect::{EffectSet, ReadWrite};
-use typed_tools::plan::build::{lit, TypedPlan};
+use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::plan::{CallResult, Decision, Interpreter, Plan};
 use typed_tools::{call, exec, field, on, tool, CatalogFormat, Toolbox};
 
@@ -232,7 +232,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // output does not have, an unmatched Result or an effect outside
     // `ReadWrite` would not compile (see ui-tests/). `format_cents` is pure
     // and cannot fail: `call!` uses it as a plain value.
-    let plan = TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
+    let plan = TypedPlan::new(on!(exec!(LookupAccount { id: lit("cust_12345") }),
         Ok(account) => on!(exec!(IssueRefund {
                 account_id: field!(account.id),
                 amount: field!(account.last_charge_cents),
@@ -251,7 +251,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         Err(e) => lit("account lookup failed"),
     ))
-    .allow::<ReadWrite>();
+    .allowing::<ReadWrite>();
     let plan = Plan::from(plan);
     println!("{plan}\n");
     // A human (here, a rule) sees every Write call before it runs; a

@@ -4,7 +4,7 @@
 
 use futures::executor::block_on;
 use typed_tools::effect::{Pure, Read, ReadWrite, Write};
-use typed_tools::plan::build::{filter, fold, if_, let_, list, lit, map, traverse, TypedPlan};
+use typed_tools::plan::typed::{filter, fold, if_, let_, list, lit, map, traverse, TypedPlan};
 use typed_tools::plan::{Interpreter, Plan, Value};
 use typed_tools::{call, exec, field, input, on, tool, Toolbox};
 
@@ -16,7 +16,7 @@ use support::{
 };
 
 fn support_agent() -> TypedPlan<String, ReadWrite> {
-    TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
+    TypedPlan::new(on!(exec!(LookupAccount { id: lit("cust_12345") }),
         Ok(account) => on!(exec!(IssueRefund {
                 account_id: field!(account.id),
                 amount: field!(account.last_charge_cents),
@@ -32,7 +32,7 @@ fn support_agent() -> TypedPlan<String, ReadWrite> {
         ),
         Err(e) => lit("account lookup failed"),
     ))
-    .allow::<ReadWrite>()
+    .allowing::<ReadWrite>()
 }
 
 #[test]
@@ -81,7 +81,7 @@ fn the_support_agent_runs_through_its_four_paths() {
 
 #[test]
 fn traverse_and_the_error_record() {
-    let plan = TypedPlan::build(let_("n", lit(2), |n| {
+    let plan = TypedPlan::new(let_("n", lit(2), |n| {
         on!(traverse(list([lit(1), lit(2), lit(3)]), "o", |o| exec!(Charge {
                 id: o.clone(),
                 amount: o - n,
@@ -90,7 +90,7 @@ fn traverse_and_the_error_record() {
             Err(e) => lit("stopped: ").concat(field!(e.message)),
         )
     }))
-    .allow::<Write>();
+    .allowing::<Write>();
     let plan = Plan::from(plan);
     assert_eq!(
         plan,
@@ -124,7 +124,7 @@ fn pure_operations_build_their_nodes_and_evaluate() {
         sum,
         lit(0) - lit(1),
     );
-    let plan = Plan::from(TypedPlan::build(body));
+    let plan = Plan::from(TypedPlan::new(body));
     assert_eq!(
         plan,
         Plan::parse(
@@ -164,7 +164,7 @@ fn an_inner_binder_with_an_outer_name_does_not_capture_the_outer_handle() {
             |acc, v| acc + v,
         )
     });
-    let plan = Plan::from(TypedPlan::build(body));
+    let plan = Plan::from(TypedPlan::new(body));
     assert!(plan.to_string().contains("fn x_2 =>"), "{plan}");
     let (toolbox, _) = toolbox(None);
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
@@ -182,7 +182,7 @@ fn a_pure_tool_is_called_as_a_function_inside_pure_callbacks() {
         call!(FormatCents { cents: c })
     });
     let plan: TypedPlan<String, Read> =
-        TypedPlan::build(on!(exec!(LookupAccount { id: lit("c_1") }),
+        TypedPlan::new(on!(exec!(LookupAccount { id: lit("c_1") }),
             Ok(account) => fold(lit(""), amounts, ("all", "a"), |all, a| all.concat(a))
                 .concat(lit(" / "))
                 .concat(call!(FormatCents { cents: field!(account.last_charge_cents) })),
@@ -216,7 +216,7 @@ fn a_pure_tool_is_called_as_a_function_inside_pure_callbacks() {
         ]
     );
     // A plan of pure calls only has no effects at all.
-    let pure: TypedPlan<String, Pure> = TypedPlan::build(call!(FormatCents { cents: lit(7) }));
+    let pure: TypedPlan<String, Pure> = TypedPlan::new(call!(FormatCents { cents: lit(7) }));
     assert_eq!(
         block_on(pure.run(&toolbox.restrict(typed_tools::effect::EffectSet::PURE)))
             .unwrap()
@@ -233,7 +233,7 @@ fn open_ticket(#[serde(rename = "customerId")] customer_id: String, r#type: Stri
 
 #[test]
 fn arguments_are_written_under_their_json_names() {
-    let plan = Plan::from(TypedPlan::build(on!(exec!(OpenTicket {
+    let plan = Plan::from(TypedPlan::new(on!(exec!(OpenTicket {
             customer_id: lit("c_1"),
             r#type: lit("refund"),
         }),
@@ -251,7 +251,7 @@ fn arguments_are_written_under_their_json_names() {
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(run.outcome, Ok(Value::String("c_1/refund".into())));
     // The input as one value names its fields the same way.
-    let whole = Plan::from(TypedPlan::build(on!(exec!(OpenTicket(input!(OpenTicket {
+    let whole = Plan::from(TypedPlan::new(on!(exec!(OpenTicket(input!(OpenTicket {
             customer_id: lit("c_1"),
             r#type: lit("refund"),
         }))),
@@ -271,7 +271,7 @@ fn records_as_whole_inputs_the_seed_traverse() {
             amount: lit(amount)
         })
     };
-    let plan = TypedPlan::build(
+    let plan = TypedPlan::new(
         on!(traverse(list([order(1, 100), order(2, -5), order(3, 7)]), "o", |o| {
                 exec!(Charge(o))
             }),
@@ -279,7 +279,7 @@ fn records_as_whole_inputs_the_seed_traverse() {
             Err(e) => field!(e.message),
         ),
     )
-    .allow::<Write>();
+    .allowing::<Write>();
     let plan = Plan::from(plan);
     assert_eq!(
         plan,
@@ -319,7 +319,7 @@ fn find_ticket(id: String) -> Ticket {
 
 #[test]
 fn output_fields_under_their_json_names() {
-    let plan = Plan::from(TypedPlan::build(on!(exec!(FindTicket { id: lit("t_1") }),
+    let plan = Plan::from(TypedPlan::new(on!(exec!(FindTicket { id: lit("t_1") }),
         Ok(t) => field!(t.ticket_id as "ticketId").concat(lit(":")).concat(field!(t.r#type)),
         Err(e) => field!(e.message),
     )));

@@ -12,8 +12,8 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::json;
 use typed_tools::error::ToolError;
-use typed_tools::plan::build::{lit, TypedPlan};
 use typed_tools::plan::check::{Ty, TypeErrorKind};
+use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::plan::{
     check, BinaryOp, Branch, CallResult, Expr, Interpreter, Lambda, Lambda2, Param, Plan,
     PlanError, Step, Value,
@@ -369,7 +369,7 @@ fn lookup_camel(id: String) -> Result<CamelAccount, String> {
 #[test]
 fn builder_plans_are_checked_too() {
     let (toolbox, _) = toolbox(None);
-    let plan = TypedPlan::build(on!(exec!(support::LookupAccount { id: lit("c") }),
+    let plan = TypedPlan::new(on!(exec!(support::LookupAccount { id: lit("c") }),
         Ok(account) => field!(account.last_charge_cents),
         Err(e) => lit(0),
     ));
@@ -378,7 +378,7 @@ fn builder_plans_are_checked_too() {
     // `field!` writes the Rust name; the JSON has `lastChargeCents`. The
     // checker refuses before the lookup runs, naming the fields there are.
     let toolbox = Toolbox::builder().tool(LookupCamel).build().unwrap();
-    let plan = TypedPlan::build(on!(exec!(LookupCamel { id: lit("c") }),
+    let plan = TypedPlan::new(on!(exec!(LookupCamel { id: lit("c") }),
         Ok(account) => field!(account.last_charge_cents),
         Err(e) => lit(0),
     ));

@@ -1,6 +1,6 @@
 // A pure tool that returns a `Result` can fail: `call!` has no `Err` branch
 // for it, so it must be `exec!`ed and matched.
-use typed_tools::plan::build::lit;
+use typed_tools::plan::typed::lit;
 use typed_tools::{call, tool};
 
 /// Parse an amount like `12.99` into cents.

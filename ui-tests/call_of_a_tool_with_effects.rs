@@ -1,6 +1,6 @@
 // `call!` is for pure, infallible tools; a tool with effects must be `exec!`ed
 // and its Result matched.
-use typed_tools::plan::build::{list, lit, map};
+use typed_tools::plan::typed::{list, lit, map};
 use typed_tools::{call, tool};
 
 /// Charge an order.

@@ -1,4 +1,4 @@
-use typed_tools::plan::build::{lit, TypedPlan};
+use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::exec;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -17,7 +17,7 @@ fn lookup_account(id: String) -> Result<Account, String> {
 }
 
 fn plan() {
-    let _ = TypedPlan::build(exec!(LookupAccount { id: lit("cust_1") }));
+    let _ = TypedPlan::new(exec!(LookupAccount { id: lit("cust_1") }));
 }
 
 fn main() {}

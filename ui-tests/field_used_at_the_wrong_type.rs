@@ -2,7 +2,7 @@
 // email (a String) is no amount (an Int).
 use schemars::JsonSchema;
 use serde::Serialize;
-use typed_tools::plan::build::{lit, TypedPlan};
+use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::{exec, field, on, tool};
 
 #[derive(Serialize, JsonSchema)]
@@ -25,7 +25,7 @@ fn issue_refund(account_id: String, amount: i64) -> Result<String, String> {
 }
 
 fn plan() {
-    let _ = TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_1") }),
+    let _ = TypedPlan::new(on!(exec!(LookupAccount { id: lit("cust_1") }),
         Ok(account) => on!(exec!(IssueRefund {
                 account_id: field!(account.id),
                 amount: field!(account.email),
@@ -36,7 +36,7 @@ fn plan() {
         Err(e) => lit("lookup failed"),
     ));
     // Nor is it a number to compare.
-    let _ = TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_1") }),
+    let _ = TypedPlan::new(on!(exec!(LookupAccount { id: lit("cust_1") }),
         Ok(account) => field!(account.email).gt(lit(100)),
         Err(e) => lit(false),
     ));

@@ -1,4 +1,4 @@
-use typed_tools::plan::build::{lit, TypedPlan};
+use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::effect::Read;
 use typed_tools::{exec, on};
 use schemars::JsonSchema;
@@ -24,11 +24,11 @@ fn send_reply(to: String) -> Result<(), String> {
 }
 
 fn plan() {
-    let _ = TypedPlan::build(on!(exec!(SendReply { to: lit("ana@example.com") }),
+    let _ = TypedPlan::new(on!(exec!(SendReply { to: lit("ana@example.com") }),
         Ok(u) => lit("sent"),
         Err(e) => lit("not sent"),
     ))
-    .allow::<Read>();
+    .allowing::<Read>();
 }
 
 fn main() {}

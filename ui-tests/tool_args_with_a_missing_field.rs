@@ -1,4 +1,4 @@
-use typed_tools::plan::build::lit;
+use typed_tools::plan::typed::lit;
 use typed_tools::{exec, tool};
 
 /// Refund an amount to an account.

@@ -1,4 +1,4 @@
-use typed_tools::plan::build::{list, lit, traverse, TypedPlan};
+use typed_tools::plan::typed::{list, lit, traverse, TypedPlan};
 use typed_tools::{exec, tool};
 
 /// Charge an order.
@@ -8,7 +8,7 @@ fn charge(id: i64) -> Result<String, String> {
 }
 
 fn plan() {
-    let _ = TypedPlan::build(traverse(list([lit(1), lit(2)]), "o", |o| exec!(Charge { id: o })));
+    let _ = TypedPlan::new(traverse(list([lit(1), lit(2)]), "o", |o| exec!(Charge { id: o })));
 }
 
 fn main() {}

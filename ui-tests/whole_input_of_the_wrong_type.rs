@@ -1,6 +1,6 @@
 // `exec!(Tool(value))` passes one value as the tool's whole input: it must be
 // of the tool's input type (build it with `input!(Tool { .. })`).
-use typed_tools::plan::build::{list, lit, traverse};
+use typed_tools::plan::typed::{list, lit, traverse};
 use typed_tools::{exec, tool};
 
 /// Charge an order.

@@ -1,4 +1,4 @@
-use typed_tools::plan::build::{list, lit, map};
+use typed_tools::plan::typed::{list, lit, map};
 use typed_tools::{exec, on, tool};
 
 /// Charge an order.

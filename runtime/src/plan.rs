@@ -8,7 +8,7 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`build`] | the typed plan builder: misuse is a compile error |
+//! | [`typed`] | the typed plan builder: misuse is a compile error |
 //! | [`ir`] | the plan IR ([`Plan`], [`Expr`], [`Step`]), plain serde data |
 //! | [`text`] | the λ-Tool text form: printer and grammar |
 //! | [`parse`] | the parser of that text ([`Plan::parse`], [`ParseError`]) |
@@ -18,7 +18,6 @@
 //! | [`interpret`] | the [`Interpreter`]: outcome and trace |
 //! | [`error`] | [`PlanError`] |
 
-pub mod build;
 pub mod check;
 pub mod error;
 pub mod interpret;
@@ -27,6 +26,7 @@ mod lex;
 pub mod parse;
 pub mod preview;
 pub mod text;
+pub mod typed;
 pub mod value;
 
 pub use check::check;

@@ -12,10 +12,10 @@
 //!   of the tool's output: a wrong field is rustc's "no field" error.
 //! - [`map`], [`filter`] and [`fold`] take pure callbacks; calling a tool per
 //!   element is [`traverse`], whose Result must be matched like an `Exec`.
-//! - [`TypedPlan::build`] makes a [`TypedPlan`]; [`TypedPlan::allow`] checks
+//! - [`TypedPlan::new`] makes a [`TypedPlan`]; [`TypedPlan::allowing`] checks
 //!   its effects against an allowed set ("effect violation: allowed {Read}
 //!   but got {Write}"), as does [`TypedPlan::run`] against the toolbox's; it
-//!   converts into the IR [`Plan`] that the [`Interpreter`](super::Interpreter),
+//!   converts into the IR [`Plan`] that the [`Interpreter`],
 //!   the printer and the preview take.
 //!
 //! Names: each binder (match branch, `let`, callback parameter) is given a name
@@ -25,7 +25,7 @@
 //! The λ-Tool support agent:
 //!
 //! ```
-//! use typed_tools::plan::build::{lit, TypedPlan};
+//! use typed_tools::plan::typed::{lit, TypedPlan};
 //! use typed_tools::plan::Plan;
 //! use typed_tools::effect::{ReadWrite};
 //! use typed_tools::{exec, field, on, tool};
@@ -45,7 +45,7 @@
 //! # #[tool(effects = Write)]
 //! # fn send_reply(to: String, body: String) -> Result<(), String> { Err(to + &body) }
 //!
-//! let plan = TypedPlan::build(on!(exec!(LookupAccount { id: lit("cust_12345") }),
+//! let plan = TypedPlan::new(on!(exec!(LookupAccount { id: lit("cust_12345") }),
 //!     Ok(account) => on!(exec!(IssueRefund {
 //!             account_id: field!(account.id),
 //!             amount: field!(account.last_charge_cents),
@@ -61,7 +61,7 @@
 //!     ),
 //!     Err(e) => lit("account lookup failed"),
 //! ))
-//! .allow::<ReadWrite>();
+//! .allowing::<ReadWrite>();
 //!
 //! let text = r#"match exec tool lookup_account {id = "cust_12345"} {
 //!   Ok(account) =>
@@ -117,6 +117,35 @@ impl<T, E: Effects> Clone for TypedExpr<T, E> {
 impl<T, E: Effects> std::fmt::Debug for TypedExpr<T, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.ir.fmt(f)
+    }
+}
+
+impl<I, E: Effects> std::fmt::Debug for Args<I, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.fields.iter().map(|(name, value)| (name, value)))
+            .finish()
+    }
+}
+
+impl<I, E: Effects, U> std::fmt::Debug for ArgField<I, E, U> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ArgField")
+            .field("args", &self.args)
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl<T: Tool, A: Effects> std::fmt::Debug for Exec<T, A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.step.fmt(f)
+    }
+}
+
+impl<T, E: Effects> std::fmt::Debug for Traversal<T, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.step.fmt(f)
     }
 }
 
@@ -611,7 +640,7 @@ pub fn exec<T: Tool, A: Effects>(
 /// `Result`) is one.
 ///
 /// ```
-/// use typed_tools::plan::build::{lit, map, TypedPlan, list};
+/// use typed_tools::plan::typed::{lit, map, TypedPlan, list};
 /// use typed_tools::{call, field, tool};
 ///
 /// /// Format an amount in cents as dollars.
@@ -620,7 +649,7 @@ pub fn exec<T: Tool, A: Effects>(
 ///     format!("${}.{:02}", cents / 100, cents % 100)
 /// }
 ///
-/// let plan = TypedPlan::build(map(list([lit(1250), lit(99)]), "c", |c| {
+/// let plan = TypedPlan::new(map(list([lit(1250), lit(99)]), "c", |c| {
 ///     call!(FormatCents { cents: c })
 /// }));
 /// assert_eq!(plan.plan().to_string(), "map (fn c => call tool format_cents {cents = c}) [1250, 99]");
@@ -825,7 +854,7 @@ pub struct TypedPlan<T, E: Effects> {
 
 impl<T, E: Effects> TypedPlan<T, E> {
     /// The plan whose value is `body`.
-    pub fn build<B: IntoExpr<Value = T, Effects = E>>(body: B) -> Self {
+    pub fn new<B: IntoExpr<Value = T, Effects = E>>(body: B) -> Self {
         TypedPlan {
             plan: Plan::new(body.into_expr().ir),
             _t: PhantomData,
@@ -834,7 +863,7 @@ impl<T, E: Effects> TypedPlan<T, E> {
 
     /// Checks that the plan's effects are all in `A`: "effect violation:
     /// allowed {Read} but got {Write}" otherwise.
-    pub fn allow<A: Effects>(self) -> Self
+    pub fn allowing<A: Effects>(self) -> Self
     where
         E: SubsetOf<A>,
     {
@@ -846,7 +875,7 @@ impl<T, E: Effects> TypedPlan<T, E> {
         &self.plan
     }
 
-    /// Runs the plan with the [`Interpreter`](super::Interpreter) against a
+    /// Runs the plan with the [`Interpreter`] against a
     /// toolbox whose allowed effects `A` include the plan's, checked by rustc.
     pub async fn run<A: Effects>(&self, toolbox: &Toolbox<A>) -> Result<Run, PlanError>
     where
@@ -871,7 +900,7 @@ impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
 /// checks the Rust field and its type.
 ///
 /// ```
-/// use typed_tools::plan::build::{lit, TypedPlan};
+/// use typed_tools::plan::typed::{lit, TypedPlan};
 /// use typed_tools::{exec, field, on, tool};
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
@@ -882,7 +911,7 @@ impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
 /// #[tool(effects = Read)]
 /// fn lookup_account(id: String) -> Result<Account, String> { Err(id) }
 ///
-/// let plan = TypedPlan::build(on!(exec!(LookupAccount { id: lit("c") }),
+/// let plan = TypedPlan::new(on!(exec!(LookupAccount { id: lit("c") }),
 ///     Ok(account) => field!(account.last_charge_cents as "lastChargeCents"),
 ///     Err(e) => lit(0),
 /// ));
@@ -908,7 +937,7 @@ macro_rules! field {
 #[macro_export]
 macro_rules! exec {
     ($($tool:ident)::+ ( $input:expr )) => {
-        $crate::plan::build::exec_with::<$($tool)::+, _>($input)
+        $crate::plan::typed::exec_with::<$($tool)::+, _>($input)
     };
     ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
         $crate::__plan_tool_args!(exec, $tool { $($f: $v),* })
@@ -921,7 +950,7 @@ macro_rules! exec {
 /// `exec!(Tool(value))`, for instance once per element of a `traverse`.
 ///
 /// ```
-/// use typed_tools::plan::build::{list, lit, traverse, TypedPlan};
+/// use typed_tools::plan::typed::{list, lit, traverse, TypedPlan};
 /// use typed_tools::{exec, field, input, on, tool};
 ///
 /// /// Charge an order.
@@ -935,7 +964,7 @@ macro_rules! exec {
 ///     input!(Charge { id: lit(1), amount: lit(100) }),
 ///     input!(Charge { id: lit(2), amount: lit(50) }),
 /// ]);
-/// let plan = TypedPlan::build(on!(traverse(orders, "o", |o| exec!(Charge(o))),
+/// let plan = TypedPlan::new(on!(traverse(orders, "o", |o| exec!(Charge(o))),
 ///     Ok(receipts) => lit("done"),
 ///     Err(e) => field!(e.message),
 /// ));
@@ -955,7 +984,7 @@ macro_rules! input {
 /// to read its JSON names, so for a tool's input use [`input!`](crate::input).
 ///
 /// ```
-/// use typed_tools::plan::build::{list, lit, map, TypedPlan};
+/// use typed_tools::plan::typed::{list, lit, map, TypedPlan};
 /// use typed_tools::{field, record};
 ///
 /// struct Order { id: i64, amount: i64 }
@@ -964,7 +993,7 @@ macro_rules! input {
 ///     record!(Order { id: lit(1), amount: lit(100) }),
 ///     record!(Order { id: lit(2), amount: lit(50) }),
 /// ]);
-/// let plan = TypedPlan::build(map(orders, "o", |o| field!(o.amount)));
+/// let plan = TypedPlan::new(map(orders, "o", |o| field!(o.amount)));
 /// assert_eq!(
 ///     plan.plan().to_string(),
 ///     "map (fn o => o.amount) [{id = 1, amount = 100}, {id = 2, amount = 50}]"
@@ -980,13 +1009,13 @@ macro_rules! record {
             type Record = $ty;
             let _ = Record { $($f: ::core::unreachable!()),* };
         };
-        $crate::plan::build::record::<$ty, _>(|fields| {
+        $crate::plan::typed::record::<$ty, _>(|fields| {
             fields $(.field(::core::stringify!($f), |r: &$ty| &r.$f).is($v))*
         })
     }};
 }
 
-/// `call!(Tool { arg: value, ... })`: calls a [`PureTool`](crate::plan::build::PureTool)
+/// `call!(Tool { arg: value, ... })`: calls a [`PureTool`](crate::plan::typed::PureTool)
 /// (no effects, cannot fail) as a function, its arguments checked as
 /// [`exec!`](crate::exec) checks them. Yields a plain plan value of the
 /// tool's output type, usable in `map`, `filter` and `fold` callbacks.
@@ -1009,7 +1038,7 @@ macro_rules! __plan_tool_args {
             type Input = <$tool as $crate::Tool>::Input;
             let _ = Input { $($f: ::core::unreachable!()),* };
         };
-        $crate::plan::build::$make::<$tool, _>(|args| {
+        $crate::plan::typed::$make::<$tool, _>(|args| {
             args $(.field(
                 <$tool as $crate::Tool>::__typed_tools_argument(::core::stringify!($f)),
                 |i| &i.$f,
