@@ -465,7 +465,7 @@ impl Run<'_> {
         }
         self.sanitized = true;
         let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
-        let coercions = crate::coerce::coerce(self.entry.spec.input_schema(), &mut value);
+        let coercions = self.entry.spec.input_model().coerce(&mut value);
         if coercions.is_empty() {
             return None;
         }

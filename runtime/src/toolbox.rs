@@ -24,7 +24,6 @@ use crate::catalog::{self, Catalog, CatalogFormat};
 use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork, SubsetOf};
 use crate::error::ToolError;
 use crate::recover::{self, Policy, Retry, Retryable};
-use crate::schema;
 use crate::tool::{DynamicTool, Erased, ErasedTool, Failure, Tool, ToolOutput, ToolSpec, Typed};
 
 /// An explicit allow-list of tools, and the dispatcher of a model's calls.
@@ -415,7 +414,7 @@ impl Entry {
                     expected,
                 },
                 Ok(value) => {
-                    let problems = schema::check(self.spec.input_schema(), &value);
+                    let problems = self.spec.input_model().check(&value);
                     // Only when the schema saw nothing wrong does the
                     // deserializer's own message add something.
                     let message = problems.is_empty().then(|| {
@@ -805,7 +804,7 @@ impl<A: Effects> ToolboxBuilder<A> {
     }
 
     fn push(&mut self, spec: ToolSpec, tool: Box<dyn ErasedTool>) {
-        let args_type = schema::type_name(spec.input_schema());
+        let args_type = spec.input_model().type_name();
         self.entries.push(Entry {
             spec,
             args_type,
