@@ -435,6 +435,12 @@ impl Limits {
         depth: 64,
         nodes: usize::MAX,
     };
+    /// The plan checker's types: past these, the rest is `Any`. They bound
+    /// the work on large or recursive schemas.
+    pub(crate) const TYPES: Limits = Limits {
+        depth: 32,
+        nodes: 1_000,
+    };
     /// How many `$ref`s one chain follows (`A` -> `B` -> ...).
     pub(crate) const REF_CHAIN: usize = 512;
     /// How many `$ref`s may be inlined inside one another when a type is
