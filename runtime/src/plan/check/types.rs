@@ -6,7 +6,8 @@ use std::fmt;
 use serde_json::Value as Json;
 
 use crate::plan::ir::{Type, MAX_DEPTH};
-use crate::plan::text::write_field_name;
+use crate::plan::text::FieldName;
+use crate::schema::name::notation;
 
 mod reader;
 
@@ -134,36 +135,22 @@ impl RecordTy {
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Ty::Any => f.write_str("Any"),
-            Ty::Unit => f.write_str("Unit"),
-            Ty::Bool => f.write_str("Bool"),
-            Ty::Int => f.write_str("Int"),
-            Ty::Float => f.write_str("Float"),
-            Ty::String => f.write_str("String"),
-            Ty::List(of) => write!(f, "[{of}]"),
-            Ty::Nullable(of) => write!(f, "{of}?"),
-            Ty::Record(record) => {
-                f.write_str("{")?;
-                for (i, field) in record.fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write_field_name(f, &field.name)?;
-                    if field.required {
-                        write!(f, ": {}", field.ty)?;
-                    } else {
-                        write!(f, "?: {}", field.ty)?;
-                    }
-                }
-                if record.open {
-                    f.write_str(if record.fields.is_empty() {
-                        ".."
-                    } else {
-                        ", .."
-                    })?;
-                }
-                f.write_str("}")
-            }
+            Ty::Any => f.write_str(notation::ANY),
+            Ty::Unit => f.write_str(notation::UNIT),
+            Ty::Bool => f.write_str(notation::BOOL),
+            Ty::Int => f.write_str(notation::INT),
+            Ty::Float => f.write_str(notation::FLOAT),
+            Ty::String => f.write_str(notation::STRING),
+            Ty::List(of) => notation::list(f, of),
+            Ty::Nullable(of) => notation::nullable(f, of),
+            Ty::Record(record) => notation::record(
+                f,
+                record
+                    .fields
+                    .iter()
+                    .map(|field| (FieldName(&field.name), field.required, &field.ty)),
+                record.open,
+            ),
         }
     }
 }
