@@ -441,6 +441,14 @@ impl Limits {
         depth: 32,
         nodes: 1_000,
     };
+    /// Gemini's inlined parameters: `$ref`s deeper are cut, and every one
+    /// once the nodes are spent (inlining can grow a schema exponentially).
+    pub(crate) const GEMINI: Limits = Limits {
+        depth: 32,
+        nodes: 10_000,
+    };
+    /// How many times Gemini expands one definition on one path.
+    pub(crate) const GEMINI_REPEATS: usize = 2;
     /// How many `$ref`s one chain follows (`A` -> `B` -> ...).
     pub(crate) const REF_CHAIN: usize = 512;
     /// How many `$ref`s may be inlined inside one another when a type is
@@ -472,10 +480,19 @@ impl Budget {
 
     /// Takes one node at `depth`, or says which limit stops it (then nothing is taken).
     pub(crate) fn enter(&mut self, depth: usize) -> Result<(), Exceeded> {
+        self.allows(depth)?;
+        self.take()
+    }
+
+    /// Whether a node at `depth` would be taken, taking none.
+    pub(crate) fn allows(&self, depth: usize) -> Result<(), Exceeded> {
         if depth >= self.limits.depth {
             return Err(Exceeded::Depth);
         }
-        self.take()
+        if self.left == 0 {
+            return Err(Exceeded::Nodes);
+        }
+        Ok(())
     }
 
     /// Takes one node, whatever the depth.
