@@ -20,46 +20,42 @@ pub(in crate::plan::check) enum Side {
     Output,
 }
 
-/// Reads a schema as a [`Ty`]; `$ref` cycles become `Any` where they recur,
-/// and past [`Limits::TYPES`] (nodes, depth) the rest is `Any`.
-pub(in crate::plan::check) struct Reader<'m> {
-    model: &'m SchemaModel,
-    side: Side,
-    refs: Vec<&'m str>,
-    budget: Budget,
-}
-
-/// A [`Reader`] of a schema given as JSON: what the checker's callers that
-/// have only the JSON use; a [`ToolSpec`](crate::ToolSpec)'s model is read
-/// with [`Reader::of`].
-pub(in crate::plan::check) struct ReadJson<'j> {
+/// Reads a schema given as JSON as a [`Ty`], through its model: what
+/// `check.rs` calls with a spec's JSON; a [`ToolSpec`](crate::ToolSpec)'s own
+/// model is read with [`read`].
+pub(in crate::plan::check) struct Reader<'j> {
     json: &'j Json,
     side: Side,
 }
 
-impl<'m> Reader<'m> {
-    /// A reader of `json`, which is read into a model first.
-    pub(in crate::plan::check) fn new(json: &Json, side: Side) -> ReadJson<'_> {
-        ReadJson { json, side }
+impl<'j> Reader<'j> {
+    pub(in crate::plan::check) fn new(json: &'j Json, side: Side) -> Reader<'j> {
+        Reader { json, side }
     }
 
-    /// The type of the model's whole schema.
-    pub(in crate::plan::check) fn of(model: &'m SchemaModel, side: Side) -> Ty {
-        Reader {
-            model,
-            side,
-            refs: Vec::new(),
-            budget: Budget::new(Limits::TYPES),
-        }
-        .at_depth(NodeId::ROOT, 0)
+    /// The type of the whole schema (`_root`: the schema given to [`Reader::new`]).
+    pub(in crate::plan::check) fn ty(&mut self, _root: &Json) -> Ty {
+        read(&SchemaModel::new(self.json), self.side)
     }
 }
 
-impl ReadJson<'_> {
-    /// The type of the whole schema (`_root`: the schema given to [`Reader::new`]).
-    pub(in crate::plan::check) fn ty(&mut self, _root: &Json) -> Ty {
-        Reader::of(&SchemaModel::new(self.json), self.side)
+/// The type of a model's whole schema; `$ref` cycles become `Any` where they
+/// recur, and past [`Limits::TYPES`] (nodes, depth) the rest is `Any`.
+pub(in crate::plan::check) fn read(model: &SchemaModel, side: Side) -> Ty {
+    Walk {
+        model,
+        side,
+        refs: Vec::new(),
+        budget: Budget::new(Limits::TYPES),
     }
+    .at_depth(NodeId::ROOT, 0)
+}
+
+struct Walk<'m> {
+    model: &'m SchemaModel,
+    side: Side,
+    refs: Vec<&'m str>,
+    budget: Budget,
 }
 
 /// Whether a schema node combines `$ref`/`anyOf`/`oneOf`/`allOf` with
@@ -85,7 +81,7 @@ fn join_all(tys: impl IntoIterator<Item = Ty>) -> Ty {
         .unwrap_or(Ty::Any)
 }
 
-impl<'m> Reader<'m> {
+impl<'m> Walk<'m> {
     fn at_depth(&mut self, id: NodeId, depth: usize) -> Ty {
         if self.budget.enter(depth).is_err() {
             return Ty::Any;
