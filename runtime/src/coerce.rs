@@ -47,7 +47,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::schema::{fits_within, resolve_chain, JsonPath};
+use crate::schema::model::{Additional, Form, Limits, Node, Types};
+use crate::schema::{type_matches, JsonPath, NodeId, SchemaModel};
 
 /// One change made by [`coerce`].
 #[derive(Clone, Debug, PartialEq)]
@@ -143,98 +144,86 @@ fn kind_of(value: &Value) -> &'static str {
 /// Coerces `value` in place towards `schema`; returns what was changed, in
 /// document order. See the [module docs](self).
 pub fn coerce(schema: &Value, value: &mut Value) -> Vec<Coercion> {
-    let mut out = Vec::new();
-    Coercer {
-        root: schema,
-        depth: 0,
-    }
-    .value(schema, value, &JsonPath::root(), &mut out);
-    out
+    SchemaModel::new(schema).coerce(value)
 }
 
-/// Deep enough for any real schema; deeper values are left as they are.
-const MAX_DEPTH: usize = 64;
+impl SchemaModel {
+    /// [`coerce`] towards this schema.
+    pub(crate) fn coerce(&self, value: &mut Value) -> Vec<Coercion> {
+        let mut out = Vec::new();
+        Coercer {
+            model: self,
+            depth: 0,
+        }
+        .value(NodeId::ROOT, value, &JsonPath::root(), &mut out);
+        out
+    }
+}
 
-struct Coercer<'s> {
-    root: &'s Value,
+struct Coercer<'m> {
+    model: &'m SchemaModel,
     depth: usize,
 }
 
-impl<'s> Coercer<'s> {
-    fn resolved(&self, schema: &'s Value) -> &'s Value {
-        resolve_chain(self.root, schema)
+impl Coercer<'_> {
+    fn fits(&self, id: NodeId, value: &Value) -> bool {
+        self.model.fits(id, value)
     }
 
-    fn fits(&self, schema: &Value, value: &Value) -> bool {
-        fits_within(self.root, schema, value)
-    }
-
-    fn value(
-        &mut self,
-        schema: &'s Value,
-        value: &mut Value,
-        path: &JsonPath,
-        out: &mut Vec<Coercion>,
-    ) {
-        if self.depth >= MAX_DEPTH {
+    fn value(&mut self, id: NodeId, value: &mut Value, path: &JsonPath, out: &mut Vec<Coercion>) {
+        if self.depth >= Limits::COERCE.depth {
             return;
         }
         self.depth += 1;
-        self.value_inner(schema, value, path, out);
+        self.value_inner(id, value, path, out);
         self.depth -= 1;
     }
 
     fn value_inner(
         &mut self,
-        schema: &'s Value,
+        id: NodeId,
         value: &mut Value,
         path: &JsonPath,
         out: &mut Vec<Coercion>,
     ) {
-        let schema = self.resolved(schema);
-        let Value::Object(keywords) = schema else {
+        let id = self.model.resolved(id);
+        let node = self.model.node(id);
+        if node.form != Form::Keywords {
             return;
-        };
+        }
 
         // Options: keep a value that fits one; otherwise the first option it
         // can be coerced into wins.
-        for key in ["anyOf", "oneOf"] {
-            if let Some(options) = keywords.get(key).and_then(Value::as_array) {
-                if options.iter().any(|o| self.fits(o, value)) {
-                    // Fits as it is; still coerce inside it (an object's fields).
-                    if let Some(option) = options.iter().find(|o| self.fits(o, value)) {
-                        self.inside(option, value, path, out);
-                    }
-                    return;
-                }
-                for option in options {
-                    let mut attempt = value.clone();
-                    let mut changes = Vec::new();
-                    self.value(option, &mut attempt, path, &mut changes);
-                    if !changes.is_empty() && self.fits(option, &attempt) {
-                        *value = attempt;
-                        out.extend(changes);
-                        return;
-                    }
-                }
+        if let Some(options) = node.any_of.as_ref().or(node.one_of.as_ref()) {
+            if let Some(&option) = options.iter().find(|&&o| self.fits(o, value)) {
+                // Fits as it is; still coerce inside it (an object's fields).
+                self.inside(option, value, path, out);
                 return;
             }
-        }
-        if let Some(allowed) = keywords.get("enum").and_then(Value::as_array) {
-            self.enum_case(allowed, value, path, out);
+            for &option in options {
+                let mut attempt = value.clone();
+                let mut changes = Vec::new();
+                self.value(option, &mut attempt, path, &mut changes);
+                if !changes.is_empty() && self.fits(option, &attempt) {
+                    *value = attempt;
+                    out.extend(changes);
+                    return;
+                }
+            }
             return;
         }
-        if let Some(Value::String(constant)) = keywords.get("const") {
-            self.enum_case(&[Value::String(constant.clone())], value, path, out);
+        if let Some(allowed) = &node.enum_values {
+            enum_case(allowed, value, path, out);
             return;
         }
-        let types: Vec<&str> = match keywords.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        if !types.is_empty() && !types.iter().any(|t| json_type_is(t, value)) {
-            if let Some((kind, coerced)) = types.iter().find_map(|t| convert(t, keywords, value)) {
+        if let Some(Value::String(constant)) = &node.constant {
+            enum_case(&[Value::String(constant.clone())], value, path, out);
+            return;
+        }
+        let types = node.types.names();
+        if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
+            let items = node.items.map(|items| self.model.node(items));
+            if let Some((kind, coerced)) = types.iter().find_map(|t| convert(t, items, value)) {
                 let from = std::mem::replace(value, coerced);
                 out.push(Coercion {
                     path: path.clone(),
@@ -246,27 +235,19 @@ impl<'s> Coercer<'s> {
                 return;
             }
         }
-        self.inside(schema, value, path, out);
+        self.inside(id, value, path, out);
     }
 
     /// Into an object's fields and a list's items.
-    fn inside(
-        &mut self,
-        schema: &'s Value,
-        value: &mut Value,
-        path: &JsonPath,
-        out: &mut Vec<Coercion>,
-    ) {
-        let schema = self.resolved(schema);
+    fn inside(&mut self, id: NodeId, value: &mut Value, path: &JsonPath, out: &mut Vec<Coercion>) {
+        let id = self.model.resolved(id);
+        let node = self.model.node(id);
         match value {
-            Value::Object(fields) => self.object(schema, fields, path, out),
+            Value::Object(fields) => self.object(node, fields, path, out),
             Value::Array(items) => {
-                let prefix = schema.get("prefixItems").and_then(Value::as_array);
                 for (i, item) in items.iter_mut().enumerate() {
-                    let item_schema = prefix
-                        .and_then(|p| p.get(i))
-                        .or_else(|| schema.get("items"));
-                    if let Some(item_schema) = item_schema {
+                    let prefix = node.prefix_items.as_ref().and_then(|p| p.get(i).copied());
+                    if let Some(item_schema) = prefix.or(node.items) {
                         self.value(item_schema, item, &path.index(i), out);
                     }
                 }
@@ -277,26 +258,26 @@ impl<'s> Coercer<'s> {
 
     fn object(
         &mut self,
-        schema: &'s Value,
+        node: &Node,
         fields: &mut Map<String, Value>,
         path: &JsonPath,
         out: &mut Vec<Coercion>,
     ) {
-        let properties = schema.get("properties").and_then(Value::as_object);
+        let properties = node.properties.as_ref();
+        let additional = match node.additional {
+            Additional::Schema(values) => Some(values),
+            _ => None,
+        };
         for (name, field) in fields.iter_mut() {
-            let field_schema = properties
-                .and_then(|p| p.get(name))
-                .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()));
+            let field_schema = properties.and_then(|p| p.get(name)).or(additional);
             if let Some(field_schema) = field_schema {
                 self.value(field_schema, field, &path.field(name), out);
             }
         }
-        let (Some(properties), Some(required)) =
-            (properties, schema.get("required").and_then(Value::as_array))
-        else {
+        let (Some(properties), Some(required)) = (properties, &node.required) else {
             return;
         };
-        for name in required.iter().filter_map(Value::as_str) {
+        for name in required {
             if !fields.contains_key(name) {
                 if let Some(property) = properties.get(name) {
                     if self.fits(property, &Value::Null) {
@@ -312,49 +293,30 @@ impl<'s> Coercer<'s> {
             }
         }
     }
-
-    fn enum_case(
-        &self,
-        allowed: &[Value],
-        value: &mut Value,
-        path: &JsonPath,
-        out: &mut Vec<Coercion>,
-    ) {
-        let Value::String(text) = &*value else { return };
-        if allowed.iter().any(|a| a == &*value) {
-            return;
-        }
-        let matches: Vec<&Value> = allowed
-            .iter()
-            .filter(|a| a.as_str().is_some_and(|a| a.eq_ignore_ascii_case(text)))
-            .collect();
-        if let [only] = matches.as_slice() {
-            let from = std::mem::replace(value, (*only).clone());
-            out.push(Coercion {
-                path: path.clone(),
-                kind: CoercionKind::EnumCase,
-                from: Some(from),
-                to: value.clone(),
-            });
-        }
-    }
 }
 
-fn json_type_is(t: &str, value: &Value) -> bool {
-    match (t, value) {
-        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
-        ("number", Value::Number(_))
-        | ("string", Value::String(_))
-        | ("boolean", Value::Bool(_))
-        | ("null", Value::Null)
-        | ("array", Value::Array(_))
-        | ("object", Value::Object(_)) => true,
-        _ => false,
+fn enum_case(allowed: &[Value], value: &mut Value, path: &JsonPath, out: &mut Vec<Coercion>) {
+    let Value::String(text) = &*value else { return };
+    if allowed.iter().any(|a| a == &*value) {
+        return;
+    }
+    let matches: Vec<&Value> = allowed
+        .iter()
+        .filter(|a| a.as_str().is_some_and(|a| a.eq_ignore_ascii_case(text)))
+        .collect();
+    if let [only] = matches.as_slice() {
+        let from = std::mem::replace(value, (*only).clone());
+        out.push(Coercion {
+            path: path.clone(),
+            kind: CoercionKind::EnumCase,
+            from: Some(from),
+            to: value.clone(),
+        });
     }
 }
 
 /// `value` as JSON type `t`, if one of the coercions applies.
-fn convert(t: &str, keywords: &Map<String, Value>, value: &Value) -> Option<(CoercionKind, Value)> {
+fn convert(t: &str, items: Option<&Node>, value: &Value) -> Option<(CoercionKind, Value)> {
     match (t, value) {
         ("integer", Value::Number(n)) => {
             let f = n.as_f64()?;
@@ -397,7 +359,6 @@ fn convert(t: &str, keywords: &Map<String, Value>, value: &Value) -> Option<(Coe
         }
         ("array", single) if !single.is_null() => {
             // Only when the single value could be an item.
-            let items = keywords.get("items");
             let fits_item = items.is_none_or(|items| item_type_admits(items, single));
             fits_item.then(|| {
                 (
@@ -417,24 +378,22 @@ fn stringified(t: &str, text: &str) -> Option<Value> {
         return None;
     }
     let parsed: Value = serde_json::from_str(text).ok()?;
-    json_type_is(t, &parsed).then_some(parsed)
+    type_matches(t, &parsed).then_some(parsed)
 }
 
 /// Whether an item schema's `type` admits the value's JSON type (a cheap test;
 /// the item is coerced further when the list is walked).
-fn item_type_admits(items: &Value, value: &Value) -> bool {
-    match items.get("type") {
-        Some(Value::String(t)) => json_type_is(t, value) || convertible(t, value),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .any(|t| json_type_is(t, value) || convertible(t, value)),
-        _ => true,
+fn item_type_admits(items: &Node, value: &Value) -> bool {
+    let admits = |t: &str| type_matches(t, value) || convertible(t, value);
+    match &items.types {
+        Types::One(t) => admits(t),
+        Types::Many(ts) => ts.iter().any(|t| admits(t)),
+        Types::Absent | Types::Other => true,
     }
 }
 
 fn convertible(t: &str, value: &Value) -> bool {
-    convert(t, &Map::new(), value).is_some()
+    convert(t, None, value).is_some()
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::doc::ToolDoc;
 use crate::effect::{EffectSet, Effects};
+use crate::schema::SchemaModel;
 
 /// A tool a model can call: typed input and output, declared effects.
 ///
@@ -145,6 +146,8 @@ pub struct ToolSpec {
     description: String,
     input_schema: Value,
     output_schema: Value,
+    /// The schemas read once, for validation, names, coercion and plan types.
+    models: Arc<[SchemaModel; 2]>,
     effects: EffectSet,
     idempotent: bool,
     fallible: bool,
@@ -181,6 +184,7 @@ impl ToolSpec {
         ToolSpec {
             name: Cow::Borrowed(T::NAME),
             description: doc.description,
+            models: models(&input_schema, &output_schema),
             input_schema,
             output_schema,
             effects: <T::Effects as Effects>::SET,
@@ -207,6 +211,16 @@ impl ToolSpec {
     /// The JSON Schema (2020-12) of the output on success.
     pub fn output_schema(&self) -> &Value {
         &self.output_schema
+    }
+
+    /// The input schema, read.
+    pub(crate) fn input_model(&self) -> &SchemaModel {
+        &self.models[0]
+    }
+
+    /// The output schema, read.
+    pub(crate) fn output_model(&self) -> &SchemaModel {
+        &self.models[1]
     }
 
     /// The declared effects.
@@ -240,6 +254,10 @@ impl ToolSpec {
             .and_then(Value::as_array)
             .is_some_and(|required| required.iter().any(|r| r == name))
     }
+}
+
+fn models(input: &Value, output: &Value) -> Arc<[SchemaModel; 2]> {
+    Arc::new([SchemaModel::new(input), SchemaModel::new(output)])
 }
 
 type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync;
@@ -284,14 +302,17 @@ impl DynamicTool {
     /// takes an empty object, no effects (pure), not idempotent, and a handler
     /// that returns `null`; set each that applies.
     pub fn builder(name: impl Into<Cow<'static, str>>) -> DynamicTool {
+        let input_schema = serde_json::json!({
+            "type": "object", "properties": {}, "additionalProperties": false
+        });
+        let output_schema = serde_json::json!({});
         DynamicTool {
             spec: ToolSpec {
                 name: name.into(),
                 description: String::new(),
-                input_schema: serde_json::json!({
-                    "type": "object", "properties": {}, "additionalProperties": false
-                }),
-                output_schema: serde_json::json!({}),
+                models: models(&input_schema, &output_schema),
+                input_schema,
+                output_schema,
                 effects: EffectSet::PURE,
                 idempotent: false,
                 fallible: true,
@@ -308,12 +329,14 @@ impl DynamicTool {
 
     /// The JSON Schema of the arguments; must be an object schema.
     pub fn input_schema(mut self, schema: Value) -> DynamicTool {
+        self.spec.models = models(&schema, &self.spec.output_schema);
         self.spec.input_schema = schema;
         self
     }
 
     /// The JSON Schema of the output; `{}` (anything) by default.
     pub fn output_schema(mut self, schema: Value) -> DynamicTool {
+        self.spec.models = models(&self.spec.input_schema, &schema);
         self.spec.output_schema = schema;
         self
     }

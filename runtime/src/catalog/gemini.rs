@@ -15,6 +15,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::schema;
+use crate::schema::model::{Budget, Limits};
 use crate::tool::ToolSpec;
 
 /// `{"name", "description", "parameters"?}`; no `parameters` for a tool that
@@ -43,20 +44,18 @@ const KEPT: [&str; 12] = [
     "minProperties",
 ];
 
-/// How many times one definition is expanded on one path before it is cut.
-const MAX_REPEATS: usize = 2;
-/// How deep schemas nest before the rest is cut.
-const MAX_DEPTH: usize = 32;
-/// How many schema nodes one tool's parameters may have before references
-/// are cut: inlining can grow a schema exponentially.
-const MAX_NODES: usize = 10_000;
+/// How far `$ref`s are inlined: [`Limits::GEMINI`] (how deep, how many
+/// nodes before every reference is cut: inlining can grow a schema
+/// exponentially) and [`Limits::GEMINI_REPEATS`] (how many times one
+/// definition is expanded on one path).
+const LIMITS: Limits = Limits::GEMINI;
 
 /// The parameters as a Gemini `Schema`, or `None` when there are none.
 fn parameters(schema: &Value) -> Option<Value> {
     let mut gemini = Gemini {
         root: schema,
         expanding: Vec::new(),
-        budget: MAX_NODES,
+        budget: Budget::new(LIMITS),
     };
     let mut parameters = gemini.node(schema, 0);
     strip_notes(&mut parameters);
@@ -71,12 +70,13 @@ struct Gemini<'s> {
     root: &'s Value,
     /// The `$ref`s being expanded, innermost last.
     expanding: Vec<String>,
-    budget: usize,
+    budget: Budget,
 }
 
 impl Gemini<'_> {
     fn node(&mut self, schema: &Value, depth: usize) -> Value {
-        self.budget = self.budget.saturating_sub(1);
+        // Every node counts; once spent, references are cut.
+        let _ = self.budget.take();
         let Value::Object(keywords) = schema else {
             // `true` is any value, `false` none; Gemini can say neither, and
             // an untyped schema is the closest.
@@ -234,7 +234,7 @@ impl Gemini<'_> {
     fn reference(&mut self, reference: &str, keywords: &Map<String, Value>, depth: usize) -> Value {
         let target = schema::resolve(self.root, reference);
         let repeats = self.expanding.iter().filter(|r| *r == reference).count();
-        let expandable = repeats < MAX_REPEATS && depth < MAX_DEPTH && self.budget > 0;
+        let expandable = repeats < Limits::GEMINI_REPEATS && self.budget.allows(depth).is_ok();
         match target {
             Some(Value::Object(target)) if expandable => {
                 let mut merged = target.clone();

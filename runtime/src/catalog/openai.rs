@@ -16,6 +16,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::schema;
+use crate::schema::model::Limits;
 use crate::tool::ToolSpec;
 
 /// `{"type": "function", "function": {"name", "description", "parameters", "strict"?}}`.
@@ -124,8 +125,9 @@ const MAX_ENUM_VALUES: usize = 1000;
 const MAX_STRING_LENGTH: usize = 120_000;
 const LARGE_ENUM: usize = 250;
 const MAX_LARGE_ENUM_LENGTH: usize = 15_000;
-/// How many `$ref`s with siblings may be inlined inside one another.
-const MAX_INLINING: usize = 32;
+/// How many `$ref`s with siblings may be inlined inside one another (and
+/// how many steps a chain of references is followed when checked).
+const MAX_INLINING: usize = Limits::INLINED;
 
 /// `schema` in OpenAI's strict subset, or `None` when it cannot be without
 /// changing what it accepts.

@@ -1,6 +1,5 @@
 //! [`CatalogFormat::Text`](super::CatalogFormat::Text): one λ-Tool signature a line.
 
-use crate::schema;
 use crate::tool::ToolSpec;
 
 /// `tool lookup_account: {id: String} -{Read}-> {id: String, email: String}`,
@@ -12,9 +11,9 @@ pub(super) fn line(spec: &ToolSpec) -> String {
     let mut line = format!(
         "tool {}: {} -{}-> {}",
         spec.name(),
-        schema::type_name(spec.input_schema()),
+        spec.input_model().type_name(),
         spec.effects(),
-        schema::type_name(spec.output_schema()),
+        spec.output_model().type_name(),
     );
     let summary = spec.description().lines().next().unwrap_or("").trim();
     if !summary.is_empty() {

@@ -103,6 +103,7 @@
 use std::fmt::{self, Write};
 
 use super::ir::{Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type};
+use crate::schema::name::notation;
 
 /// The words that cannot be variables or bare field names.
 pub const KEYWORDS: [&str; 21] = [
@@ -366,22 +367,17 @@ impl Printer {
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Type::Unit => f.write_str("Unit"),
-            Type::Bool => f.write_str("Bool"),
-            Type::Int => f.write_str("Int"),
-            Type::Float => f.write_str("Float"),
-            Type::String => f.write_str("String"),
-            Type::List { of } => write!(f, "[{of}]"),
-            Type::Record { fields } => {
-                f.write_str("{")?;
-                for (i, (name, ty)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{}: {ty}", FieldName(name))?;
-                }
-                f.write_str("}")
-            }
+            Type::Unit => f.write_str(notation::UNIT),
+            Type::Bool => f.write_str(notation::BOOL),
+            Type::Int => f.write_str(notation::INT),
+            Type::Float => f.write_str(notation::FLOAT),
+            Type::String => f.write_str(notation::STRING),
+            Type::List { of } => notation::list(f, of),
+            Type::Record { fields } => notation::record(
+                f,
+                fields.iter().map(|(name, ty)| (FieldName(name), true, ty)),
+                false,
+            ),
         }
     }
 }
@@ -394,7 +390,8 @@ impl fmt::Display for Quoted<'_> {
     }
 }
 
-struct FieldName<'a>(&'a str);
+/// A field name as λ-Tool writes it (see [`write_field_name`]).
+pub(crate) struct FieldName<'a>(pub(crate) &'a str);
 
 impl fmt::Display for FieldName<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,9 +1,11 @@
 //! [`Value`]: what a plan's expressions evaluate to, and the JSON they become
 //! when passed to a tool.
 
-use std::fmt;
+use std::fmt::{self, Write};
 
 use serde_json::Value as Json;
+
+use crate::schema::name::notation;
 
 /// A value of a running plan.
 ///
@@ -118,24 +120,24 @@ impl Value {
     /// The value's type in λ-Tool notation, for error messages: `Int`,
     /// `{id: String}`, `[Int]` (a list is named by its first element).
     pub fn type_name(&self) -> String {
-        match self {
-            Value::Unit => "Unit".into(),
-            Value::Bool(_) => "Bool".into(),
-            Value::Int(_) => "Int".into(),
-            Value::Float(_) => "Float".into(),
-            Value::String(_) => "String".into(),
+        let mut out = String::new();
+        let _ = match self {
+            Value::Unit => out.write_str(notation::UNIT),
+            Value::Bool(_) => out.write_str(notation::BOOL),
+            Value::Int(_) => out.write_str(notation::INT),
+            Value::Float(_) => out.write_str(notation::FLOAT),
+            Value::String(_) => out.write_str(notation::STRING),
             Value::List(items) => match items.first() {
-                Some(first) => format!("[{}]", first.type_name()),
-                None => "[]".into(),
+                Some(first) => notation::list(&mut out, first.type_name()),
+                None => out.write_str("[]"),
             },
-            Value::Record(fields) => {
-                let fields: Vec<String> = fields
-                    .iter()
-                    .map(|(n, v)| format!("{n}: {}", v.type_name()))
-                    .collect();
-                format!("{{{}}}", fields.join(", "))
-            }
-        }
+            Value::Record(fields) => notation::record(
+                &mut out,
+                fields.iter().map(|(n, v)| (n, true, v.type_name())),
+                false,
+            ),
+        };
+        out
     }
 }
 

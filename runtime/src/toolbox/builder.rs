@@ -13,7 +13,6 @@ use super::erased::{ErasedTool, Typed};
 use super::Toolbox;
 use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork, SubsetOf};
 use crate::recover::{Policy, Retry, Retryable};
-use crate::schema;
 use crate::tool::{DynamicTool, Tool, ToolSpec};
 
 /// Builds a [`Toolbox`]; problems are collected and reported together by
@@ -131,7 +130,7 @@ impl<A: Effects> ToolboxBuilder<A> {
     }
 
     fn push(&mut self, spec: ToolSpec, tool: Box<dyn ErasedTool>) {
-        let args_type = schema::type_name(spec.input_schema());
+        let args_type = spec.input_model().type_name();
         self.entries.push(Entry {
             spec,
             args_type,

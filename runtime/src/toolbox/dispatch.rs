@@ -24,7 +24,6 @@ use crate::catalog::{Catalog, CatalogFormat};
 use crate::effect::EffectSet;
 use crate::error::ToolError;
 use crate::recover::Policy;
-use crate::schema;
 use crate::tool::ToolSpec;
 
 /// What every view of a toolbox shares: the tools, the name map, the catalog cache.
@@ -115,7 +114,7 @@ impl Entry {
                     expected,
                 },
                 Ok(value) => {
-                    let problems = schema::check(self.spec.input_schema(), &value);
+                    let problems = self.spec.input_model().check(&value);
                     // Only when the schema saw nothing wrong does the
                     // deserializer's own message add something.
                     let message = problems.is_empty().then(|| {

@@ -111,7 +111,7 @@ impl ErasedTool for DynamicTool {
 
 /// Why arguments that break a run-time tool's schema are refused.
 fn refusal(spec: &ToolSpec, args: &Value) -> Option<Failure> {
-    let problems = crate::schema::check(spec.input_schema(), args);
+    let problems = spec.input_model().check(args);
     (!problems.is_empty())
         .then(|| Failure::Schema(ToolError::deserialization(spec.name(), problems, None)))
 }

@@ -13,7 +13,7 @@ use super::output::ToolOutput;
 use crate::error::{Escalation, NextStep, ToolError};
 use crate::model::{Message, Request};
 use crate::recover::{Fix, GiveUp, Policy, Recovered};
-use crate::{coerce, repair};
+use crate::repair;
 
 /// A sleep that needs no async runtime: a thread wakes the task when the time
 /// is up. Retries are rare and short, so a thread each is cheap enough, and
@@ -153,7 +153,7 @@ impl Run<'_> {
         }
         self.sanitized = true;
         let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
-        let coercions = coerce::coerce(self.entry.spec.input_schema(), &mut value);
+        let coercions = self.entry.spec.input_model().coerce(&mut value);
         if coercions.is_empty() {
             return None;
         }

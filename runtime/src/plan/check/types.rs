@@ -6,14 +6,12 @@ use std::fmt;
 use serde_json::Value as Json;
 
 use crate::plan::ir::{Type, MAX_DEPTH};
-use crate::plan::text::write_field_name;
-use crate::schema;
+use crate::plan::text::FieldName;
+use crate::schema::name::notation;
 
-/// How many schema nodes one tool's schema may become, and how deep: past
-/// either, the rest is [`Ty::Any`]. Bounds the work on large or recursive
-/// schemas.
-const SCHEMA_BUDGET: usize = 1_000;
-const SCHEMA_DEPTH: usize = 32;
+mod reader;
+
+pub(super) use reader::{Reader, Side};
 
 /// A record or list type the plan builds with more nodes than this is
 /// [`Ty::Any`]: `let b = {x = a, y = a} in let c = {x = b, y = b} in ...`
@@ -137,196 +135,22 @@ impl RecordTy {
 impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Ty::Any => f.write_str("Any"),
-            Ty::Unit => f.write_str("Unit"),
-            Ty::Bool => f.write_str("Bool"),
-            Ty::Int => f.write_str("Int"),
-            Ty::Float => f.write_str("Float"),
-            Ty::String => f.write_str("String"),
-            Ty::List(of) => write!(f, "[{of}]"),
-            Ty::Nullable(of) => write!(f, "{of}?"),
-            Ty::Record(record) => {
-                f.write_str("{")?;
-                for (i, field) in record.fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write_field_name(f, &field.name)?;
-                    if field.required {
-                        write!(f, ": {}", field.ty)?;
-                    } else {
-                        write!(f, "?: {}", field.ty)?;
-                    }
-                }
-                if record.open {
-                    f.write_str(if record.fields.is_empty() {
-                        ".."
-                    } else {
-                        ", .."
-                    })?;
-                }
-                f.write_str("}")
-            }
-        }
-    }
-}
-
-/// Which way a schema is read: what a tool accepts, or what it gives.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Side {
-    /// An input record without `additionalProperties: false` ignores unknown
-    /// fields; a JSON number may be given an Int.
-    Input,
-    /// A typed tool's output record has exactly its properties (schemars
-    /// writes `additionalProperties` only for maps and flattened maps); a
-    /// `number` may come back as an integer (a run-time tool's JSON), so it
-    /// is `Any`.
-    Output,
-}
-
-/// Reads a JSON Schema as a [`Ty`]; `$ref` cycles become `Any` where they recur.
-pub(super) struct Reader<'s> {
-    root: &'s Json,
-    side: Side,
-    refs: Vec<&'s str>,
-    budget: usize,
-}
-
-/// Whether a schema node combines `$ref`/`anyOf`/`oneOf`/`allOf` with
-/// keywords of its own that constrain the value.
-fn mixes_combinator_and_shape(schema: &Json) -> bool {
-    let Json::Object(keywords) = schema else {
-        return false;
-    };
-    let has = |keys: &[&str]| keys.iter().any(|k| keywords.contains_key(*k));
-    has(&["$ref", "anyOf", "oneOf", "allOf"])
-        && has(&[
-            "type",
-            "properties",
-            "required",
-            "additionalProperties",
-            "items",
-            "prefixItems",
-            "const",
-            "enum",
-        ])
-}
-
-impl<'s> Reader<'s> {
-    pub(super) fn new(root: &'s Json, side: Side) -> Reader<'s> {
-        Reader {
-            root,
-            side,
-            refs: Vec::new(),
-            budget: SCHEMA_BUDGET,
-        }
-    }
-
-    pub(super) fn ty(&mut self, schema: &'s Json) -> Ty {
-        self.at_depth(schema, 0)
-    }
-
-    fn at_depth(&mut self, schema: &'s Json, depth: usize) -> Ty {
-        if depth >= SCHEMA_DEPTH || self.budget == 0 {
-            return Ty::Any;
-        }
-        self.budget -= 1;
-        let d = depth + 1;
-        if mixes_combinator_and_shape(schema) {
-            // `{properties: .., oneOf: [..]}` (a flattened enum) or `{$ref: ..,
-            // properties: ..}` (a tagged newtype variant): the value has the
-            // fields of both, which these types do not express.
-            return Ty::Any;
-        }
-        if let Some(reference) = schema.get("$ref").and_then(Json::as_str) {
-            if self.refs.contains(&reference) {
-                return Ty::Any;
-            }
-            let Some(target) = schema::resolve(self.root, reference) else {
-                return Ty::Any;
-            };
-            self.refs.push(reference);
-            let ty = self.at_depth(target, d);
-            self.refs.pop();
-            return ty;
-        }
-        let Json::Object(keywords) = schema else {
-            return Ty::Any;
-        };
-        if let Some(constant) = keywords.get("const") {
-            return literal_ty(constant);
-        }
-        if let Some(values) = keywords.get("enum").and_then(Json::as_array) {
-            let tys: Vec<Ty> = values.iter().map(literal_ty).collect();
-            return tys
-                .into_iter()
-                .reduce(|a, b| join(&a, &b))
-                .unwrap_or(Ty::Any);
-        }
-        for key in ["anyOf", "oneOf"] {
-            if let Some(options) = keywords.get(key).and_then(Json::as_array) {
-                let tys: Vec<Ty> = options.iter().map(|o| self.at_depth(o, d)).collect();
-                return tys
-                    .into_iter()
-                    .reduce(|a, b| join(&a, &b))
-                    .unwrap_or(Ty::Any);
-            }
-        }
-        if let Some(all) = keywords.get("allOf").and_then(Json::as_array) {
-            return match all.as_slice() {
-                [only] => self.at_depth(only, d),
-                _ => Ty::Any,
-            };
-        }
-        let types: Vec<&str> = match keywords.get("type") {
-            Some(Json::String(t)) => vec![t.as_str()],
-            Some(Json::Array(ts)) => ts.iter().filter_map(Json::as_str).collect(),
-            None if keywords.contains_key("properties") => vec!["object"],
-            _ => return Ty::Any,
-        };
-        let tys: Vec<Ty> = types.iter().map(|t| self.of_type(t, keywords, d)).collect();
-        tys.into_iter()
-            .reduce(|a, b| join(&a, &b))
-            .unwrap_or(Ty::Any)
-    }
-
-    fn of_type(&mut self, t: &str, keywords: &'s serde_json::Map<String, Json>, d: usize) -> Ty {
-        match t {
-            "string" => Ty::String,
-            "integer" => Ty::Int,
-            "number" if self.side == Side::Input => Ty::Float,
-            "boolean" => Ty::Bool,
-            "null" => Ty::Unit,
-            "array" if !keywords.contains_key("prefixItems") => match keywords.get("items") {
-                Some(items) => Ty::List(Box::new(self.at_depth(items, d))),
-                None => Ty::List(Box::new(Ty::Any)),
-            },
-            "object" => {
-                let Some(properties) = keywords.get("properties").and_then(Json::as_object) else {
-                    return Ty::Any;
-                };
-                let required = |name: &str| {
-                    keywords
-                        .get("required")
-                        .and_then(Json::as_array)
-                        .is_some_and(|r| r.iter().any(|n| n == name))
-                };
-                let fields = properties
+            Ty::Any => f.write_str(notation::ANY),
+            Ty::Unit => f.write_str(notation::UNIT),
+            Ty::Bool => f.write_str(notation::BOOL),
+            Ty::Int => f.write_str(notation::INT),
+            Ty::Float => f.write_str(notation::FLOAT),
+            Ty::String => f.write_str(notation::STRING),
+            Ty::List(of) => notation::list(f, of),
+            Ty::Nullable(of) => notation::nullable(f, of),
+            Ty::Record(record) => notation::record(
+                f,
+                record
+                    .fields
                     .iter()
-                    .map(|(name, schema)| FieldTy {
-                        name: name.clone(),
-                        ty: self.at_depth(schema, d),
-                        required: required(name),
-                    })
-                    .collect();
-                let open = match (self.side, keywords.get("additionalProperties")) {
-                    (_, Some(Json::Bool(false))) => false,
-                    (Side::Input, _) | (Side::Output, Some(_)) => true,
-                    (Side::Output, None) => false,
-                };
-                Ty::Record(RecordTy { fields, open })
-            }
-            _ => Ty::Any,
+                    .map(|field| (FieldName(&field.name), field.required, &field.ty)),
+                record.open,
+            ),
         }
     }
 }

@@ -1,0 +1,172 @@
+//! A tool's schema, read as a checker type: from the schema's model
+//! ([`SchemaModel`]), which resolved its `$ref`s once.
+
+use serde_json::Value as Json;
+
+use super::{join, literal_ty, FieldTy, RecordTy, Ty};
+use crate::schema::model::{Additional, Budget, Form, Key, Limits, Node, Types};
+use crate::schema::{NodeId, SchemaModel};
+
+/// Which way a schema is read: what a tool accepts, or what it gives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(in crate::plan::check) enum Side {
+    /// An input record without `additionalProperties: false` ignores unknown
+    /// fields; a JSON number may be given an Int.
+    Input,
+    /// A typed tool's output record has exactly its properties (schemars
+    /// writes `additionalProperties` only for maps and flattened maps); a
+    /// `number` may come back as an integer (a run-time tool's JSON), so it
+    /// is `Any`.
+    Output,
+}
+
+/// Reads a schema given as JSON as a [`Ty`], through its model: what
+/// `check.rs` calls with a spec's JSON; a [`ToolSpec`](crate::ToolSpec)'s own
+/// model is read with [`read`].
+pub(in crate::plan::check) struct Reader<'j> {
+    json: &'j Json,
+    side: Side,
+}
+
+impl<'j> Reader<'j> {
+    pub(in crate::plan::check) fn new(json: &'j Json, side: Side) -> Reader<'j> {
+        Reader { json, side }
+    }
+
+    /// The type of the whole schema (`_root`: the schema given to [`Reader::new`]).
+    pub(in crate::plan::check) fn ty(&mut self, _root: &Json) -> Ty {
+        read(&SchemaModel::new(self.json), self.side)
+    }
+}
+
+/// The type of a model's whole schema; `$ref` cycles become `Any` where they
+/// recur, and past [`Limits::TYPES`] (nodes, depth) the rest is `Any`.
+pub(in crate::plan::check) fn read(model: &SchemaModel, side: Side) -> Ty {
+    Walk {
+        model,
+        side,
+        refs: Vec::new(),
+        budget: Budget::new(Limits::TYPES),
+    }
+    .at_depth(NodeId::ROOT, 0)
+}
+
+struct Walk<'m> {
+    model: &'m SchemaModel,
+    side: Side,
+    refs: Vec<&'m str>,
+    budget: Budget,
+}
+
+/// Whether a schema node combines `$ref`/`anyOf`/`oneOf`/`allOf` with
+/// keywords of its own that constrain the value.
+fn mixes_combinator_and_shape(node: &Node) -> bool {
+    let has = |keys: &[Key]| keys.iter().any(|k| node.has(*k));
+    has(&[Key::Ref, Key::AnyOf, Key::OneOf, Key::AllOf])
+        && has(&[
+            Key::Type,
+            Key::Properties,
+            Key::Required,
+            Key::AdditionalProperties,
+            Key::Items,
+            Key::PrefixItems,
+            Key::Const,
+            Key::Enum,
+        ])
+}
+
+fn join_all(tys: impl IntoIterator<Item = Ty>) -> Ty {
+    tys.into_iter()
+        .reduce(|a, b| join(&a, &b))
+        .unwrap_or(Ty::Any)
+}
+
+impl<'m> Walk<'m> {
+    fn at_depth(&mut self, id: NodeId, depth: usize) -> Ty {
+        if self.budget.enter(depth).is_err() {
+            return Ty::Any;
+        }
+        let d = depth + 1;
+        let model = self.model;
+        let node = model.node(id);
+        if mixes_combinator_and_shape(node) {
+            // `{properties: .., oneOf: [..]}` (a flattened enum) or `{$ref: ..,
+            // properties: ..}` (a tagged newtype variant): the value has the
+            // fields of both, which these types do not express.
+            return Ty::Any;
+        }
+        if let Some(reference) = &node.reference {
+            if self.refs.contains(&reference.text.as_str()) {
+                return Ty::Any;
+            }
+            let Some(target) = reference.target else {
+                return Ty::Any;
+            };
+            self.refs.push(&reference.text);
+            let ty = self.at_depth(target, d);
+            self.refs.pop();
+            return ty;
+        }
+        if node.form != Form::Keywords {
+            return Ty::Any;
+        }
+        if let Some(constant) = &node.constant {
+            return literal_ty(constant);
+        }
+        if let Some(values) = &node.enum_values {
+            return join_all(values.iter().map(literal_ty));
+        }
+        if let Some(options) = node.any_of.as_ref().or(node.one_of.as_ref()) {
+            let tys: Vec<Ty> = options.iter().map(|&o| self.at_depth(o, d)).collect();
+            return join_all(tys);
+        }
+        if let Some(all) = &node.all_of {
+            return match all.as_slice() {
+                [only] => self.at_depth(*only, d),
+                _ => Ty::Any,
+            };
+        }
+        let types: Vec<&str> = match &node.types {
+            Types::One(_) | Types::Many(_) => node.types.names(),
+            Types::Absent if node.has(Key::Properties) => vec!["object"],
+            Types::Absent | Types::Other => return Ty::Any,
+        };
+        let tys: Vec<Ty> = types.iter().map(|t| self.of_type(t, node, d)).collect();
+        join_all(tys)
+    }
+
+    fn of_type(&mut self, t: &str, node: &'m Node, d: usize) -> Ty {
+        match t {
+            "string" => Ty::String,
+            "integer" => Ty::Int,
+            "number" if self.side == Side::Input => Ty::Float,
+            "boolean" => Ty::Bool,
+            "null" => Ty::Unit,
+            "array" if !node.has(Key::PrefixItems) => match node.items {
+                Some(items) => Ty::List(Box::new(self.at_depth(items, d))),
+                None => Ty::List(Box::new(Ty::Any)),
+            },
+            "object" => {
+                let Some(properties) = &node.properties else {
+                    return Ty::Any;
+                };
+                let fields = properties
+                    .iter()
+                    .map(|(name, schema)| FieldTy {
+                        name: name.to_owned(),
+                        ty: self.at_depth(schema, d),
+                        required: node.requires(name),
+                    })
+                    .collect();
+                let open = match (self.side, node.additional) {
+                    (_, Additional::False) => false,
+                    (Side::Input, _) => true,
+                    (Side::Output, Additional::Absent) => false,
+                    (Side::Output, _) => true,
+                };
+                Ty::Record(RecordTy { fields, open })
+            }
+            _ => Ty::Any,
+        }
+    }
+}
