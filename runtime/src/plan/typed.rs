@@ -204,7 +204,7 @@ fn unraw(name: &str) -> &str {
 /// [`Traversal`] is not: its Result must be matched first.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a plan value: a tool call's Result must be matched first",
-    label = "match this with `.on(\"ok\", |ok| ..., \"e\", |e| ...)` to use it",
+    label = "match this with `on!(.., Ok(x) => .., Err(e) => ..)` to use it",
     note = "every tool call can fail: handle both branches, `on!(exec!(Tool {{ .. }}), Ok(x) => ..., Err(e) => ...)`"
 )]
 pub trait IntoExpr {
@@ -215,6 +215,21 @@ pub trait IntoExpr {
     /// The typed expression.
     fn into_expr(self) -> TypedExpr<Self::Value, Self::Effects>;
 }
+
+/// The other branch of a match whose `Ok` branch gives a plan value of type
+/// `T`: both branches give one type.
+#[diagnostic::on_unimplemented(
+    message = "the branches of this match give different types: the `Ok` branch gives `{T}`, the `Err` branch gives `{Self}`",
+    label = "this branch must give a plan value of type `{T}`, as the `Ok` branch does",
+    note = "both branches of `on!` give the match's value, so they must have one type: make the `Err` branch a `TypedExpr<{T}>` too (a `lit(..)`, a field, a `call!` of a pure tool that converts)"
+)]
+pub trait BranchOf<T> {}
+
+impl<T, E: Effects> BranchOf<T> for TypedExpr<T, E> {}
+
+// Not values at all: `IntoExpr` reports them, so this bound stays silent.
+impl<T, U: Tool, A: Effects> BranchOf<T> for Exec<U, A> {}
+impl<T, U, E: Effects> BranchOf<T> for Traversal<U, E> {}
 
 impl<T, E: Effects> IntoExpr for TypedExpr<T, E> {
     type Value = T;
@@ -613,7 +628,7 @@ pub fn record<R, A: Effects>(fields: impl FnOnce(Args<R>) -> Args<R, A>) -> Type
 /// A tool call: not a value. Its Result must be matched with [`Exec::on`].
 ///
 /// `A` is the effects of evaluating the arguments.
-#[must_use = "a tool call's Result must be matched with `.on(\"ok\", |ok| ..., \"e\", |e| ...)`"]
+#[must_use = "a tool call's Result must be matched with `on!(.., Ok(x) => .., Err(e) => ..)`"]
 pub struct Exec<T: Tool, A: Effects = Pure> {
     step: Step,
     _t: PhantomData<fn() -> (T, A)>,
@@ -719,7 +734,7 @@ pub struct CallError {
     pub message: String,
 }
 
-fn match_step<O, S, K: IntoExpr, R: IntoExpr<Value = K::Value>>(
+fn match_step<O, S, K: IntoExpr, R: IntoExpr + BranchOf<K::Value>>(
     step: Step,
     ok_name: &str,
     ok: impl FnOnce(TypedExpr<O>) -> K,
@@ -752,7 +767,7 @@ where
     /// `match exec ... { Ok(ok_name) => ok, Err(err_name) => err }`: both
     /// branches give the same type. Name each binder after its closure's
     /// parameter, or use [`on!`](crate::on).
-    pub fn on<K: IntoExpr, R: IntoExpr<Value = K::Value>>(
+    pub fn on<K: IntoExpr, R: IntoExpr + BranchOf<K::Value>>(
         self,
         ok_name: &str,
         ok: impl FnOnce(TypedExpr<T::Output>) -> K,
@@ -791,7 +806,7 @@ where
 
 /// A `traverse`: not a value. Its Result, the list of Ok values or the first
 /// error, must be matched with [`Traversal::on`].
-#[must_use = "a traverse's Result must be matched with `.on(\"ok\", |ok| ..., \"e\", |e| ...)`"]
+#[must_use = "a traverse's Result must be matched with `on!(.., Ok(x) => .., Err(e) => ..)`"]
 pub struct Traversal<T, E: Effects> {
     step: Step,
     _t: PhantomData<fn() -> (T, E)>,
@@ -829,7 +844,7 @@ where
 impl<T, E: Effects> Traversal<T, E> {
     /// `match traverse ... { Ok(ok_name) => ok, Err(err_name) => err }`, like
     /// [`Exec::on`].
-    pub fn on<K: IntoExpr, R: IntoExpr<Value = K::Value>>(
+    pub fn on<K: IntoExpr, R: IntoExpr + BranchOf<K::Value>>(
         self,
         ok_name: &str,
         ok: impl FnOnce(TypedExpr<T>) -> K,
