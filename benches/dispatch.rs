@@ -144,7 +144,7 @@ fn hundred_tools() -> Toolbox {
     (0..100)
         .fold(Toolbox::builder(), |builder, i| {
             builder.dynamic(
-                DynamicTool::builder(format!("open_ticket_{i}"))
+                DynamicTool::new(format!("open_ticket_{i}"))
                     .description(spec.description())
                     .input_schema(spec.input_schema().clone())
                     .output_schema(spec.output_schema().clone())

@@ -528,14 +528,14 @@ fn openai_strict_falls_back_when_it_must() {
         ),
     ];
     for (name, schema) in cases {
-        let tool = DynamicTool::builder(name).input_schema(schema.clone());
+        let tool = DynamicTool::new(name).input_schema(schema.clone());
         let entry = catalog::render_tool(CatalogFormat::OpenAiResponsesStrict, tool.spec());
         assert_eq!(entry["strict"], false, "{name}");
         assert_eq!(entry["parameters"], schema, "{name}");
     }
     // Ten levels are allowed.
     let ten = deep["properties"]["inner"].clone();
-    let tool = DynamicTool::builder("ten_deep").input_schema(ten);
+    let tool = DynamicTool::new("ten_deep").input_schema(ten);
     let entry = catalog::render_tool(CatalogFormat::OpenAiResponsesStrict, tool.spec());
     assert_eq!(entry["strict"], true);
     assert_openai_strict("ten_deep", &entry["parameters"]);
@@ -688,7 +688,7 @@ fn mcp_annotations_are_explicit_and_follow_the_effects() {
             .map(|(_, e)| e)
             .collect();
         for idempotent in [false, true] {
-            let tool = DynamicTool::builder("t")
+            let tool = DynamicTool::new("t")
                 .effects(effects)
                 .idempotent(idempotent);
             let a = catalog::render_tool(CatalogFormat::Mcp, tool.spec())["annotations"].clone();
@@ -890,7 +890,7 @@ fn formats_each_target_knows_are_kept() {
         "required": ["when", "mail", "count", "ratio"],
         "additionalProperties": false
     });
-    let tool = DynamicTool::builder("formats").input_schema(schema);
+    let tool = DynamicTool::new("formats").input_schema(schema);
     let strict = catalog::render_tool(CatalogFormat::OpenAiResponsesStrict, tool.spec());
     let properties = &strict["parameters"]["properties"];
     assert_eq!(strict["strict"], true);
@@ -955,7 +955,7 @@ fn odd_schemas_render_in_every_format() {
         false, false, false, false, false, false, false, true, true, true, true,
     ];
     for (i, schema) in schemas.iter().enumerate() {
-        let tool = DynamicTool::builder(format!("odd_{i}")).input_schema(schema.clone());
+        let tool = DynamicTool::new(format!("odd_{i}")).input_schema(schema.clone());
         for format in CatalogFormat::ALL {
             let rendered = catalog::render(format, &[tool.spec()]);
             assert_eq!(rendered.format(), format);

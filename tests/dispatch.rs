@@ -384,9 +384,9 @@ fn duplicate_and_invalid_names_are_build_errors_all_reported() {
     fn add_again(a: i64) -> i64 {
         a
     }
-    let odd = DynamicTool::builder("has space").description("Odd.");
-    let writer = DynamicTool::builder("writer").effects(EffectSet::WRITE);
-    let not_object = DynamicTool::builder("scalar").input_schema(json!({"type": "string"}));
+    let odd = DynamicTool::new("has space").description("Odd.");
+    let writer = DynamicTool::new("writer").effects(EffectSet::WRITE);
+    let not_object = DynamicTool::new("scalar").input_schema(json!({"type": "string"}));
     let error = Toolbox::allowing::<Read>()
         .tool(Add)
         .tool(AddAgain)
@@ -417,7 +417,7 @@ fn duplicate_and_invalid_names_are_build_errors_all_reported() {
 fn dynamic_tools_share_the_gate_the_checks_and_the_errors() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
-    let search = DynamicTool::builder("search_docs")
+    let search = DynamicTool::new("search_docs")
         .description("Search the documentation.")
         .input_schema(json!({
             "type": "object",
@@ -582,7 +582,7 @@ fn large_toolboxes_find_tools_by_name_too() {
     let tools = (0..40)
         .fold(Toolbox::builder(), |builder, i| {
             builder.dynamic(
-                DynamicTool::builder(format!("tool_{i}"))
+                DynamicTool::new(format!("tool_{i}"))
                     .handler(move |_| async move { Ok(json!(i)) }),
             )
         })
@@ -630,7 +630,7 @@ fn run_time_tools_check_deep_values_too() {
     // A list of lists of integers; a leaf 40 levels down is an object.
     let writes = Arc::new(AtomicUsize::new(0));
     let seen = writes.clone();
-    let tool = DynamicTool::builder("store_tree")
+    let tool = DynamicTool::new("store_tree")
         .input_schema(json!({
             "type": "object",
             "properties": { "tree": { "$ref": "#/$defs/Tree" } },

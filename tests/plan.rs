@@ -455,7 +455,7 @@ fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
     use typed_tools::DynamicTool;
 
     let dynamic = || {
-        DynamicTool::builder("count")
+        DynamicTool::new("count")
             .input_schema(json!({
                 "type": "object",
                 "properties": {"n": {"type": "integer"}},

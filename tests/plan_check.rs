@@ -282,14 +282,14 @@ fn profile(id: String, limit: Option<i64>, ratio: f64) -> ProfileData {
 }
 
 fn profile_toolbox() -> Toolbox {
-    let counter = DynamicTool::builder("counter")
+    let counter = DynamicTool::new("counter")
         .description("A number, as JSON.")
         .effects(typed_tools::effect::EffectSet::READ)
         .output_schema(
             json!({"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"]}),
         )
         .handler(|_| async { Ok(json!({"n": 5})) });
-    let anything = DynamicTool::builder("anything")
+    let anything = DynamicTool::new("anything")
         .effects(typed_tools::effect::EffectSet::READ)
         .handler(|_| async { Ok(json!({"free": {"form": true}})) });
     Toolbox::builder()
@@ -468,7 +468,7 @@ fn hostile_plans_and_schemas_end_without_a_panic() {
     };
     assert_eq!(errors.len(), typed_tools::plan::check::MAX_TYPE_ERRORS);
     // A schema whose `$ref`s form a cycle.
-    let cyclic = DynamicTool::builder("cyclic")
+    let cyclic = DynamicTool::new("cyclic")
         .input_schema(json!({
             "type": "object",
             "properties": {"a": {"$ref": "#/$defs/A"}},

@@ -275,7 +275,7 @@ type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send
 /// use serde_json::{json, Value};
 /// use typed_tools::{DynamicTool, Toolbox, effect::EffectSet};
 ///
-/// let echo = DynamicTool::builder("echo")
+/// let echo = DynamicTool::new("echo")
 ///     .description("Repeat a text.")
 ///     .input_schema(json!({
 ///         "type": "object",
@@ -301,7 +301,7 @@ impl DynamicTool {
     /// Starts a tool named `name`. The defaults: no description, a schema that
     /// takes an empty object, no effects (pure), not idempotent, and a handler
     /// that returns `null`; set each that applies.
-    pub fn builder(name: impl Into<Cow<'static, str>>) -> DynamicTool {
+    pub fn new(name: impl Into<Cow<'static, str>>) -> DynamicTool {
         let input_schema = serde_json::json!({
             "type": "object", "properties": {}, "additionalProperties": false
         });

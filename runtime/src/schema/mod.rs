@@ -199,11 +199,6 @@ pub fn check(schema: &Value, value: &Value) -> Vec<Problem> {
     SchemaModel::new(schema).check(value)
 }
 
-/// Whether `value` fits `schema`, by the rules of [`check`].
-pub fn fits(schema: &Value, value: &Value) -> bool {
-    check(schema, value).is_empty()
-}
-
 /// The schema in λ-Tool's notation: `String`, `Int`, `Float`, `Bool`, `Unit`,
 /// `[T]`, `{a: T, b?: U}`, `T?` for nullable, `"a" | "b"` for enums, `Any`.
 ///
@@ -227,13 +222,13 @@ impl SchemaModel {
 }
 
 /// Resolves a local `$ref` against `root`.
-pub fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
+pub(crate) fn resolve<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
     let pointer = reference.strip_prefix('#')?;
     root.pointer(pointer)
 }
 
 /// A brief description of a value, for "found ...".
-pub fn describe_value(value: &Value) -> String {
+pub(crate) fn describe_value(value: &Value) -> String {
     match value {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("boolean {b}"),
