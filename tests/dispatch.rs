@@ -582,8 +582,7 @@ fn large_toolboxes_find_tools_by_name_too() {
     let tools = (0..40)
         .fold(Toolbox::builder(), |builder, i| {
             builder.dynamic(
-                DynamicTool::new(format!("tool_{i}"))
-                    .handler(move |_| async move { Ok(json!(i)) }),
+                DynamicTool::new(format!("tool_{i}")).handler(move |_| async move { Ok(json!(i)) }),
             )
         })
         .build()
