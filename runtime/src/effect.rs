@@ -291,6 +291,7 @@ macro_rules! effect_sets {
 /// Maps a bit pattern to its marker type, so that the union table is computed
 /// rather than written out by hand.
 #[doc(hidden)]
+#[derive(Debug)]
 pub struct Bits<const B: u8>;
 #[doc(hidden)]
 pub trait Marker {
