@@ -97,7 +97,7 @@ impl Plan {
     /// order they first appear.
     pub fn tools(&self) -> Vec<&str> {
         let mut tools = Vec::new();
-        self.body.visit_tools(0, &mut |tool, _| {
+        Child::Expr(&self.body).visit_tools(&mut |tool, _| {
             if !tools.contains(&tool) {
                 tools.push(tool);
             }
@@ -487,79 +487,163 @@ impl Expr {
         }
     }
 
-    /// Calls `visit` with the tool of every `exec` and `call` in the
-    /// expression (and whether it is a `call`), outermost first, not
-    /// descending past [`MAX_DEPTH`]; returns whether the whole expression was
-    /// visited.
-    pub(crate) fn visit_tools<'e>(
-        &'e self,
-        depth: usize,
-        visit: &mut dyn FnMut(&'e str, bool),
-    ) -> bool {
-        if depth > MAX_DEPTH {
-            return false;
-        }
-        let d = depth + 1;
-        match self {
+    /// The direct children of the expression, in text order (see
+    /// [`Child`]): the one description of the IR's shape that the walks
+    /// over it (the checks before a run, [`Plan::tools`], the interpreter's
+    /// node numbering) are built on. Allocation-free.
+    pub(crate) fn children(&self) -> Children<'_> {
+        use Child::{Callback, Expr as Sub, Step as Run};
+        let fixed = match self {
             Expr::Unit
             | Expr::Bool { .. }
             | Expr::Int { .. }
             | Expr::Float { .. }
             | Expr::String { .. }
-            | Expr::Var { .. } => true,
-            Expr::Record { fields } => fields.iter().all(|(_, e)| e.visit_tools(d, visit)),
-            Expr::List { items } => items.iter().all(|e| e.visit_tools(d, visit)),
-            Expr::Get { of, .. } => of.visit_tools(d, visit),
-            Expr::Not { operand } => operand.visit_tools(d, visit),
-            Expr::Call { tool, arg } => {
-                visit(tool, true);
-                arg.visit_tools(d, visit)
+            | Expr::Var { .. } => [None, None, None],
+            Expr::Record { fields } => return Children::Fields(fields.iter()),
+            Expr::List { items } => return Children::Items(items.iter()),
+            Expr::Get { of: e, .. } | Expr::Not { operand: e } | Expr::Call { arg: e, .. } => {
+                [Some(Sub(e)), None, None]
             }
             Expr::Match { on, ok, err } => {
-                on.visit_tools(d, visit)
-                    && ok.body.visit_tools(d, visit)
-                    && err.body.visit_tools(d, visit)
+                [Some(Run(on)), Some(Sub(&ok.body)), Some(Sub(&err.body))]
             }
-            Expr::Let { value, body, .. } => {
-                value.visit_tools(d, visit) && body.visit_tools(d, visit)
-            }
+            Expr::Let { value, body, .. } => [Some(Sub(value)), Some(Sub(body)), None],
             Expr::If {
                 cond,
                 then,
                 otherwise,
-            } => {
-                cond.visit_tools(d, visit)
-                    && then.visit_tools(d, visit)
-                    && otherwise.visit_tools(d, visit)
+            } => [Some(Sub(cond)), Some(Sub(then)), Some(Sub(otherwise))],
+            Expr::Binary { left, right, .. } => [Some(Sub(left)), Some(Sub(right)), None],
+            Expr::Map { func, list } => [Some(Callback("map", &func.body)), Some(Sub(list)), None],
+            Expr::Filter { func, list } => {
+                [Some(Callback("filter", &func.body)), Some(Sub(list)), None]
             }
-            Expr::Binary { left, right, .. } => {
-                left.visit_tools(d, visit) && right.visit_tools(d, visit)
-            }
-            Expr::Map { func, list } | Expr::Filter { func, list } => {
-                func.body.visit_tools(d, visit) && list.visit_tools(d, visit)
-            }
-            Expr::Fold { func, init, list } => {
-                func.body.visit_tools(d, visit)
-                    && init.visit_tools(d, visit)
-                    && list.visit_tools(d, visit)
-            }
-        }
+            Expr::Fold { func, init, list } => [
+                Some(Callback("fold", &func.body)),
+                Some(Sub(init)),
+                Some(Sub(list)),
+            ],
+        };
+        Children::Fixed(fixed.into_iter().flatten())
     }
 }
 
 impl Step {
-    fn visit_tools<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e str, bool)) -> bool {
+    /// The direct children of the step, in text order: an `exec`'s argument;
+    /// a `traverse`'s step, then its list.
+    pub(crate) fn children(&self) -> Children<'_> {
+        Children::Fixed(
+            match self {
+                Step::Exec { arg, .. } => [Some(Child::Expr(arg)), None, None],
+                Step::Traverse { body, list, .. } => {
+                    [Some(Child::Step(body)), Some(Child::Expr(list)), None]
+                }
+            }
+            .into_iter()
+            .flatten(),
+        )
+    }
+}
+
+/// A node of the plan's tree, as [`Expr::children`] gives it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Child<'e> {
+    /// A sub-expression evaluated where its parent is: an operand, a field, a
+    /// branch, a list, an argument.
+    Expr(&'e Expr),
+    /// The body of a pure callback, run per element (never a node of its
+    /// own: the lambda is its body), with its combinator's name (`"map"`,
+    /// `"filter"`, `"fold"`).
+    Callback(&'static str, &'e Expr),
+    /// A step: what a `match` matches on, or the body of a `traverse`.
+    Step(&'e Step),
+}
+
+/// Where [`Child::walk`] is: before a node's children, or after them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Visit {
+    Enter,
+    Leave,
+}
+
+impl<'e> Child<'e> {
+    /// The node's own children.
+    pub(crate) fn children(self) -> Children<'e> {
+        match self {
+            Child::Expr(e) | Child::Callback(_, e) => e.children(),
+            Child::Step(s) => s.children(),
+        }
+    }
+
+    /// The expression this node is, unless it is a step.
+    pub(crate) fn expr(self) -> Option<&'e Expr> {
+        match self {
+            Child::Expr(e) | Child::Callback(_, e) => Some(e),
+            Child::Step(_) => None,
+        }
+    }
+
+    /// The tool an `exec` or a `call` names, and whether it is a `call`.
+    pub(crate) fn tool(self) -> Option<(&'e str, bool)> {
+        match self {
+            Child::Expr(Expr::Call { tool, .. }) | Child::Callback(_, Expr::Call { tool, .. }) => {
+                Some((tool, true))
+            }
+            Child::Step(Step::Exec { tool, .. }) => Some((tool, false)),
+            _ => None,
+        }
+    }
+
+    /// Walks this node, `depth` levels down, and every node under it, depth
+    /// first in text order: `visit` sees each node before its children
+    /// ([`Visit::Enter`]) and after them ([`Visit::Leave`]). Does not go past
+    /// [`MAX_DEPTH`]: stops at the first node deeper and returns `false`.
+    pub(crate) fn walk(self, depth: usize, visit: &mut dyn FnMut(Child<'e>, Visit)) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
+        visit(self, Visit::Enter);
+        for child in self.children() {
+            if !child.walk(depth + 1, visit) {
+                return false;
+            }
+        }
+        visit(self, Visit::Leave);
+        true
+    }
+
+    /// Calls `visit` with the tool of every `exec` and `call` under this node
+    /// (itself included), and whether it is a `call`, outermost first, not
+    /// descending past [`MAX_DEPTH`]; returns whether everything was visited.
+    pub(crate) fn visit_tools(self, visit: &mut dyn FnMut(&'e str, bool)) -> bool {
+        self.walk(0, &mut |node, at| {
+            if let (Some((tool, call)), Visit::Enter) = (node.tool(), at) {
+                visit(tool, call);
+            }
+        })
+    }
+}
+
+/// The children of a node, in text order: see [`Expr::children`].
+#[derive(Clone, Debug)]
+pub(crate) enum Children<'e> {
+    /// Up to three, of any kind.
+    Fixed(std::iter::Flatten<std::array::IntoIter<Option<Child<'e>>, 3>>),
+    /// A record's fields.
+    Fields(std::slice::Iter<'e, (String, Expr)>),
+    /// A list's items.
+    Items(std::slice::Iter<'e, Expr>),
+}
+
+impl<'e> Iterator for Children<'e> {
+    type Item = Child<'e>;
+
+    fn next(&mut self) -> Option<Child<'e>> {
         match self {
-            Step::Exec { tool, arg } => {
-                visit(tool, false);
-                arg.visit_tools(depth + 1, visit)
-            }
-            Step::Traverse { body, list, .. } => {
-                body.visit_tools(depth + 1, visit) && list.visit_tools(depth + 1, visit)
-            }
+            Children::Fixed(children) => children.next(),
+            Children::Fields(fields) => fields.next().map(|(_, e)| Child::Expr(e)),
+            Children::Items(items) => items.next().map(Child::Expr),
         }
     }
 }

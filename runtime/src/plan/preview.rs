@@ -29,7 +29,7 @@ use crate::effect::{EffectSet, Effects};
 use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
-use super::ir::{Expr, Plan, Step, MAX_DEPTH};
+use super::ir::{Child, Expr, Plan, Step, MAX_DEPTH};
 
 /// What a plan may do, known before it runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,7 +126,7 @@ impl Preview {
         // those used as functions (`call`).
         let mut tools: Vec<&str> = Vec::new();
         let mut functions: Vec<&str> = Vec::new();
-        let within_depth = plan.body.visit_tools(0, &mut |tool, call| {
+        let within_depth = Child::Expr(&plan.body).visit_tools(&mut |tool, call| {
             if !tools.contains(&tool) {
                 tools.push(tool);
             }
@@ -137,7 +137,7 @@ impl Preview {
         if !within_depth {
             return Err(PlanError::TooDeep { limit: MAX_DEPTH });
         }
-        pure_callbacks(&plan.body, None)?;
+        pure_callbacks(Child::Expr(&plan.body), None)?;
         let mut calls = Vec::new();
         let mut effects = EffectSet::PURE;
         let counts = Counter::default().expr(&plan.body);
@@ -178,99 +178,18 @@ impl Preview {
     }
 }
 
-/// Refuses a tool call inside a pure callback. Called after the depth check.
-fn pure_callbacks(expr: &Expr, inside: Option<&'static str>) -> Result<(), PlanError> {
-    let mut result = Ok(());
-    let mut check = |e: &Expr, inside| {
-        if result.is_ok() {
-            result = pure_callbacks(e, inside);
-        }
-    };
-    match expr {
-        Expr::Match { on, ok, err } => {
-            if let Some(combinator) = inside {
-                let mut tool = String::new();
-                on.visit_exec(&mut |name| tool = name.to_owned());
-                return Err(PlanError::EffectInPureCallback { combinator, tool });
-            }
-            step_exprs(on, &mut |e| check(e, inside));
-            check(&ok.body, inside);
-            check(&err.body, inside);
-        }
-        Expr::Map { func, list } => {
-            check(&func.body, Some("map"));
-            check(list, inside);
-        }
-        Expr::Filter { func, list } => {
-            check(&func.body, Some("filter"));
-            check(list, inside);
-        }
-        Expr::Fold { func, init, list } => {
-            check(&func.body, Some("fold"));
-            check(init, inside);
-            check(list, inside);
-        }
-        other => children(other, &mut |e| check(e, inside)),
+/// Refuses a tool call inside a pure callback (`inside` names its
+/// combinator). Called after the depth check.
+fn pure_callbacks(node: Child<'_>, inside: Option<&'static str>) -> Result<(), PlanError> {
+    if let (Some(Expr::Match { on, .. }), Some(combinator)) = (node.expr(), inside) {
+        let mut tool = String::new();
+        on.visit_exec(&mut |name| tool = name.to_owned());
+        return Err(PlanError::EffectInPureCallback { combinator, tool });
     }
-    result
-}
-
-/// The direct sub-expressions of an expression that is not a match or a combinator.
-fn children<'e>(expr: &'e Expr, visit: &mut dyn FnMut(&'e Expr)) {
-    match expr {
-        Expr::Record { fields } => fields.iter().for_each(|(_, e)| visit(e)),
-        Expr::List { items } => items.iter().for_each(visit),
-        Expr::Get { of, .. } => visit(of),
-        Expr::Not { operand } => visit(operand),
-        Expr::Call { arg, .. } => visit(arg),
-        Expr::Let { value, body, .. } => {
-            visit(value);
-            visit(body);
-        }
-        Expr::If {
-            cond,
-            then,
-            otherwise,
-        } => {
-            visit(cond);
-            visit(then);
-            visit(otherwise);
-        }
-        Expr::Binary { left, right, .. } => {
-            visit(left);
-            visit(right);
-        }
-        Expr::Match { ok, err, .. } => {
-            visit(&ok.body);
-            visit(&err.body);
-        }
-        Expr::Map { func, list } | Expr::Filter { func, list } => {
-            visit(&func.body);
-            visit(list);
-        }
-        Expr::Fold { func, init, list } => {
-            visit(&func.body);
-            visit(init);
-            visit(list);
-        }
-        Expr::Unit
-        | Expr::Bool { .. }
-        | Expr::Int { .. }
-        | Expr::Float { .. }
-        | Expr::String { .. }
-        | Expr::Var { .. } => {}
-    }
-}
-
-/// The expressions inside a step: arguments and lists.
-fn step_exprs<'e>(step: &'e Step, visit: &mut dyn FnMut(&'e Expr)) {
-    match step {
-        Step::Exec { arg, .. } => visit(arg),
-        Step::Traverse { body, list, .. } => {
-            step_exprs(body, visit);
-            visit(list);
-        }
-    }
+    node.children().try_for_each(|child| match child {
+        Child::Callback(combinator, _) => pure_callbacks(child, Some(combinator)),
+        Child::Expr(_) | Child::Step(_) => pure_callbacks(child, inside),
+    })
 }
 
 impl Step {
@@ -343,14 +262,20 @@ impl Counter {
                 let before = merge(self.expr(init), self.expr(list), Runs::plus);
                 merge(before, per_element, Runs::plus)
             }
-            other => {
-                let mut counts = Counts::new();
-                children(other, &mut |e| {
-                    let more = self.expr(e);
-                    counts = merge(std::mem::take(&mut counts), more, Runs::plus);
-                });
-                counts
-            }
+            // Every other expression runs each of its children once.
+            other => other.children().fold(Counts::new(), |counts, child| {
+                let more = match child {
+                    Child::Expr(e) => self.expr(e),
+                    Child::Step(step) => self.step(step),
+                    // Per element of a list of unknown length.
+                    Child::Callback(_, body) => self
+                        .expr(body)
+                        .into_iter()
+                        .map(|(tool, runs)| (tool, runs.times(None)))
+                        .collect(),
+                };
+                merge(counts, more, Runs::plus)
+            }),
         }
     }
 
