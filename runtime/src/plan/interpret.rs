@@ -38,7 +38,7 @@ use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
-use super::ir::{BinaryOp, Expr, Plan, Step};
+use super::ir::{BinaryOp, Expr, Index, Plan, Step};
 use super::preview::{ApprovalRequest, Decision, Preview};
 use super::value::Value;
 
@@ -216,17 +216,15 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// Checks the plan, then runs it. `Err` means it was refused and nothing
     /// ran; a run-time error of the plan is in [`Run::outcome`].
     pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
-        self.preview(plan)?;
-        let mut impure = Vec::new();
-        collect_impure(&plan.body, &mut impure);
-        impure.sort_unstable();
+        let (_, index) = Preview::check_indexed(plan, self.toolbox, self.allowed)?;
         let mut machine = Machine {
             interpreter: self,
             env: Vec::new(),
             trace: Vec::new(),
-            impure,
+            index,
         };
-        let outcome = machine.value(&plan.body).await;
+        // The plan's body is the walk's first node.
+        let outcome = machine.value(&plan.body, 0).await;
         Ok(Run {
             outcome,
             trace: machine.trace,
@@ -240,9 +238,9 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// Bound variables, innermost last; the names are the plan's.
     env: Vec<(&'p str, Value)>,
     trace: Vec<TracedCall>,
-    /// The addresses of the plan's expressions that hold a tool call,
-    /// sorted; the others are evaluated without a future.
-    impure: Vec<usize>,
+    /// Which of the plan's nodes call a tool, by id (each expression below
+    /// is evaluated with its id): the others are evaluated without a future.
+    index: Index,
 }
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
@@ -254,9 +252,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         name: &'p str,
         value: Value,
         body: &'p Expr,
+        id: usize,
     ) -> Result<Value, PlanError> {
         self.env.push((name, value));
-        let result = self.value(body).await;
+        let result = self.value(body, id).await;
         self.env.pop();
         result
     }
@@ -277,9 +276,9 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// Evaluates `expr`: through [`eval`](Self::eval)'s boxed future when it
     /// holds a tool call, directly with [`eval_pure`](Self::eval_pure) when
     /// it does not (most sub-expressions: literals, arguments, callbacks).
-    async fn value(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
-        if self.impure.binary_search(&address(expr)).is_ok() {
-            self.eval(expr).await
+    async fn value(&mut self, expr: &'p Expr, id: usize) -> Result<Value, PlanError> {
+        if self.index.calls(id) {
+            self.eval(expr, id).await
         } else {
             self.eval_pure(expr)
         }
@@ -308,7 +307,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         }
     }
 
-    fn eval<'s>(&'s mut self, expr: &'p Expr) -> Eval<'s, Value> {
+    fn eval<'s>(&'s mut self, expr: &'p Expr, id: usize) -> Eval<'s, Value> {
         async move {
             Ok(match expr {
                 // Never holds a call: `value` sends these to `eval_pure`.
@@ -320,60 +319,79 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 | Expr::Var { .. } => self.eval_pure(expr)?,
                 Expr::Record { fields } => {
                     let mut values = Vec::with_capacity(fields.len());
+                    let mut child = id + 1;
                     for (name, e) in fields {
-                        values.push((name.clone(), self.value(e).await?));
+                        values.push((name.clone(), self.value(e, child).await?));
+                        child = self.index.next(child);
                     }
                     Value::Record(values)
                 }
                 Expr::List { items } => {
                     let mut values = Vec::with_capacity(items.len());
+                    let mut child = id + 1;
                     for e in items {
-                        values.push(self.value(e).await?);
+                        values.push(self.value(e, child).await?);
+                        child = self.index.next(child);
                     }
                     Value::List(values)
                 }
                 Expr::Get { of, field } => match self.place(of) {
                     // Only the field is cloned, not the record.
                     Some(record) => field_ref(record?, field)?.clone(),
-                    None => field_owned(self.value(of).await?, field)?,
+                    None => field_owned(self.value(of, id + 1).await?, field)?,
                 },
-                Expr::Match { on, ok, err } => match self.step(on).await? {
-                    Ok(value) => self.bound(&ok.bind, value, &ok.body).await?,
-                    Err(error) => self.bound(&err.bind, error, &err.body).await?,
-                },
+                Expr::Match { on, ok, err } => {
+                    let [on_id, ok_id, err_id] = self.index.children(id);
+                    match self.step(on, on_id).await? {
+                        Ok(value) => self.bound(&ok.bind, value, &ok.body, ok_id).await?,
+                        Err(error) => self.bound(&err.bind, error, &err.body, err_id).await?,
+                    }
+                }
                 Expr::Let { name, value, body } => {
-                    let value = self.value(value).await?;
-                    self.bound(name, value, body).await?
+                    let [value_id, body_id] = self.index.children(id);
+                    let value = self.value(value, value_id).await?;
+                    self.bound(name, value, body, body_id).await?
                 }
                 Expr::If {
                     cond,
                     then,
                     otherwise,
                 } => {
-                    if self.bool(cond, "`if`").await? {
-                        self.value(then).await?
+                    let [cond_id, then_id, otherwise_id] = self.index.children(id);
+                    if self.bool(cond, cond_id, "`if`").await? {
+                        self.value(then, then_id).await?
                     } else {
-                        self.value(otherwise).await?
+                        self.value(otherwise, otherwise_id).await?
                     }
                 }
-                Expr::Not { operand } => Value::Bool(!self.bool(operand, "`not`").await?),
+                Expr::Not { operand } => Value::Bool(!self.bool(operand, id + 1, "`not`").await?),
                 Expr::Call { tool, arg } => {
-                    let args = self.arguments(tool, arg).await?;
+                    let args = self.arguments(tool, arg, id + 1).await?;
                     self.call(tool, args).await?
                 }
-                Expr::Binary { op, left, right } => self.binary(*op, left, right).await?,
+                Expr::Binary { op, left, right } => {
+                    self.binary(*op, left, right, self.index.children(id))
+                        .await?
+                }
                 Expr::Map { func, list } => {
+                    let [body_id, list_id] = self.index.children(id);
                     let mut out = Vec::new();
-                    for item in self.list(list, "`map`").await? {
-                        out.push(self.bound(&func.param.name, item, &func.body).await?);
+                    for item in self.list(list, list_id, "`map`").await? {
+                        out.push(
+                            self.bound(&func.param.name, item, &func.body, body_id)
+                                .await?,
+                        );
                     }
                     Value::List(out)
                 }
                 Expr::Filter { func, list } => {
+                    let [body_id, list_id] = self.index.children(id);
                     let mut out = Vec::new();
-                    for item in self.list(list, "`filter`").await? {
+                    for item in self.list(list, list_id, "`filter`").await? {
                         self.env.push((&func.param.name, item));
-                        let keep = self.bool(&func.body, "the callback of `filter`").await;
+                        let keep = self
+                            .bool(&func.body, body_id, "the callback of `filter`")
+                            .await;
                         let popped = self.env.pop();
                         if keep? {
                             out.extend(popped.map(|(_, item)| item));
@@ -382,10 +400,11 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     Value::List(out)
                 }
                 Expr::Fold { func, init, list } => {
-                    let mut acc = self.value(init).await?;
-                    for item in self.list(list, "`fold`").await? {
+                    let [body_id, init_id, list_id] = self.index.children(id);
+                    let mut acc = self.value(init, init_id).await?;
+                    for item in self.list(list, list_id, "`fold`").await? {
                         self.env.push((&func.acc.name, acc));
-                        let result = self.bound(&func.item.name, item, &func.body).await;
+                        let result = self.bound(&func.item.name, item, &func.body, body_id).await;
                         self.env.pop();
                         acc = result?;
                     }
@@ -501,12 +520,17 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         })
     }
 
-    async fn bool(&mut self, expr: &'p Expr, context: &str) -> Result<bool, PlanError> {
-        truth(self.value(expr).await?, || context.to_owned())
+    async fn bool(&mut self, expr: &'p Expr, id: usize, context: &str) -> Result<bool, PlanError> {
+        truth(self.value(expr, id).await?, || context.to_owned())
     }
 
-    async fn list(&mut self, expr: &'p Expr, context: &str) -> Result<Vec<Value>, PlanError> {
-        items(self.value(expr).await?, context)
+    async fn list(
+        &mut self,
+        expr: &'p Expr,
+        id: usize,
+        context: &str,
+    ) -> Result<Vec<Value>, PlanError> {
+        items(self.value(expr, id).await?, context)
     }
 
     async fn binary(
@@ -514,43 +538,49 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         op: BinaryOp,
         left: &'p Expr,
         right: &'p Expr,
+        [left_id, right_id]: [usize; 2],
     ) -> Result<Value, PlanError> {
         let context = format!("`{}`", op.symbol());
         match op {
             BinaryOp::And => {
                 return Ok(Value::Bool(
-                    self.bool(left, &context).await? && self.bool(right, &context).await?,
+                    self.bool(left, left_id, &context).await?
+                        && self.bool(right, right_id, &context).await?,
                 ))
             }
             BinaryOp::Or => {
                 return Ok(Value::Bool(
-                    self.bool(left, &context).await? || self.bool(right, &context).await?,
+                    self.bool(left, left_id, &context).await?
+                        || self.bool(right, right_id, &context).await?,
                 ))
             }
             _ => {}
         }
-        let l = self.value(left).await?;
-        let r = self.value(right).await?;
+        let l = self.value(left, left_id).await?;
+        let r = self.value(right, right_id).await?;
         pure(op, l, r)
     }
 
     /// A tool's arguments as JSON. A variable (the usual argument: a
     /// traverse's element) is written as JSON where it is, not cloned first.
-    async fn arguments(&mut self, tool: &str, arg: &'p Expr) -> Result<Json, PlanError> {
+    async fn arguments(&mut self, tool: &str, arg: &'p Expr, id: usize) -> Result<Json, PlanError> {
         match self.place(arg) {
             Some(value) => json_args(tool, value?),
-            None => json_args(tool, &self.value(arg).await?),
+            None => json_args(tool, &self.value(arg, id).await?),
         }
     }
 
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
-    async fn step(&mut self, step: &'p Step) -> Result<Result<Value, Value>, PlanError> {
+    async fn step(&mut self, step: &'p Step, id: usize) -> Result<Result<Value, Value>, PlanError> {
         match step {
             Step::Exec { tool, arg } => {
-                let args = self.arguments(tool, arg).await?;
+                let args = self.arguments(tool, arg, id + 1).await?;
                 self.exec(tool, args).await
             }
-            Step::Traverse { param, body, list } => self.traverse(&param.name, body, list).await,
+            Step::Traverse { param, body, list } => {
+                self.traverse(&param.name, body, list, self.index.children(id))
+                    .await
+            }
         }
     }
 
@@ -561,13 +591,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         param: &'p str,
         body: &'p Step,
         list: &'p Expr,
+        [body_id, list_id]: [usize; 2],
     ) -> Eval<'s, Result<Value, Value>> {
         async move {
-            let items = self.list(list, "`traverse`").await?;
+            let items = self.list(list, list_id, "`traverse`").await?;
             let mut oks = Vec::with_capacity(items.len());
             for item in items {
                 self.env.push((param, item));
-                let result = self.step(body).await;
+                let result = self.step(body, body_id).await;
                 self.env.pop();
                 match result? {
                     Ok(value) => oks.push(value),
@@ -644,82 +675,6 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         });
         output
     }
-}
-
-/// Pushes the address of each expression in `expr` (itself included) that
-/// holds a step, and says whether `expr` does. Visits every expression: the
-/// plan is checked for depth before.
-fn collect_impure(expr: &Expr, impure: &mut Vec<usize>) -> bool {
-    let holds = match expr {
-        Expr::Unit
-        | Expr::Bool { .. }
-        | Expr::Int { .. }
-        | Expr::Float { .. }
-        | Expr::String { .. }
-        | Expr::Var { .. } => false,
-        Expr::Record { fields } => fields
-            .iter()
-            .fold(false, |any, (_, e)| collect_impure(e, impure) | any),
-        Expr::List { items } => items
-            .iter()
-            .fold(false, |any, e| collect_impure(e, impure) | any),
-        Expr::Get { of, .. } => collect_impure(of, impure),
-        Expr::Not { operand } => collect_impure(operand, impure),
-        Expr::Call { arg, .. } => {
-            collect_impure(arg, impure);
-            true
-        }
-        Expr::Match { on, ok, err } => {
-            collect_impure_step(on, impure);
-            collect_impure(&ok.body, impure);
-            collect_impure(&err.body, impure);
-            true
-        }
-        Expr::Let { value, body, .. } => {
-            collect_impure(value, impure) | collect_impure(body, impure)
-        }
-        Expr::If {
-            cond,
-            then,
-            otherwise,
-        } => {
-            collect_impure(cond, impure)
-                | collect_impure(then, impure)
-                | collect_impure(otherwise, impure)
-        }
-        Expr::Binary { left, right, .. } => {
-            collect_impure(left, impure) | collect_impure(right, impure)
-        }
-        Expr::Map { func, list } | Expr::Filter { func, list } => {
-            collect_impure(&func.body, impure) | collect_impure(list, impure)
-        }
-        Expr::Fold { func, init, list } => {
-            collect_impure(&func.body, impure)
-                | collect_impure(init, impure)
-                | collect_impure(list, impure)
-        }
-    };
-    if holds {
-        impure.push(address(expr));
-    }
-    holds
-}
-
-fn collect_impure_step(step: &Step, impure: &mut Vec<usize>) {
-    match step {
-        Step::Exec { arg, .. } => {
-            collect_impure(arg, impure);
-        }
-        Step::Traverse { body, list, .. } => {
-            collect_impure_step(body, impure);
-            collect_impure(list, impure);
-        }
-    }
-}
-
-/// An expression's identity during a run (the plan is borrowed, so it stays put).
-fn address(expr: &Expr) -> usize {
-    std::ptr::from_ref(expr) as usize
 }
 
 /// A Bool, or the error of `context` given another value.

@@ -625,6 +625,69 @@ impl<'e> Child<'e> {
     }
 }
 
+/// What a run needs to know of each node of a plan, found before it runs.
+/// A node's id is its position in [`Child::walk`]'s order (before its
+/// children, in text order), counting every expression and step, so that
+/// its first child is `id + 1` and each next sibling follows the previous
+/// one's subtree ([`Index::children`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Index {
+    nodes: Vec<Node>,
+    /// While building: the ids of the nodes entered and not left, innermost last.
+    open: Vec<usize>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    /// How many nodes its subtree has, itself included.
+    size: usize,
+    /// Whether it is or holds a step or a `call`: it calls a tool.
+    calls: bool,
+}
+
+impl Index {
+    /// Records `node`: give it every event of a [`Child::walk`] of the plan.
+    pub(crate) fn visit(&mut self, node: Child<'_>, at: Visit) {
+        match at {
+            Visit::Enter => {
+                let calls = matches!(
+                    node.expr(),
+                    None | Some(Expr::Match { .. } | Expr::Call { .. })
+                );
+                self.open.push(self.nodes.len());
+                self.nodes.push(Node { size: 1, calls });
+            }
+            Visit::Leave => {
+                let id = self.open.pop().expect("a node is left after it is entered");
+                self.nodes[id].size = self.nodes.len() - id;
+                if let (true, Some(&parent)) = (self.nodes[id].calls, self.open.last()) {
+                    self.nodes[parent].calls = true;
+                }
+            }
+        }
+    }
+
+    /// Whether node `id` calls a tool (is or holds a step or a `call`).
+    pub(crate) fn calls(&self, id: usize) -> bool {
+        self.nodes[id].calls
+    }
+
+    /// The id of the node after node `id`'s subtree: its next sibling.
+    pub(crate) fn next(&self, id: usize) -> usize {
+        id + self.nodes[id].size
+    }
+
+    /// The ids of node `id`'s first `N` children, in text order.
+    pub(crate) fn children<const N: usize>(&self, id: usize) -> [usize; N] {
+        let mut child = id + 1;
+        std::array::from_fn(|_| {
+            let this = child;
+            child = self.next(this);
+            this
+        })
+    }
+}
+
 /// The children of a node, in text order: see [`Expr::children`].
 #[derive(Clone, Debug)]
 pub(crate) enum Children<'e> {
@@ -686,5 +749,57 @@ mod fields {
             }
         }
         deserializer.deserialize_map(Fields(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(a: Child<'_>, b: Child<'_>) -> bool {
+        match (a, b) {
+            (Child::Step(a), Child::Step(b)) => std::ptr::eq(a, b),
+            _ => matches!((a.expr(), b.expr()), (Some(a), Some(b)) if std::ptr::eq(a, b)),
+        }
+    }
+
+    /// The ids `Index` gives a node's children are those the walk gave them,
+    /// and which nodes call a tool is what the plan shows.
+    #[test]
+    fn the_index_follows_the_walk() {
+        let plan = Plan::parse(
+            r#"let xs = [1, {a = 2}.a, if true then 3 else 4] in
+match traverse (fn x => exec tool t {n = x}) (map (fn y => y + 1) xs) {
+  Ok(all) => fold (fn acc, v => acc + call tool f {v = v}) 0 (filter (fn z => not (z == 2)) all),
+  Err(e) => e.message
+}"#,
+        )
+        .unwrap();
+        let mut index = Index::default();
+        let mut order = Vec::new();
+        assert!(Child::Expr(&plan.body).walk(0, &mut |node, at| {
+            index.visit(node, at);
+            if at == Visit::Enter {
+                order.push(node);
+            }
+        }));
+        for (id, node) in order.iter().enumerate() {
+            let mut child = id + 1;
+            for expected in node.children() {
+                assert!(same(order[child], expected), "child {child} of node {id}");
+                child = index.next(child);
+            }
+            assert_eq!(
+                child,
+                index.next(id),
+                "node {id} ends where its children do"
+            );
+        }
+        let calls: Vec<usize> = (0..order.len()).filter(|&id| index.calls(id)).collect();
+        // The `let`, the `match` and its step and `exec`, the `Ok` branch's
+        // `fold`, its callback's `+` and the `call`.
+        assert_eq!(calls.len(), 7, "{calls:?}");
+        assert!(index.calls(0));
+        assert!(!index.calls(1), "the list bound by `let`");
     }
 }

@@ -29,7 +29,7 @@ use crate::effect::{EffectSet, Effects};
 use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
-use super::ir::{Child, Expr, Plan, Step, MAX_DEPTH};
+use super::ir::{Child, Expr, Index, Plan, Step, Visit, MAX_DEPTH};
 
 /// What a plan may do, known before it runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,11 +122,26 @@ impl Preview {
         toolbox: &Toolbox<A>,
         allowed: EffectSet,
     ) -> Result<Preview, PlanError> {
-        // One walk: the depth check, the tools in order of appearance, and
-        // those used as functions (`call`).
+        Preview::check_indexed(plan, toolbox, allowed).map(|(preview, _)| preview)
+    }
+
+    /// [`check`](Self::check), also giving what the interpreter reads of
+    /// each node ([`Index`]), found by the same first walk.
+    pub(crate) fn check_indexed<A: Effects>(
+        plan: &Plan,
+        toolbox: &Toolbox<A>,
+        allowed: EffectSet,
+    ) -> Result<(Preview, Index), PlanError> {
+        // One walk: the depth check, the tools in order of appearance, those
+        // used as functions (`call`), and the index.
         let mut tools: Vec<&str> = Vec::new();
         let mut functions: Vec<&str> = Vec::new();
-        let within_depth = Child::Expr(&plan.body).visit_tools(&mut |tool, call| {
+        let mut index = Index::default();
+        let within_depth = Child::Expr(&plan.body).walk(0, &mut |node, at| {
+            index.visit(node, at);
+            let (Some((tool, call)), Visit::Enter) = (node.tool(), at) else {
+                return;
+            };
             if !tools.contains(&tool) {
                 tools.push(tool);
             }
@@ -174,7 +189,7 @@ impl Preview {
             });
         }
         super::check::check_within_depth(plan, &tools, toolbox)?;
-        Ok(Preview { calls, effects })
+        Ok((Preview { calls, effects }, index))
     }
 }
 
