@@ -38,9 +38,15 @@ use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
-use super::ir::{BinaryOp, Expr, Index, Plan, Step};
+use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
 use super::preview::{ApprovalRequest, Decision, Preview};
 use super::value::Value;
+
+mod operations;
+
+use operations::{
+    combine, error_value, field_ref, items, json_args, kind, logical_right, short_circuit, truth,
+};
 
 type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + Sync + 't>;
 
@@ -222,6 +228,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             env: Vec::new(),
             trace: Vec::new(),
             index,
+            operands: Vec::new(),
         };
         // The plan's body is the walk's first node.
         let outcome = machine.value(&plan.body, 0).await;
@@ -241,6 +248,10 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// Which of the plan's nodes call a tool, by id (each expression below
     /// is evaluated with its id): the others are evaluated without a future.
     index: Index,
+    /// The values of the children of the expressions being evaluated, until
+    /// [`combine`] takes them. A run-time error ends the run, so one that
+    /// leaves values here does no harm; they are under later ones anyway.
+    operands: Vec<Value>,
 }
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
@@ -307,39 +318,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         }
     }
 
+    /// Evaluates an expression that calls a tool, node `id` of the plan.
+    ///
+    /// The twin of [`eval_pure`](Self::eval_pure): both run control flow
+    /// themselves, and hand every other expression's children's values to
+    /// [`combine`].
     fn eval<'s>(&'s mut self, expr: &'p Expr, id: usize) -> Eval<'s, Value> {
         async move {
             Ok(match expr {
-                // Never holds a call: `value` sends these to `eval_pure`.
-                Expr::Unit
-                | Expr::Bool { .. }
-                | Expr::Int { .. }
-                | Expr::Float { .. }
-                | Expr::String { .. }
-                | Expr::Var { .. } => self.eval_pure(expr)?,
-                Expr::Record { fields } => {
-                    let mut values = Vec::with_capacity(fields.len());
-                    let mut child = id + 1;
-                    for (name, e) in fields {
-                        values.push((name.clone(), self.value(e, child).await?));
-                        child = self.index.next(child);
-                    }
-                    Value::Record(values)
-                }
-                Expr::List { items } => {
-                    let mut values = Vec::with_capacity(items.len());
-                    let mut child = id + 1;
-                    for e in items {
-                        values.push(self.value(e, child).await?);
-                        child = self.index.next(child);
-                    }
-                    Value::List(values)
-                }
-                Expr::Get { of, field } => match self.place(of) {
-                    // Only the field is cloned, not the record.
-                    Some(record) => field_ref(record?, field)?.clone(),
-                    None => field_owned(self.value(of, id + 1).await?, field)?,
-                },
                 Expr::Match { on, ok, err } => {
                     let [on_id, ok_id, err_id] = self.index.children(id);
                     match self.step(on, on_id).await? {
@@ -358,25 +344,31 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     otherwise,
                 } => {
                     let [cond_id, then_id, otherwise_id] = self.index.children(id);
-                    if self.bool(cond, cond_id, "`if`").await? {
+                    if truth(self.value(cond, cond_id).await?, || "`if`".into())? {
                         self.value(then, then_id).await?
                     } else {
                         self.value(otherwise, otherwise_id).await?
                     }
                 }
-                Expr::Not { operand } => Value::Bool(!self.bool(operand, id + 1, "`not`").await?),
+                Expr::Binary {
+                    op: op @ (BinaryOp::And | BinaryOp::Or),
+                    left,
+                    right,
+                } => {
+                    let [left_id, right_id] = self.index.children(id);
+                    match short_circuit(*op, self.value(left, left_id).await?)? {
+                        Some(value) => value,
+                        None => logical_right(*op, self.value(right, right_id).await?)?,
+                    }
+                }
                 Expr::Call { tool, arg } => {
                     let args = self.arguments(tool, arg, id + 1).await?;
                     self.call(tool, args).await?
                 }
-                Expr::Binary { op, left, right } => {
-                    self.binary(*op, left, right, self.index.children(id))
-                        .await?
-                }
                 Expr::Map { func, list } => {
                     let [body_id, list_id] = self.index.children(id);
                     let mut out = Vec::new();
-                    for item in self.list(list, list_id, "`map`").await? {
+                    for item in items(self.value(list, list_id).await?, "`map`")? {
                         out.push(
                             self.bound(&func.param.name, item, &func.body, body_id)
                                 .await?,
@@ -387,13 +379,11 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 Expr::Filter { func, list } => {
                     let [body_id, list_id] = self.index.children(id);
                     let mut out = Vec::new();
-                    for item in self.list(list, list_id, "`filter`").await? {
+                    for item in items(self.value(list, list_id).await?, "`filter`")? {
                         self.env.push((&func.param.name, item));
-                        let keep = self
-                            .bool(&func.body, body_id, "the callback of `filter`")
-                            .await;
+                        let keep = self.value(&func.body, body_id).await;
                         let popped = self.env.pop();
-                        if keep? {
+                        if truth(keep?, || "the callback of `filter`".into())? {
                             out.extend(popped.map(|(_, item)| item));
                         }
                     }
@@ -402,7 +392,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 Expr::Fold { func, init, list } => {
                     let [body_id, init_id, list_id] = self.index.children(id);
                     let mut acc = self.value(init, init_id).await?;
-                    for item in self.list(list, list_id, "`fold`").await? {
+                    for item in items(self.value(list, list_id).await?, "`fold`")? {
                         self.env.push((&func.acc.name, acc));
                         let result = self.bound(&func.item.name, item, &func.body, body_id).await;
                         self.env.pop();
@@ -410,41 +400,34 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     }
                     acc
                 }
+                // Records, lists, field access, `not`, the other operators
+                // (a literal or a variable calls no tool: never here).
+                _ => {
+                    let mut child = id + 1;
+                    for node in expr.children() {
+                        let value = self.value(operand(node), child).await?;
+                        self.operands.push(value);
+                        child = self.index.next(child);
+                    }
+                    combine(expr, &mut self.operands)?
+                }
             })
         }
         .boxed()
     }
 
-    /// Evaluates an expression that holds no tool call, without a future.
+    /// Evaluates an expression that calls no tool, without a future.
     ///
-    /// One arm per [`Expr`] variant, as in [`eval`](Self::eval), whose
-    /// semantics and errors it repeats; [`value`](Self::value) sends here only
-    /// expressions with no step inside, so never a `match`.
+    /// The twin of [`eval`](Self::eval), with the same semantics and errors;
+    /// [`value`](Self::value) sends here only expressions that call no tool,
+    /// so never a `match` or a `call`.
     fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
         Ok(match expr {
-            Expr::Unit => Value::Unit,
-            Expr::Bool { value } => Value::Bool(*value),
-            Expr::Int { value } => Value::Int(*value),
-            Expr::Float { value } => Value::Float(*value),
-            Expr::String { value } => Value::String(value.clone()),
-            Expr::Record { fields } => {
-                let mut values = Vec::with_capacity(fields.len());
-                for (name, e) in fields {
-                    values.push((name.clone(), self.eval_pure(e)?));
-                }
-                Value::Record(values)
-            }
-            Expr::List { items } => {
-                let mut values = Vec::with_capacity(items.len());
-                for e in items {
-                    values.push(self.eval_pure(e)?);
-                }
-                Value::List(values)
-            }
+            // Read in place: only the value is cloned, not the record.
             Expr::Var { name } => self.lookup(name)?.clone(),
             Expr::Get { of, field } => match self.place(of) {
                 Some(record) => field_ref(record?, field)?.clone(),
-                None => field_owned(self.eval_pure(of)?, field)?,
+                None => self.combine_pure(expr)?,
             },
             Expr::Match { .. } | Expr::Call { .. } => {
                 unreachable!("a `match` or a `call` calls a tool, so `value` never sends it here")
@@ -464,27 +447,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     self.eval_pure(otherwise)?
                 }
             }
-            Expr::Not { operand } => {
-                Value::Bool(!truth(self.eval_pure(operand)?, || "`not`".into())?)
-            }
-            Expr::Binary { op, left, right } => {
-                let context = || format!("`{}`", op.symbol());
-                match op {
-                    BinaryOp::And => Value::Bool(
-                        truth(self.eval_pure(left)?, context)?
-                            && truth(self.eval_pure(right)?, context)?,
-                    ),
-                    BinaryOp::Or => Value::Bool(
-                        truth(self.eval_pure(left)?, context)?
-                            || truth(self.eval_pure(right)?, context)?,
-                    ),
-                    _ => {
-                        let l = self.eval_pure(left)?;
-                        let r = self.eval_pure(right)?;
-                        pure(*op, l, r)?
-                    }
-                }
-            }
+            Expr::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                left,
+                right,
+            } => match short_circuit(*op, self.eval_pure(left)?)? {
+                Some(value) => value,
+                None => logical_right(*op, self.eval_pure(right)?)?,
+            },
             Expr::Map { func, list } => {
                 let items = items(self.eval_pure(list)?, "`map`")?;
                 let mut out = Vec::with_capacity(items.len());
@@ -497,11 +467,9 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 let mut out = Vec::new();
                 for item in items(self.eval_pure(list)?, "`filter`")? {
                     self.env.push((&func.param.name, item));
-                    let keep = self
-                        .eval_pure(&func.body)
-                        .and_then(|keep| truth(keep, || "the callback of `filter`".into()));
+                    let keep = self.eval_pure(&func.body);
                     let popped = self.env.pop();
-                    if keep? {
+                    if truth(keep?, || "the callback of `filter`".into())? {
                         out.extend(popped.map(|(_, item)| item));
                     }
                 }
@@ -517,48 +485,18 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 }
                 acc
             }
+            // Literals, records, lists, `not`, the other operators.
+            _ => self.combine_pure(expr)?,
         })
     }
 
-    async fn bool(&mut self, expr: &'p Expr, id: usize, context: &str) -> Result<bool, PlanError> {
-        truth(self.value(expr, id).await?, || context.to_owned())
-    }
-
-    async fn list(
-        &mut self,
-        expr: &'p Expr,
-        id: usize,
-        context: &str,
-    ) -> Result<Vec<Value>, PlanError> {
-        items(self.value(expr, id).await?, context)
-    }
-
-    async fn binary(
-        &mut self,
-        op: BinaryOp,
-        left: &'p Expr,
-        right: &'p Expr,
-        [left_id, right_id]: [usize; 2],
-    ) -> Result<Value, PlanError> {
-        let context = format!("`{}`", op.symbol());
-        match op {
-            BinaryOp::And => {
-                return Ok(Value::Bool(
-                    self.bool(left, left_id, &context).await?
-                        && self.bool(right, right_id, &context).await?,
-                ))
-            }
-            BinaryOp::Or => {
-                return Ok(Value::Bool(
-                    self.bool(left, left_id, &context).await?
-                        || self.bool(right, right_id, &context).await?,
-                ))
-            }
-            _ => {}
+    /// Evaluates the children of `expr` in order, then [`combine`]s them.
+    fn combine_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
+        for node in expr.children() {
+            let value = self.eval_pure(operand(node))?;
+            self.operands.push(value);
         }
-        let l = self.value(left, left_id).await?;
-        let r = self.value(right, right_id).await?;
-        pure(op, l, r)
+        combine(expr, &mut self.operands)
     }
 
     /// A tool's arguments as JSON. A variable (the usual argument: a
@@ -594,7 +532,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         [body_id, list_id]: [usize; 2],
     ) -> Eval<'s, Result<Value, Value>> {
         async move {
-            let items = self.list(list, list_id, "`traverse`").await?;
+            let items = items(self.value(list, list_id).await?, "`traverse`")?;
             let mut oks = Vec::with_capacity(items.len());
             for item in items {
                 self.env.push((param, item));
@@ -677,151 +615,8 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     }
 }
 
-/// A Bool, or the error of `context` given another value.
-fn truth(value: Value, context: impl FnOnce() -> String) -> Result<bool, PlanError> {
-    match value {
-        Value::Bool(b) => Ok(b),
-        other => Err(PlanError::mismatch(context(), "Bool", &other)),
-    }
-}
-
-/// A list's elements, or the error of `context` given another value.
-fn items(value: Value, context: &str) -> Result<Vec<Value>, PlanError> {
-    match value {
-        Value::List(items) => Ok(items),
-        other => Err(PlanError::mismatch(context, "a list", &other)),
-    }
-}
-
-/// A tool's arguments as JSON.
-fn json_args(tool: &str, value: &Value) -> Result<Json, PlanError> {
-    value.to_json().ok_or_else(|| PlanError::NotJson {
-        tool: tool.to_owned(),
-    })
-}
-
-/// Field `field` of `record`, or the error of `record.field`.
-fn field_ref<'v>(record: &'v Value, field: &str) -> Result<&'v Value, PlanError> {
-    match record {
-        Value::Record(_) => record.field(field).ok_or_else(|| PlanError::MissingField {
-            field: field.to_owned(),
-            found: record.type_name(),
-        }),
-        other => Err(PlanError::mismatch(
-            format!("`.{field}`"),
-            "a record",
-            other,
-        )),
-    }
-}
-
-/// Field `field` taken out of `record`, or the error of `record.field`.
-fn field_owned(record: Value, field: &str) -> Result<Value, PlanError> {
-    match record {
-        Value::Record(mut fields) => match fields.iter().position(|(n, _)| n == field) {
-            Some(index) => Ok(fields.swap_remove(index).1),
-            None => Err(PlanError::MissingField {
-                field: field.to_owned(),
-                found: Value::Record(fields).type_name(),
-            }),
-        },
-        other => Err(PlanError::mismatch(
-            format!("`.{field}`"),
-            "a record",
-            &other,
-        )),
-    }
-}
-
-/// The value an `Err` branch binds: `{tool: String, kind: String, message: String}`.
-fn error_value(tool: &str, kind: &str, message: &str) -> Value {
-    Value::Record(vec![
-        ("tool".into(), Value::String(tool.into())),
-        ("kind".into(), Value::String(kind.into())),
-        ("message".into(), Value::String(message.into())),
-    ])
-}
-
-fn kind(error: &ToolError) -> &'static str {
-    match error {
-        ToolError::UnknownTool { .. } => "unknown_tool",
-        ToolError::EffectDenied { .. } => "effect_denied",
-        ToolError::InvalidArgs { .. } => "invalid_args",
-        ToolError::Deserialization { .. } => "deserialization",
-        ToolError::Execution { .. } => "execution",
-        ToolError::Escalation(_) => "escalation",
-        ToolError::BudgetExhausted { .. } => "budget_exhausted",
-    }
-}
-
-/// The pure operations other than `and`/`or`.
-fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
-    use std::cmp::Ordering;
-    // Written only for an error message.
-    let context = || format!("`{}`", op.symbol());
-    let order = |l: &Value, r: &Value| -> Result<Ordering, PlanError> {
-        match (l, r) {
-            (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
-            (Value::String(a), Value::String(b)) => Ok(a.cmp(b)),
-            (Value::Float(a), Value::Float(b)) => {
-                a.partial_cmp(b).ok_or_else(|| PlanError::TypeMismatch {
-                    context: context(),
-                    expected: "comparable numbers",
-                    found: "NaN".into(),
-                })
-            }
-            (Value::Int(_) | Value::String(_) | Value::Float(_), other) => Err(
-                PlanError::mismatch(context(), "a value of the left side's type", other),
-            ),
-            (other, _) => Err(PlanError::mismatch(
-                context(),
-                "Int, Float or String",
-                other,
-            )),
-        }
-    };
-    let ints = |l: &Value, r: &Value| match (l, r) {
-        (Value::Int(a), Value::Int(b)) => Ok((*a, *b)),
-        (Value::Int(_), other) | (other, _) => Err(PlanError::mismatch(context(), "Int", other)),
-    };
-    let overflow = PlanError::Overflow { op };
-    Ok(match op {
-        BinaryOp::Eq => Value::Bool(l == r),
-        BinaryOp::Ne => Value::Bool(l != r),
-        BinaryOp::Lt => Value::Bool(order(&l, &r)? == Ordering::Less),
-        BinaryOp::Le => Value::Bool(order(&l, &r)? != Ordering::Greater),
-        BinaryOp::Gt => Value::Bool(order(&l, &r)? == Ordering::Greater),
-        BinaryOp::Ge => Value::Bool(order(&l, &r)? != Ordering::Less),
-        BinaryOp::Add => {
-            let (a, b) = ints(&l, &r)?;
-            Value::Int(a.checked_add(b).ok_or(overflow)?)
-        }
-        BinaryOp::Sub => {
-            let (a, b) = ints(&l, &r)?;
-            Value::Int(a.checked_sub(b).ok_or(overflow)?)
-        }
-        BinaryOp::Mul => {
-            let (a, b) = ints(&l, &r)?;
-            Value::Int(a.checked_mul(b).ok_or(overflow)?)
-        }
-        BinaryOp::Div | BinaryOp::Rem => {
-            let (a, b) = ints(&l, &r)?;
-            if b == 0 {
-                return Err(PlanError::DivisionByZero);
-            }
-            let result = if op == BinaryOp::Div {
-                a.checked_div(b)
-            } else {
-                a.checked_rem(b)
-            };
-            Value::Int(result.ok_or(overflow)?)
-        }
-        BinaryOp::Concat => match (l, r) {
-            (Value::String(a), Value::String(b)) => Value::String(a + &b),
-            (Value::String(_), other) | (other, _) => {
-                return Err(PlanError::mismatch(context(), "String", &other))
-            }
-        },
-        BinaryOp::And | BinaryOp::Or => unreachable!("evaluated with short-circuit in `binary`"),
-    })
+/// A child of an expression whose children are all operands (see [`combine`]).
+fn operand(node: Child<'_>) -> &Expr {
+    node.expr()
+        .expect("only a `match` or a `traverse` has a step, and neither is combined")
 }
