@@ -39,7 +39,7 @@ use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
-use super::preview::{ApprovalRequest, Decision, Preview};
+use super::preview::{ApprovalRequest, Decision, Preview, Runs};
 use super::value::Value;
 
 mod operations;
@@ -222,11 +222,21 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// Checks the plan, then runs it. `Err` means it was refused and nothing
     /// ran; a run-time error of the plan is in [`Run::outcome`].
     pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
-        let (_, index) = Preview::check_indexed(plan, self.toolbox, self.allowed)?;
+        let (preview, index) = Preview::check_indexed(plan, self.toolbox, self.allowed)?;
+        // Room for every call, when the plan shows how many it can make (a
+        // bounded guess: a `traverse` over a long literal list may stop early).
+        let calls = preview
+            .calls
+            .iter()
+            .try_fold(0, |sum: u64, call| match call.runs {
+                Runs::AtMost(n) => Some(sum.saturating_add(n)),
+                Runs::PerElement => None,
+            });
+        let room = calls.map_or(0, |n| usize::try_from(n.min(1024)).unwrap_or(0));
         let mut machine = Machine {
             interpreter: self,
             env: Vec::new(),
-            trace: Vec::new(),
+            trace: Vec::with_capacity(room),
             index,
             operands: Vec::new(),
         };
@@ -403,8 +413,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 // Records, lists, field access, `not`, the other operators
                 // (a literal or a variable calls no tool: never here).
                 _ => {
+                    let children = expr.children();
+                    self.operands.reserve(children.size_hint().0);
                     let mut child = id + 1;
-                    for node in expr.children() {
+                    for node in children {
                         let value = self.value(operand(node), child).await?;
                         self.operands.push(value);
                         child = self.index.next(child);
@@ -423,6 +435,11 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// so never a `match` or a `call`.
     fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
         Ok(match expr {
+            Expr::Unit => Value::Unit,
+            Expr::Bool { value } => Value::Bool(*value),
+            Expr::Int { value } => Value::Int(*value),
+            Expr::Float { value } => Value::Float(*value),
+            Expr::String { value } => Value::String(value.clone()),
             // Read in place: only the value is cloned, not the record.
             Expr::Var { name } => self.lookup(name)?.clone(),
             Expr::Get { of, field } => match self.place(of) {
@@ -485,14 +502,17 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 }
                 acc
             }
-            // Literals, records, lists, `not`, the other operators.
+            // Records, lists, `not`, the other operators.
             _ => self.combine_pure(expr)?,
         })
     }
 
     /// Evaluates the children of `expr` in order, then [`combine`]s them.
     fn combine_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
-        for node in expr.children() {
+        let children = expr.children();
+        // A list's elements, say, are all on the stack at once.
+        self.operands.reserve(children.size_hint().0);
+        for node in children {
             let value = self.eval_pure(operand(node))?;
             self.operands.push(value);
         }
@@ -616,6 +636,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
 }
 
 /// A child of an expression whose children are all operands (see [`combine`]).
+#[inline]
 fn operand(node: Child<'_>) -> &Expr {
     node.expr()
         .expect("only a `match` or a `traverse` has a step, and neither is combined")

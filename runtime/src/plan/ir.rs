@@ -487,96 +487,107 @@ impl Expr {
         }
     }
 
-    /// The direct children of the expression, in text order (see
-    /// [`Child`]): the one description of the IR's shape that the walks
-    /// over it (the checks before a run, [`Plan::tools`], the interpreter's
-    /// node numbering) are built on. Allocation-free.
-    pub(crate) fn children(&self) -> Children<'_> {
+    /// Child `i` of the expression, in text order (see [`Child`]): the one
+    /// description of the IR's shape that the walks over it (the checks
+    /// before a run, [`Plan::tools`], the interpreter's node ids) are built
+    /// on. A lambda is not a node: its body is ([`Child::Callback`]).
+    #[inline]
+    pub(crate) fn child(&self, i: usize) -> Option<Child<'_>> {
         use Child::{Callback, Expr as Sub, Step as Run};
-        let fixed = match self {
+        match self {
             Expr::Unit
             | Expr::Bool { .. }
             | Expr::Int { .. }
             | Expr::Float { .. }
             | Expr::String { .. }
-            | Expr::Var { .. } => [None, None, None],
-            Expr::Record { fields } => return Children::Fields(fields.iter()),
-            Expr::List { items } => return Children::Items(items.iter()),
+            | Expr::Var { .. } => None,
+            Expr::Record { fields } => fields.get(i).map(|(_, e)| Sub(e)),
+            Expr::List { items } => items.get(i).map(Sub),
             Expr::Get { of: e, .. } | Expr::Not { operand: e } | Expr::Call { arg: e, .. } => {
-                [Some(Sub(e)), None, None]
+                nth(i, &[Sub(e)])
             }
-            Expr::Match { on, ok, err } => {
-                [Some(Run(on)), Some(Sub(&ok.body)), Some(Sub(&err.body))]
-            }
-            Expr::Let { value, body, .. } => [Some(Sub(value)), Some(Sub(body)), None],
+            Expr::Match { on, ok, err } => nth(i, &[Run(on), Sub(&ok.body), Sub(&err.body)]),
+            Expr::Let { value, body, .. } => nth(i, &[Sub(value), Sub(body)]),
             Expr::If {
                 cond,
                 then,
                 otherwise,
-            } => [Some(Sub(cond)), Some(Sub(then)), Some(Sub(otherwise))],
-            Expr::Binary { left, right, .. } => [Some(Sub(left)), Some(Sub(right)), None],
-            Expr::Map { func, list } => [Some(Callback("map", &func.body)), Some(Sub(list)), None],
-            Expr::Filter { func, list } => {
-                [Some(Callback("filter", &func.body)), Some(Sub(list)), None]
+            } => nth(i, &[Sub(cond), Sub(then), Sub(otherwise)]),
+            Expr::Binary { left, right, .. } => nth(i, &[Sub(left), Sub(right)]),
+            Expr::Map { func, list } => nth(i, &[Callback("map", &func.body), Sub(list)]),
+            Expr::Filter { func, list } => nth(i, &[Callback("filter", &func.body), Sub(list)]),
+            Expr::Fold { func, init, list } => {
+                nth(i, &[Callback("fold", &func.body), Sub(init), Sub(list)])
             }
-            Expr::Fold { func, init, list } => [
-                Some(Callback("fold", &func.body)),
-                Some(Sub(init)),
-                Some(Sub(list)),
-            ],
-        };
-        Children::Fixed(fixed.into_iter().flatten())
+        }
+    }
+
+    /// The expression's children, in text order: see [`child`](Self::child).
+    pub(crate) fn children(&self) -> Children<'_> {
+        Child::Expr(self).children()
     }
 }
 
 impl Step {
-    /// The direct children of the step, in text order: an `exec`'s argument;
-    /// a `traverse`'s step, then its list.
-    pub(crate) fn children(&self) -> Children<'_> {
-        Children::Fixed(
-            match self {
-                Step::Exec { arg, .. } => [Some(Child::Expr(arg)), None, None],
-                Step::Traverse { body, list, .. } => {
-                    [Some(Child::Step(body)), Some(Child::Expr(list)), None]
-                }
-            }
-            .into_iter()
-            .flatten(),
-        )
+    /// Child `i` of the step, in text order: an `exec`'s argument; a
+    /// `traverse`'s step, then its list.
+    #[inline]
+    pub(crate) fn child(&self, i: usize) -> Option<Child<'_>> {
+        match self {
+            Step::Exec { arg, .. } => nth(i, &[Child::Expr(arg)]),
+            Step::Traverse { body, list, .. } => nth(i, &[Child::Step(body), Child::Expr(list)]),
+        }
     }
 }
 
-/// A node of the plan's tree, as [`Expr::children`] gives it.
+#[inline]
+fn nth<'e>(i: usize, children: &[Child<'e>]) -> Option<Child<'e>> {
+    children.get(i).copied()
+}
+
+/// A node of the plan's tree, as [`Expr::child`] gives it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Child<'e> {
     /// A sub-expression evaluated where its parent is: an operand, a field, a
     /// branch, a list, an argument.
     Expr(&'e Expr),
-    /// The body of a pure callback, run per element (never a node of its
-    /// own: the lambda is its body), with its combinator's name (`"map"`,
-    /// `"filter"`, `"fold"`).
+    /// The body of a pure callback, run per element, with its combinator's
+    /// name (`"map"`, `"filter"`, `"fold"`).
     Callback(&'static str, &'e Expr),
     /// A step: what a `match` matches on, or the body of a `traverse`.
     Step(&'e Step),
 }
 
-/// Where [`Child::walk`] is: before a node's children, or after them.
+/// Where [`Child::walk`] is: before node `id`'s children, or after them. A
+/// node's id is its position in the walk: the root is 0, a node's first
+/// child follows it, and each next child follows the previous one's subtree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Visit {
-    Enter,
-    Leave,
+    Enter(usize),
+    Leave(usize),
 }
 
 impl<'e> Child<'e> {
-    /// The node's own children.
-    pub(crate) fn children(self) -> Children<'e> {
+    /// Child `i` of this node, in text order.
+    #[inline]
+    pub(crate) fn child(self, i: usize) -> Option<Child<'e>> {
         match self {
-            Child::Expr(e) | Child::Callback(_, e) => e.children(),
-            Child::Step(s) => s.children(),
+            Child::Expr(e) | Child::Callback(_, e) => e.child(i),
+            Child::Step(s) => s.child(i),
+        }
+    }
+
+    /// This node's children, in text order. Allocation-free.
+    #[inline]
+    pub(crate) fn children(self) -> Children<'e> {
+        Children {
+            node: self,
+            next: 0,
         }
     }
 
     /// The expression this node is, unless it is a step.
+    #[inline]
     pub(crate) fn expr(self) -> Option<&'e Expr> {
         match self {
             Child::Expr(e) | Child::Callback(_, e) => Some(e),
@@ -595,89 +606,127 @@ impl<'e> Child<'e> {
         }
     }
 
-    /// Walks this node, `depth` levels down, and every node under it, depth
-    /// first in text order: `visit` sees each node before its children
-    /// ([`Visit::Enter`]) and after them ([`Visit::Leave`]). Does not go past
-    /// [`MAX_DEPTH`]: stops at the first node deeper and returns `false`.
-    pub(crate) fn walk(self, depth: usize, visit: &mut dyn FnMut(Child<'e>, Visit)) -> bool {
+    /// Walks this node (the root, id 0) and every node under it, depth
+    /// first in text order: `visit` sees each node before its children and
+    /// after them. Does not go past [`MAX_DEPTH`]: stops at the first node
+    /// deeper and returns `false`.
+    pub(crate) fn walk(self, visit: &mut impl FnMut(Child<'e>, Visit)) -> bool {
+        self.walk_at(0, &mut 0, visit)
+    }
+
+    fn walk_at(
+        self,
+        depth: usize,
+        next_id: &mut usize,
+        visit: &mut impl FnMut(Child<'e>, Visit),
+    ) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
-        visit(self, Visit::Enter);
+        let id = *next_id;
+        *next_id += 1;
+        visit(self, Visit::Enter(id));
         for child in self.children() {
-            if !child.walk(depth + 1, visit) {
+            if !child.walk_at(depth + 1, next_id, visit) {
                 return false;
             }
         }
-        visit(self, Visit::Leave);
+        visit(self, Visit::Leave(id));
         true
     }
 
     /// Calls `visit` with the tool of every `exec` and `call` under this node
     /// (itself included), and whether it is a `call`, outermost first, not
     /// descending past [`MAX_DEPTH`]; returns whether everything was visited.
-    pub(crate) fn visit_tools(self, visit: &mut dyn FnMut(&'e str, bool)) -> bool {
-        self.walk(0, &mut |node, at| {
-            if let (Some((tool, call)), Visit::Enter) = (node.tool(), at) {
+    pub(crate) fn visit_tools(self, visit: &mut impl FnMut(&'e str, bool)) -> bool {
+        self.walk(&mut |node, at| {
+            if let (Some((tool, call)), Visit::Enter(_)) = (node.tool(), at) {
                 visit(tool, call);
             }
         })
     }
 }
 
-/// What a run needs to know of each node of a plan, found before it runs.
-/// A node's id is its position in [`Child::walk`]'s order (before its
-/// children, in text order), counting every expression and step, so that
-/// its first child is `id + 1` and each next sibling follows the previous
-/// one's subtree ([`Index::children`]).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Index {
-    nodes: Vec<Node>,
-    /// While building: the ids of the nodes entered and not left, innermost last.
-    open: Vec<usize>,
+/// The children of a node, in text order: see [`Expr::child`].
+#[derive(Clone, Debug)]
+pub(crate) struct Children<'e> {
+    node: Child<'e>,
+    next: usize,
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Node {
-    /// How many nodes its subtree has, itself included.
-    size: usize,
-    /// Whether it is or holds a step or a `call`: it calls a tool.
-    calls: bool,
+impl<'e> Iterator for Children<'e> {
+    type Item = Child<'e>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Child<'e>> {
+        let child = self.node.child(self.next)?;
+        self.next += 1;
+        Some(child)
+    }
+
+    /// Exact for a record or a list (the children that can be many).
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let all = match self.node.expr() {
+            Some(Expr::Record { fields }) => fields.len(),
+            Some(Expr::List { items }) => items.len(),
+            _ => return (0, Some(3)),
+        };
+        let left = all.saturating_sub(self.next);
+        (left, Some(left))
+    }
+}
+
+/// What a run needs to know of each node of a plan, by id (see [`Visit`]),
+/// found before it runs, by the walk that checks the depth.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Index {
+    /// Per node: how many nodes its subtree has (itself included), shifted
+    /// left by one, and in the low bit whether it is or holds a step or a
+    /// `call` (it calls a tool). Four bytes a node: built on every run.
+    nodes: Vec<u32>,
 }
 
 impl Index {
-    /// Records `node`: give it every event of a [`Child::walk`] of the plan.
+    /// Records a node: give it every event of a [`Child::walk`] of the plan.
+    #[inline]
     pub(crate) fn visit(&mut self, node: Child<'_>, at: Visit) {
         match at {
-            Visit::Enter => {
+            Visit::Enter(id) => {
+                debug_assert_eq!(id, self.nodes.len(), "nodes are entered in id order");
                 let calls = matches!(
                     node.expr(),
                     None | Some(Expr::Match { .. } | Expr::Call { .. })
                 );
-                self.open.push(self.nodes.len());
-                self.nodes.push(Node { size: 1, calls });
+                self.nodes.push(u32::from(calls));
             }
-            Visit::Leave => {
-                let id = self.open.pop().expect("a node is left after it is entered");
-                self.nodes[id].size = self.nodes.len() - id;
-                if let (true, Some(&parent)) = (self.nodes[id].calls, self.open.last()) {
-                    self.nodes[parent].calls = true;
+            Visit::Leave(id) => {
+                let end = self.nodes.len();
+                let mut calls = self.calls(id);
+                let mut child = id + 1;
+                while child < end && !calls {
+                    calls = self.calls(child);
+                    child = self.next(child);
                 }
+                let size = u32::try_from((end - id) << 1).expect("a plan has under 2^31 nodes");
+                self.nodes[id] = size | u32::from(calls);
             }
         }
     }
 
     /// Whether node `id` calls a tool (is or holds a step or a `call`).
+    #[inline]
     pub(crate) fn calls(&self, id: usize) -> bool {
-        self.nodes[id].calls
+        self.nodes[id] & 1 == 1
     }
 
     /// The id of the node after node `id`'s subtree: its next sibling.
+    #[inline]
     pub(crate) fn next(&self, id: usize) -> usize {
-        id + self.nodes[id].size
+        id + (self.nodes[id] >> 1) as usize
     }
 
     /// The ids of node `id`'s first `N` children, in text order.
+    #[inline]
     pub(crate) fn children<const N: usize>(&self, id: usize) -> [usize; N] {
         let mut child = id + 1;
         std::array::from_fn(|_| {
@@ -685,29 +734,6 @@ impl Index {
             child = self.next(this);
             this
         })
-    }
-}
-
-/// The children of a node, in text order: see [`Expr::children`].
-#[derive(Clone, Debug)]
-pub(crate) enum Children<'e> {
-    /// Up to three, of any kind.
-    Fixed(std::iter::Flatten<std::array::IntoIter<Option<Child<'e>>, 3>>),
-    /// A record's fields.
-    Fields(std::slice::Iter<'e, (String, Expr)>),
-    /// A list's items.
-    Items(std::slice::Iter<'e, Expr>),
-}
-
-impl<'e> Iterator for Children<'e> {
-    type Item = Child<'e>;
-
-    fn next(&mut self) -> Option<Child<'e>> {
-        match self {
-            Children::Fixed(children) => children.next(),
-            Children::Fields(fields) => fields.next().map(|(_, e)| Child::Expr(e)),
-            Children::Items(items) => items.next().map(Child::Expr),
-        }
     }
 }
 
@@ -777,9 +803,10 @@ match traverse (fn x => exec tool t {n = x}) (map (fn y => y + 1) xs) {
         .unwrap();
         let mut index = Index::default();
         let mut order = Vec::new();
-        assert!(Child::Expr(&plan.body).walk(0, &mut |node, at| {
+        assert!(Child::Expr(&plan.body).walk(&mut |node, at| {
             index.visit(node, at);
-            if at == Visit::Enter {
+            if let Visit::Enter(id) = at {
+                assert_eq!(id, order.len());
                 order.push(node);
             }
         }));

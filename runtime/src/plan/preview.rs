@@ -133,13 +133,33 @@ impl Preview {
         allowed: EffectSet,
     ) -> Result<(Preview, Index), PlanError> {
         // One walk: the depth check, the tools in order of appearance, those
-        // used as functions (`call`), and the index.
+        // used as functions (`call`), the first tool call inside a pure
+        // callback, and the index.
         let mut tools: Vec<&str> = Vec::new();
         let mut functions: Vec<&str> = Vec::new();
         let mut index = Index::default();
-        let within_depth = Child::Expr(&plan.body).walk(0, &mut |node, at| {
+        // The combinators of the callbacks the walk is in, innermost last.
+        let mut callbacks: Vec<&'static str> = Vec::new();
+        let mut effect_in_callback = None;
+        let within_depth = Child::Expr(&plan.body).walk(&mut |node, at| {
             index.visit(node, at);
-            let (Some((tool, call)), Visit::Enter) = (node.tool(), at) else {
+            match (node, at) {
+                (Child::Callback(combinator, _), Visit::Enter(_)) => callbacks.push(combinator),
+                (Child::Callback(..), Visit::Leave(_)) => {
+                    callbacks.pop();
+                }
+                _ => {}
+            }
+            let Visit::Enter(_) = at else { return };
+            if let (Some(Expr::Match { on, .. }), Some(&combinator)) =
+                (node.expr(), callbacks.last())
+            {
+                if effect_in_callback.is_none() {
+                    let tool = on.exec_tool().to_owned();
+                    effect_in_callback = Some(PlanError::EffectInPureCallback { combinator, tool });
+                }
+            }
+            let Some((tool, call)) = node.tool() else {
                 return;
             };
             if !tools.contains(&tool) {
@@ -152,7 +172,9 @@ impl Preview {
         if !within_depth {
             return Err(PlanError::TooDeep { limit: MAX_DEPTH });
         }
-        pure_callbacks(Child::Expr(&plan.body), None)?;
+        if let Some(error) = effect_in_callback {
+            return Err(error);
+        }
         let mut calls = Vec::new();
         let mut effects = EffectSet::PURE;
         let counts = Counter::default().expr(&plan.body);
@@ -193,25 +215,13 @@ impl Preview {
     }
 }
 
-/// Refuses a tool call inside a pure callback (`inside` names its
-/// combinator). Called after the depth check.
-fn pure_callbacks(node: Child<'_>, inside: Option<&'static str>) -> Result<(), PlanError> {
-    if let (Some(Expr::Match { on, .. }), Some(combinator)) = (node.expr(), inside) {
-        let mut tool = String::new();
-        on.visit_exec(&mut |name| tool = name.to_owned());
-        return Err(PlanError::EffectInPureCallback { combinator, tool });
-    }
-    node.children().try_for_each(|child| match child {
-        Child::Callback(combinator, _) => pure_callbacks(child, Some(combinator)),
-        Child::Expr(_) | Child::Step(_) => pure_callbacks(child, inside),
-    })
-}
-
 impl Step {
-    fn visit_exec(&self, visit: &mut dyn FnMut(&str)) {
+    /// The tool the step calls: an `exec`'s, or that of the `exec` a
+    /// `traverse` runs.
+    fn exec_tool(&self) -> &str {
         match self {
-            Step::Exec { tool, .. } => visit(tool),
-            Step::Traverse { body, .. } => body.visit_exec(visit),
+            Step::Exec { tool, .. } => tool,
+            Step::Traverse { body, .. } => body.exec_tool(),
         }
     }
 }

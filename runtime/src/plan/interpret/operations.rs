@@ -17,17 +17,13 @@ use super::super::value::Value;
 /// The value of `expr` from its children's values, which are on top of
 /// `operands` in text order (the last child's topmost), and are taken off.
 /// For the expressions whose children all run, each once, in order:
-/// literals, records, lists, field access, `not` and the operators other
-/// than `and`/`or`. A variable reads the environment, and the others are
-/// control flow: each evaluator runs those itself.
+/// records, lists, field access, `not` and the operators other than
+/// `and`/`or`. The others are control flow, which each evaluator runs
+/// itself, or leaves (a literal, a variable), which call no tool, so only
+/// [`eval_pure`](super::Machine::eval_pure) meets them.
 pub(super) fn combine(expr: &Expr, operands: &mut Vec<Value>) -> Result<Value, PlanError> {
     let mut pop = || operands.pop().expect("each child's value is an operand");
     Ok(match expr {
-        Expr::Unit => Value::Unit,
-        Expr::Bool { value } => Value::Bool(*value),
-        Expr::Int { value } => Value::Int(*value),
-        Expr::Float { value } => Value::Float(*value),
-        Expr::String { value } => Value::String(value.clone()),
         Expr::Get { field, .. } => field_owned(pop(), field)?,
         Expr::Not { .. } => Value::Bool(!truth(pop(), || "`not`".into())?),
         Expr::Binary { op, .. } => {
@@ -36,17 +32,20 @@ pub(super) fn combine(expr: &Expr, operands: &mut Vec<Value>) -> Result<Value, P
             binary(*op, l, r)?
         }
         Expr::Record { fields } => {
+            let mut record = Vec::with_capacity(fields.len());
             let values = operands.drain(operands.len() - fields.len()..);
-            Value::Record(
-                fields
-                    .iter()
-                    .map(|(name, _)| name.clone())
-                    .zip(values)
-                    .collect(),
-            )
+            for ((name, _), value) in fields.iter().zip(values) {
+                record.push((name.clone(), value));
+            }
+            Value::Record(record)
         }
         Expr::List { items } => Value::List(operands.split_off(operands.len() - items.len())),
-        Expr::Var { .. }
+        Expr::Unit
+        | Expr::Bool { .. }
+        | Expr::Int { .. }
+        | Expr::Float { .. }
+        | Expr::String { .. }
+        | Expr::Var { .. }
         | Expr::Match { .. }
         | Expr::Let { .. }
         | Expr::If { .. }
