@@ -258,9 +258,10 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// Which of the plan's nodes call a tool, by id (each expression below
     /// is evaluated with its id): the others are evaluated without a future.
     index: Index,
-    /// The values of the children of the expressions being evaluated, until
-    /// [`combine`] takes them. A run-time error ends the run, so one that
-    /// leaves values here does no harm; they are under later ones anyway.
+    /// The values of the children of the expressions [`eval`](Self::eval)
+    /// is combining, until [`combine`] takes them. A run-time error ends the
+    /// run, so one that leaves values here does no harm (and later ones go
+    /// on top).
     operands: Vec<Value>,
 }
 
@@ -411,17 +412,20 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     acc
                 }
                 // Records, lists, field access, `not`, the other operators
-                // (a literal or a variable calls no tool: never here).
+                // (a literal or a variable calls no tool: never here): the
+                // children first, in order, then `combine` takes their values.
                 _ => {
-                    let children = expr.children();
-                    self.operands.reserve(children.size_hint().0);
+                    let start = self.operands.len();
                     let mut child = id + 1;
-                    for node in children {
+                    for node in expr.children() {
                         let value = self.value(operand(node), child).await?;
                         self.operands.push(value);
                         child = self.index.next(child);
                     }
-                    combine(expr, &mut self.operands)?
+                    let mut values = self.operands.drain(start..);
+                    let value = combine(expr, |_| Ok(values.next().expect("a value per child")));
+                    debug_assert!(values.next().is_none(), "`combine` takes every child");
+                    value?
                 }
             })
         }
@@ -444,7 +448,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             Expr::Var { name } => self.lookup(name)?.clone(),
             Expr::Get { of, field } => match self.place(of) {
                 Some(record) => field_ref(record?, field)?.clone(),
-                None => self.combine_pure(expr)?,
+                None => combine(expr, |e| self.eval_pure(e))?,
             },
             Expr::Match { .. } | Expr::Call { .. } => {
                 unreachable!("a `match` or a `call` calls a tool, so `value` never sends it here")
@@ -503,20 +507,8 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 acc
             }
             // Records, lists, `not`, the other operators.
-            _ => self.combine_pure(expr)?,
+            _ => combine(expr, |e| self.eval_pure(e))?,
         })
-    }
-
-    /// Evaluates the children of `expr` in order, then [`combine`]s them.
-    fn combine_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
-        let children = expr.children();
-        // A list's elements, say, are all on the stack at once.
-        self.operands.reserve(children.size_hint().0);
-        for node in children {
-            let value = self.eval_pure(operand(node))?;
-            self.operands.push(value);
-        }
-        combine(expr, &mut self.operands)
     }
 
     /// A tool's arguments as JSON. A variable (the usual argument: a

@@ -663,17 +663,6 @@ impl<'e> Iterator for Children<'e> {
         self.next += 1;
         Some(child)
     }
-
-    /// Exact for a record or a list (the children that can be many).
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let all = match self.node.expr() {
-            Some(Expr::Record { fields }) => fields.len(),
-            Some(Expr::List { items }) => items.len(),
-            _ => return (0, Some(3)),
-        };
-        let left = all.saturating_sub(self.next);
-        (left, Some(left))
-    }
 }
 
 /// What a run needs to know of each node of a plan, by id (see [`Visit`]),

@@ -14,32 +14,40 @@ use super::super::error::PlanError;
 use super::super::ir::{BinaryOp, Expr};
 use super::super::value::Value;
 
-/// The value of `expr` from its children's values, which are on top of
-/// `operands` in text order (the last child's topmost), and are taken off.
-/// For the expressions whose children all run, each once, in order:
-/// records, lists, field access, `not` and the operators other than
-/// `and`/`or`. The others are control flow, which each evaluator runs
-/// itself, or leaves (a literal, a variable), which call no tool, so only
+/// The value of `expr` from its children's values, which `operand` gives:
+/// it is called once per child, in text order, as the value is built (so an
+/// error stops it where evaluation would). For the expressions whose
+/// children all run, each once, in order: records, lists, field access,
+/// `not` and the operators other than `and`/`or`. The others are control
+/// flow, which each evaluator runs itself, or leaves (a literal, a
+/// variable), which call no tool, so only
 /// [`eval_pure`](super::Machine::eval_pure) meets them.
-pub(super) fn combine(expr: &Expr, operands: &mut Vec<Value>) -> Result<Value, PlanError> {
-    let mut pop = || operands.pop().expect("each child's value is an operand");
+pub(super) fn combine<'p>(
+    expr: &'p Expr,
+    mut operand: impl FnMut(&'p Expr) -> Result<Value, PlanError>,
+) -> Result<Value, PlanError> {
     Ok(match expr {
-        Expr::Get { field, .. } => field_owned(pop(), field)?,
-        Expr::Not { .. } => Value::Bool(!truth(pop(), || "`not`".into())?),
-        Expr::Binary { op, .. } => {
-            let r = pop();
-            let l = pop();
+        Expr::Record { fields } => {
+            let mut values = Vec::with_capacity(fields.len());
+            for (name, e) in fields {
+                values.push((name.clone(), operand(e)?));
+            }
+            Value::Record(values)
+        }
+        Expr::List { items } => {
+            let mut values = Vec::with_capacity(items.len());
+            for e in items {
+                values.push(operand(e)?);
+            }
+            Value::List(values)
+        }
+        Expr::Get { of, field } => field_owned(operand(of)?, field)?,
+        Expr::Not { operand: e } => Value::Bool(!truth(operand(e)?, || "`not`".into())?),
+        Expr::Binary { op, left, right } => {
+            let l = operand(left)?;
+            let r = operand(right)?;
             binary(*op, l, r)?
         }
-        Expr::Record { fields } => {
-            let mut record = Vec::with_capacity(fields.len());
-            let values = operands.drain(operands.len() - fields.len()..);
-            for ((name, _), value) in fields.iter().zip(values) {
-                record.push((name.clone(), value));
-            }
-            Value::Record(record)
-        }
-        Expr::List { items } => Value::List(operands.split_off(operands.len() - items.len())),
         Expr::Unit
         | Expr::Bool { .. }
         | Expr::Int { .. }
