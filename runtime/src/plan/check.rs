@@ -62,7 +62,7 @@ use crate::tool::ToolSpec;
 use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
-use super::ir::{BinaryOp, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
+use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 
 mod types;
 
@@ -172,7 +172,7 @@ impl fmt::Display for TypeError {
 /// ```
 pub fn check<A: Effects>(plan: &Plan, toolbox: &Toolbox<A>) -> Result<Ty, PlanError> {
     let mut tools = Vec::new();
-    let within_depth = plan.body.visit_tools(0, &mut |tool, _| {
+    let within_depth = Child::Expr(&plan.body).visit_tools(&mut |tool, _| {
         if !tools.contains(&tool) {
             tools.push(tool);
         }

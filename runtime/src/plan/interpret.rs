@@ -38,9 +38,15 @@ use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
-use super::ir::{BinaryOp, Expr, Plan, Step};
-use super::preview::{ApprovalRequest, Decision, Preview};
+use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
+use super::preview::{ApprovalRequest, Decision, Preview, Runs};
 use super::value::Value;
+
+mod operations;
+
+use operations::{
+    combine, error_value, field_ref, items, json_args, kind, logical_right, short_circuit, truth,
+};
 
 type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + Sync + 't>;
 
@@ -216,17 +222,26 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// Checks the plan, then runs it. `Err` means it was refused and nothing
     /// ran; a run-time error of the plan is in [`Run::outcome`].
     pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
-        self.preview(plan)?;
-        let mut impure = Vec::new();
-        collect_impure(&plan.body, &mut impure);
-        impure.sort_unstable();
+        let (preview, index) = Preview::check_indexed(plan, self.toolbox, self.allowed)?;
+        // Room for every call, when the plan shows how many it can make (a
+        // bounded guess: a `traverse` over a long literal list may stop early).
+        let calls = preview
+            .calls
+            .iter()
+            .try_fold(0, |sum: u64, call| match call.runs {
+                Runs::AtMost(n) => Some(sum.saturating_add(n)),
+                Runs::PerElement => None,
+            });
+        let room = calls.map_or(0, |n| usize::try_from(n.min(1024)).unwrap_or(0));
         let mut machine = Machine {
             interpreter: self,
             env: Vec::new(),
-            trace: Vec::new(),
-            impure,
+            trace: Vec::with_capacity(room),
+            index,
+            operands: Vec::new(),
         };
-        let outcome = machine.value(&plan.body).await;
+        // The plan's body is the walk's first node.
+        let outcome = machine.value(&plan.body, 0).await;
         Ok(Run {
             outcome,
             trace: machine.trace,
@@ -240,9 +255,14 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// Bound variables, innermost last; the names are the plan's.
     env: Vec<(&'p str, Value)>,
     trace: Vec<TracedCall>,
-    /// The addresses of the plan's expressions that hold a tool call,
-    /// sorted; the others are evaluated without a future.
-    impure: Vec<usize>,
+    /// Which of the plan's nodes call a tool, by id (each expression below
+    /// is evaluated with its id): the others are evaluated without a future.
+    index: Index,
+    /// The values of the children of the expressions [`eval`](Self::eval)
+    /// is combining, until [`combine`] takes them. A run-time error ends the
+    /// run, so one that leaves values here does no harm (and later ones go
+    /// on top).
+    operands: Vec<Value>,
 }
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
@@ -254,9 +274,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         name: &'p str,
         value: Value,
         body: &'p Expr,
+        id: usize,
     ) -> Result<Value, PlanError> {
         self.env.push((name, value));
-        let result = self.value(body).await;
+        let result = self.value(body, id).await;
         self.env.pop();
         result
     }
@@ -277,9 +298,9 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// Evaluates `expr`: through [`eval`](Self::eval)'s boxed future when it
     /// holds a tool call, directly with [`eval_pure`](Self::eval_pure) when
     /// it does not (most sub-expressions: literals, arguments, callbacks).
-    async fn value(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
-        if self.impure.binary_search(&address(expr)).is_ok() {
-            self.eval(expr).await
+    async fn value(&mut self, expr: &'p Expr, id: usize) -> Result<Value, PlanError> {
+        if self.index.calls(id) {
+            self.eval(expr, id).await
         } else {
             self.eval_pure(expr)
         }
@@ -308,99 +329,114 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         }
     }
 
-    fn eval<'s>(&'s mut self, expr: &'p Expr) -> Eval<'s, Value> {
+    /// Evaluates an expression that calls a tool, node `id` of the plan.
+    ///
+    /// The twin of [`eval_pure`](Self::eval_pure): both run control flow
+    /// themselves, and hand every other expression's children's values to
+    /// [`combine`].
+    fn eval<'s>(&'s mut self, expr: &'p Expr, id: usize) -> Eval<'s, Value> {
         async move {
             Ok(match expr {
-                // Never holds a call: `value` sends these to `eval_pure`.
-                Expr::Unit
-                | Expr::Bool { .. }
-                | Expr::Int { .. }
-                | Expr::Float { .. }
-                | Expr::String { .. }
-                | Expr::Var { .. } => self.eval_pure(expr)?,
-                Expr::Record { fields } => {
-                    let mut values = Vec::with_capacity(fields.len());
-                    for (name, e) in fields {
-                        values.push((name.clone(), self.value(e).await?));
+                Expr::Match { on, ok, err } => {
+                    let [on_id, ok_id, err_id] = self.index.children(id);
+                    match self.step(on, on_id).await? {
+                        Ok(value) => self.bound(&ok.bind, value, &ok.body, ok_id).await?,
+                        Err(error) => self.bound(&err.bind, error, &err.body, err_id).await?,
                     }
-                    Value::Record(values)
                 }
-                Expr::List { items } => {
-                    let mut values = Vec::with_capacity(items.len());
-                    for e in items {
-                        values.push(self.value(e).await?);
-                    }
-                    Value::List(values)
-                }
-                Expr::Get { of, field } => match self.place(of) {
-                    // Only the field is cloned, not the record.
-                    Some(record) => field_ref(record?, field)?.clone(),
-                    None => field_owned(self.value(of).await?, field)?,
-                },
-                Expr::Match { on, ok, err } => match self.step(on).await? {
-                    Ok(value) => self.bound(&ok.bind, value, &ok.body).await?,
-                    Err(error) => self.bound(&err.bind, error, &err.body).await?,
-                },
                 Expr::Let { name, value, body } => {
-                    let value = self.value(value).await?;
-                    self.bound(name, value, body).await?
+                    let [value_id, body_id] = self.index.children(id);
+                    let value = self.value(value, value_id).await?;
+                    self.bound(name, value, body, body_id).await?
                 }
                 Expr::If {
                     cond,
                     then,
                     otherwise,
                 } => {
-                    if self.bool(cond, "`if`").await? {
-                        self.value(then).await?
+                    let [cond_id, then_id, otherwise_id] = self.index.children(id);
+                    if truth(self.value(cond, cond_id).await?, || "`if`".into())? {
+                        self.value(then, then_id).await?
                     } else {
-                        self.value(otherwise).await?
+                        self.value(otherwise, otherwise_id).await?
                     }
                 }
-                Expr::Not { operand } => Value::Bool(!self.bool(operand, "`not`").await?),
+                Expr::Binary {
+                    op: op @ (BinaryOp::And | BinaryOp::Or),
+                    left,
+                    right,
+                } => {
+                    let [left_id, right_id] = self.index.children(id);
+                    match short_circuit(*op, self.value(left, left_id).await?)? {
+                        Some(value) => value,
+                        None => logical_right(*op, self.value(right, right_id).await?)?,
+                    }
+                }
                 Expr::Call { tool, arg } => {
-                    let args = self.arguments(tool, arg).await?;
+                    let args = self.arguments(tool, arg, id + 1).await?;
                     self.call(tool, args).await?
                 }
-                Expr::Binary { op, left, right } => self.binary(*op, left, right).await?,
                 Expr::Map { func, list } => {
+                    let [body_id, list_id] = self.index.children(id);
                     let mut out = Vec::new();
-                    for item in self.list(list, "`map`").await? {
-                        out.push(self.bound(&func.param.name, item, &func.body).await?);
+                    for item in items(self.value(list, list_id).await?, "`map`")? {
+                        out.push(
+                            self.bound(&func.param.name, item, &func.body, body_id)
+                                .await?,
+                        );
                     }
                     Value::List(out)
                 }
                 Expr::Filter { func, list } => {
+                    let [body_id, list_id] = self.index.children(id);
                     let mut out = Vec::new();
-                    for item in self.list(list, "`filter`").await? {
+                    for item in items(self.value(list, list_id).await?, "`filter`")? {
                         self.env.push((&func.param.name, item));
-                        let keep = self.bool(&func.body, "the callback of `filter`").await;
+                        let keep = self.value(&func.body, body_id).await;
                         let popped = self.env.pop();
-                        if keep? {
+                        if truth(keep?, || "the callback of `filter`".into())? {
                             out.extend(popped.map(|(_, item)| item));
                         }
                     }
                     Value::List(out)
                 }
                 Expr::Fold { func, init, list } => {
-                    let mut acc = self.value(init).await?;
-                    for item in self.list(list, "`fold`").await? {
+                    let [body_id, init_id, list_id] = self.index.children(id);
+                    let mut acc = self.value(init, init_id).await?;
+                    for item in items(self.value(list, list_id).await?, "`fold`")? {
                         self.env.push((&func.acc.name, acc));
-                        let result = self.bound(&func.item.name, item, &func.body).await;
+                        let result = self.bound(&func.item.name, item, &func.body, body_id).await;
                         self.env.pop();
                         acc = result?;
                     }
                     acc
+                }
+                // Records, lists, field access, `not`, the other operators
+                // (a literal or a variable calls no tool: never here): the
+                // children first, in order, then `combine` takes their values.
+                _ => {
+                    let start = self.operands.len();
+                    let mut child = id + 1;
+                    for node in expr.children() {
+                        let value = self.value(operand(node), child).await?;
+                        self.operands.push(value);
+                        child = self.index.next(child);
+                    }
+                    let mut values = self.operands.drain(start..);
+                    let value = combine(expr, |_| Ok(values.next().expect("a value per child")));
+                    debug_assert!(values.next().is_none(), "`combine` takes every child");
+                    value?
                 }
             })
         }
         .boxed()
     }
 
-    /// Evaluates an expression that holds no tool call, without a future.
+    /// Evaluates an expression that calls no tool, without a future.
     ///
-    /// One arm per [`Expr`] variant, as in [`eval`](Self::eval), whose
-    /// semantics and errors it repeats; [`value`](Self::value) sends here only
-    /// expressions with no step inside, so never a `match`.
+    /// The twin of [`eval`](Self::eval), with the same semantics and errors;
+    /// [`value`](Self::value) sends here only expressions that call no tool,
+    /// so never a `match` or a `call`.
     fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
         Ok(match expr {
             Expr::Unit => Value::Unit,
@@ -408,24 +444,11 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             Expr::Int { value } => Value::Int(*value),
             Expr::Float { value } => Value::Float(*value),
             Expr::String { value } => Value::String(value.clone()),
-            Expr::Record { fields } => {
-                let mut values = Vec::with_capacity(fields.len());
-                for (name, e) in fields {
-                    values.push((name.clone(), self.eval_pure(e)?));
-                }
-                Value::Record(values)
-            }
-            Expr::List { items } => {
-                let mut values = Vec::with_capacity(items.len());
-                for e in items {
-                    values.push(self.eval_pure(e)?);
-                }
-                Value::List(values)
-            }
+            // Read in place: only the value is cloned, not the record.
             Expr::Var { name } => self.lookup(name)?.clone(),
             Expr::Get { of, field } => match self.place(of) {
                 Some(record) => field_ref(record?, field)?.clone(),
-                None => field_owned(self.eval_pure(of)?, field)?,
+                None => combine(expr, |e| self.eval_pure(e))?,
             },
             Expr::Match { .. } | Expr::Call { .. } => {
                 unreachable!("a `match` or a `call` calls a tool, so `value` never sends it here")
@@ -445,27 +468,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     self.eval_pure(otherwise)?
                 }
             }
-            Expr::Not { operand } => {
-                Value::Bool(!truth(self.eval_pure(operand)?, || "`not`".into())?)
-            }
-            Expr::Binary { op, left, right } => {
-                let context = || format!("`{}`", op.symbol());
-                match op {
-                    BinaryOp::And => Value::Bool(
-                        truth(self.eval_pure(left)?, context)?
-                            && truth(self.eval_pure(right)?, context)?,
-                    ),
-                    BinaryOp::Or => Value::Bool(
-                        truth(self.eval_pure(left)?, context)?
-                            || truth(self.eval_pure(right)?, context)?,
-                    ),
-                    _ => {
-                        let l = self.eval_pure(left)?;
-                        let r = self.eval_pure(right)?;
-                        pure(*op, l, r)?
-                    }
-                }
-            }
+            Expr::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                left,
+                right,
+            } => match short_circuit(*op, self.eval_pure(left)?)? {
+                Some(value) => value,
+                None => logical_right(*op, self.eval_pure(right)?)?,
+            },
             Expr::Map { func, list } => {
                 let items = items(self.eval_pure(list)?, "`map`")?;
                 let mut out = Vec::with_capacity(items.len());
@@ -478,11 +488,9 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 let mut out = Vec::new();
                 for item in items(self.eval_pure(list)?, "`filter`")? {
                     self.env.push((&func.param.name, item));
-                    let keep = self
-                        .eval_pure(&func.body)
-                        .and_then(|keep| truth(keep, || "the callback of `filter`".into()));
+                    let keep = self.eval_pure(&func.body);
                     let popped = self.env.pop();
-                    if keep? {
+                    if truth(keep?, || "the callback of `filter`".into())? {
                         out.extend(popped.map(|(_, item)| item));
                     }
                 }
@@ -498,59 +506,31 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 }
                 acc
             }
+            // Records, lists, `not`, the other operators.
+            _ => combine(expr, |e| self.eval_pure(e))?,
         })
-    }
-
-    async fn bool(&mut self, expr: &'p Expr, context: &str) -> Result<bool, PlanError> {
-        truth(self.value(expr).await?, || context.to_owned())
-    }
-
-    async fn list(&mut self, expr: &'p Expr, context: &str) -> Result<Vec<Value>, PlanError> {
-        items(self.value(expr).await?, context)
-    }
-
-    async fn binary(
-        &mut self,
-        op: BinaryOp,
-        left: &'p Expr,
-        right: &'p Expr,
-    ) -> Result<Value, PlanError> {
-        let context = format!("`{}`", op.symbol());
-        match op {
-            BinaryOp::And => {
-                return Ok(Value::Bool(
-                    self.bool(left, &context).await? && self.bool(right, &context).await?,
-                ))
-            }
-            BinaryOp::Or => {
-                return Ok(Value::Bool(
-                    self.bool(left, &context).await? || self.bool(right, &context).await?,
-                ))
-            }
-            _ => {}
-        }
-        let l = self.value(left).await?;
-        let r = self.value(right).await?;
-        pure(op, l, r)
     }
 
     /// A tool's arguments as JSON. A variable (the usual argument: a
     /// traverse's element) is written as JSON where it is, not cloned first.
-    async fn arguments(&mut self, tool: &str, arg: &'p Expr) -> Result<Json, PlanError> {
+    async fn arguments(&mut self, tool: &str, arg: &'p Expr, id: usize) -> Result<Json, PlanError> {
         match self.place(arg) {
             Some(value) => json_args(tool, value?),
-            None => json_args(tool, &self.value(arg).await?),
+            None => json_args(tool, &self.value(arg, id).await?),
         }
     }
 
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
-    async fn step(&mut self, step: &'p Step) -> Result<Result<Value, Value>, PlanError> {
+    async fn step(&mut self, step: &'p Step, id: usize) -> Result<Result<Value, Value>, PlanError> {
         match step {
             Step::Exec { tool, arg } => {
-                let args = self.arguments(tool, arg).await?;
+                let args = self.arguments(tool, arg, id + 1).await?;
                 self.exec(tool, args).await
             }
-            Step::Traverse { param, body, list } => self.traverse(&param.name, body, list).await,
+            Step::Traverse { param, body, list } => {
+                self.traverse(&param.name, body, list, self.index.children(id))
+                    .await
+            }
         }
     }
 
@@ -561,13 +541,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         param: &'p str,
         body: &'p Step,
         list: &'p Expr,
+        [body_id, list_id]: [usize; 2],
     ) -> Eval<'s, Result<Value, Value>> {
         async move {
-            let items = self.list(list, "`traverse`").await?;
+            let items = items(self.value(list, list_id).await?, "`traverse`")?;
             let mut oks = Vec::with_capacity(items.len());
             for item in items {
                 self.env.push((param, item));
-                let result = self.step(body).await;
+                let result = self.step(body, body_id).await;
                 self.env.pop();
                 match result? {
                     Ok(value) => oks.push(value),
@@ -646,227 +627,9 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     }
 }
 
-/// Pushes the address of each expression in `expr` (itself included) that
-/// holds a step, and says whether `expr` does. Visits every expression: the
-/// plan is checked for depth before.
-fn collect_impure(expr: &Expr, impure: &mut Vec<usize>) -> bool {
-    let holds = match expr {
-        Expr::Unit
-        | Expr::Bool { .. }
-        | Expr::Int { .. }
-        | Expr::Float { .. }
-        | Expr::String { .. }
-        | Expr::Var { .. } => false,
-        Expr::Record { fields } => fields
-            .iter()
-            .fold(false, |any, (_, e)| collect_impure(e, impure) | any),
-        Expr::List { items } => items
-            .iter()
-            .fold(false, |any, e| collect_impure(e, impure) | any),
-        Expr::Get { of, .. } => collect_impure(of, impure),
-        Expr::Not { operand } => collect_impure(operand, impure),
-        Expr::Call { arg, .. } => {
-            collect_impure(arg, impure);
-            true
-        }
-        Expr::Match { on, ok, err } => {
-            collect_impure_step(on, impure);
-            collect_impure(&ok.body, impure);
-            collect_impure(&err.body, impure);
-            true
-        }
-        Expr::Let { value, body, .. } => {
-            collect_impure(value, impure) | collect_impure(body, impure)
-        }
-        Expr::If {
-            cond,
-            then,
-            otherwise,
-        } => {
-            collect_impure(cond, impure)
-                | collect_impure(then, impure)
-                | collect_impure(otherwise, impure)
-        }
-        Expr::Binary { left, right, .. } => {
-            collect_impure(left, impure) | collect_impure(right, impure)
-        }
-        Expr::Map { func, list } | Expr::Filter { func, list } => {
-            collect_impure(&func.body, impure) | collect_impure(list, impure)
-        }
-        Expr::Fold { func, init, list } => {
-            collect_impure(&func.body, impure)
-                | collect_impure(init, impure)
-                | collect_impure(list, impure)
-        }
-    };
-    if holds {
-        impure.push(address(expr));
-    }
-    holds
-}
-
-fn collect_impure_step(step: &Step, impure: &mut Vec<usize>) {
-    match step {
-        Step::Exec { arg, .. } => {
-            collect_impure(arg, impure);
-        }
-        Step::Traverse { body, list, .. } => {
-            collect_impure_step(body, impure);
-            collect_impure(list, impure);
-        }
-    }
-}
-
-/// An expression's identity during a run (the plan is borrowed, so it stays put).
-fn address(expr: &Expr) -> usize {
-    std::ptr::from_ref(expr) as usize
-}
-
-/// A Bool, or the error of `context` given another value.
-fn truth(value: Value, context: impl FnOnce() -> String) -> Result<bool, PlanError> {
-    match value {
-        Value::Bool(b) => Ok(b),
-        other => Err(PlanError::mismatch(context(), "Bool", &other)),
-    }
-}
-
-/// A list's elements, or the error of `context` given another value.
-fn items(value: Value, context: &str) -> Result<Vec<Value>, PlanError> {
-    match value {
-        Value::List(items) => Ok(items),
-        other => Err(PlanError::mismatch(context, "a list", &other)),
-    }
-}
-
-/// A tool's arguments as JSON.
-fn json_args(tool: &str, value: &Value) -> Result<Json, PlanError> {
-    value.to_json().ok_or_else(|| PlanError::NotJson {
-        tool: tool.to_owned(),
-    })
-}
-
-/// Field `field` of `record`, or the error of `record.field`.
-fn field_ref<'v>(record: &'v Value, field: &str) -> Result<&'v Value, PlanError> {
-    match record {
-        Value::Record(_) => record.field(field).ok_or_else(|| PlanError::MissingField {
-            field: field.to_owned(),
-            found: record.type_name(),
-        }),
-        other => Err(PlanError::mismatch(
-            format!("`.{field}`"),
-            "a record",
-            other,
-        )),
-    }
-}
-
-/// Field `field` taken out of `record`, or the error of `record.field`.
-fn field_owned(record: Value, field: &str) -> Result<Value, PlanError> {
-    match record {
-        Value::Record(mut fields) => match fields.iter().position(|(n, _)| n == field) {
-            Some(index) => Ok(fields.swap_remove(index).1),
-            None => Err(PlanError::MissingField {
-                field: field.to_owned(),
-                found: Value::Record(fields).type_name(),
-            }),
-        },
-        other => Err(PlanError::mismatch(
-            format!("`.{field}`"),
-            "a record",
-            &other,
-        )),
-    }
-}
-
-/// The value an `Err` branch binds: `{tool: String, kind: String, message: String}`.
-fn error_value(tool: &str, kind: &str, message: &str) -> Value {
-    Value::Record(vec![
-        ("tool".into(), Value::String(tool.into())),
-        ("kind".into(), Value::String(kind.into())),
-        ("message".into(), Value::String(message.into())),
-    ])
-}
-
-fn kind(error: &ToolError) -> &'static str {
-    match error {
-        ToolError::UnknownTool { .. } => "unknown_tool",
-        ToolError::EffectDenied { .. } => "effect_denied",
-        ToolError::InvalidArgs { .. } => "invalid_args",
-        ToolError::Deserialization { .. } => "deserialization",
-        ToolError::Execution { .. } => "execution",
-        ToolError::Escalation(_) => "escalation",
-        ToolError::BudgetExhausted { .. } => "budget_exhausted",
-    }
-}
-
-/// The pure operations other than `and`/`or`.
-fn pure(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
-    use std::cmp::Ordering;
-    // Written only for an error message.
-    let context = || format!("`{}`", op.symbol());
-    let order = |l: &Value, r: &Value| -> Result<Ordering, PlanError> {
-        match (l, r) {
-            (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
-            (Value::String(a), Value::String(b)) => Ok(a.cmp(b)),
-            (Value::Float(a), Value::Float(b)) => {
-                a.partial_cmp(b).ok_or_else(|| PlanError::TypeMismatch {
-                    context: context(),
-                    expected: "comparable numbers",
-                    found: "NaN".into(),
-                })
-            }
-            (Value::Int(_) | Value::String(_) | Value::Float(_), other) => Err(
-                PlanError::mismatch(context(), "a value of the left side's type", other),
-            ),
-            (other, _) => Err(PlanError::mismatch(
-                context(),
-                "Int, Float or String",
-                other,
-            )),
-        }
-    };
-    let ints = |l: &Value, r: &Value| match (l, r) {
-        (Value::Int(a), Value::Int(b)) => Ok((*a, *b)),
-        (Value::Int(_), other) | (other, _) => Err(PlanError::mismatch(context(), "Int", other)),
-    };
-    let overflow = PlanError::Overflow { op };
-    Ok(match op {
-        BinaryOp::Eq => Value::Bool(l == r),
-        BinaryOp::Ne => Value::Bool(l != r),
-        BinaryOp::Lt => Value::Bool(order(&l, &r)? == Ordering::Less),
-        BinaryOp::Le => Value::Bool(order(&l, &r)? != Ordering::Greater),
-        BinaryOp::Gt => Value::Bool(order(&l, &r)? == Ordering::Greater),
-        BinaryOp::Ge => Value::Bool(order(&l, &r)? != Ordering::Less),
-        BinaryOp::Add => {
-            let (a, b) = ints(&l, &r)?;
-            Value::Int(a.checked_add(b).ok_or(overflow)?)
-        }
-        BinaryOp::Sub => {
-            let (a, b) = ints(&l, &r)?;
-            Value::Int(a.checked_sub(b).ok_or(overflow)?)
-        }
-        BinaryOp::Mul => {
-            let (a, b) = ints(&l, &r)?;
-            Value::Int(a.checked_mul(b).ok_or(overflow)?)
-        }
-        BinaryOp::Div | BinaryOp::Rem => {
-            let (a, b) = ints(&l, &r)?;
-            if b == 0 {
-                return Err(PlanError::DivisionByZero);
-            }
-            let result = if op == BinaryOp::Div {
-                a.checked_div(b)
-            } else {
-                a.checked_rem(b)
-            };
-            Value::Int(result.ok_or(overflow)?)
-        }
-        BinaryOp::Concat => match (l, r) {
-            (Value::String(a), Value::String(b)) => Value::String(a + &b),
-            (Value::String(_), other) | (other, _) => {
-                return Err(PlanError::mismatch(context(), "String", &other))
-            }
-        },
-        BinaryOp::And | BinaryOp::Or => unreachable!("evaluated with short-circuit in `binary`"),
-    })
+/// A child of an expression whose children are all operands (see [`combine`]).
+#[inline]
+fn operand(node: Child<'_>) -> &Expr {
+    node.expr()
+        .expect("only a `match` or a `traverse` has a step, and neither is combined")
 }

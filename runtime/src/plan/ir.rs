@@ -97,7 +97,7 @@ impl Plan {
     /// order they first appear.
     pub fn tools(&self) -> Vec<&str> {
         let mut tools = Vec::new();
-        self.body.visit_tools(0, &mut |tool, _| {
+        Child::Expr(&self.body).visit_tools(&mut |tool, _| {
             if !tools.contains(&tool) {
                 tools.push(tool);
             }
@@ -487,80 +487,242 @@ impl Expr {
         }
     }
 
-    /// Calls `visit` with the tool of every `exec` and `call` in the
-    /// expression (and whether it is a `call`), outermost first, not
-    /// descending past [`MAX_DEPTH`]; returns whether the whole expression was
-    /// visited.
-    pub(crate) fn visit_tools<'e>(
-        &'e self,
-        depth: usize,
-        visit: &mut dyn FnMut(&'e str, bool),
-    ) -> bool {
-        if depth > MAX_DEPTH {
-            return false;
-        }
-        let d = depth + 1;
+    /// Child `i` of the expression, in text order (see [`Child`]): the one
+    /// description of the IR's shape that the walks over it (the checks
+    /// before a run, [`Plan::tools`], the interpreter's node ids) are built
+    /// on. A lambda is not a node: its body is ([`Child::Callback`]).
+    #[inline]
+    pub(crate) fn child(&self, i: usize) -> Option<Child<'_>> {
+        use Child::{Callback, Expr as Sub, Step as Run};
         match self {
             Expr::Unit
             | Expr::Bool { .. }
             | Expr::Int { .. }
             | Expr::Float { .. }
             | Expr::String { .. }
-            | Expr::Var { .. } => true,
-            Expr::Record { fields } => fields.iter().all(|(_, e)| e.visit_tools(d, visit)),
-            Expr::List { items } => items.iter().all(|e| e.visit_tools(d, visit)),
-            Expr::Get { of, .. } => of.visit_tools(d, visit),
-            Expr::Not { operand } => operand.visit_tools(d, visit),
-            Expr::Call { tool, arg } => {
-                visit(tool, true);
-                arg.visit_tools(d, visit)
+            | Expr::Var { .. } => None,
+            Expr::Record { fields } => fields.get(i).map(|(_, e)| Sub(e)),
+            Expr::List { items } => items.get(i).map(Sub),
+            Expr::Get { of: e, .. } | Expr::Not { operand: e } | Expr::Call { arg: e, .. } => {
+                nth(i, &[Sub(e)])
             }
-            Expr::Match { on, ok, err } => {
-                on.visit_tools(d, visit)
-                    && ok.body.visit_tools(d, visit)
-                    && err.body.visit_tools(d, visit)
-            }
-            Expr::Let { value, body, .. } => {
-                value.visit_tools(d, visit) && body.visit_tools(d, visit)
-            }
+            Expr::Match { on, ok, err } => nth(i, &[Run(on), Sub(&ok.body), Sub(&err.body)]),
+            Expr::Let { value, body, .. } => nth(i, &[Sub(value), Sub(body)]),
             Expr::If {
                 cond,
                 then,
                 otherwise,
-            } => {
-                cond.visit_tools(d, visit)
-                    && then.visit_tools(d, visit)
-                    && otherwise.visit_tools(d, visit)
-            }
-            Expr::Binary { left, right, .. } => {
-                left.visit_tools(d, visit) && right.visit_tools(d, visit)
-            }
-            Expr::Map { func, list } | Expr::Filter { func, list } => {
-                func.body.visit_tools(d, visit) && list.visit_tools(d, visit)
-            }
+            } => nth(i, &[Sub(cond), Sub(then), Sub(otherwise)]),
+            Expr::Binary { left, right, .. } => nth(i, &[Sub(left), Sub(right)]),
+            Expr::Map { func, list } => nth(i, &[Callback("map", &func.body), Sub(list)]),
+            Expr::Filter { func, list } => nth(i, &[Callback("filter", &func.body), Sub(list)]),
             Expr::Fold { func, init, list } => {
-                func.body.visit_tools(d, visit)
-                    && init.visit_tools(d, visit)
-                    && list.visit_tools(d, visit)
+                nth(i, &[Callback("fold", &func.body), Sub(init), Sub(list)])
             }
         }
+    }
+
+    /// The expression's children, in text order: see [`child`](Self::child).
+    pub(crate) fn children(&self) -> Children<'_> {
+        Child::Expr(self).children()
     }
 }
 
 impl Step {
-    fn visit_tools<'e>(&'e self, depth: usize, visit: &mut dyn FnMut(&'e str, bool)) -> bool {
+    /// Child `i` of the step, in text order: an `exec`'s argument; a
+    /// `traverse`'s step, then its list.
+    #[inline]
+    pub(crate) fn child(&self, i: usize) -> Option<Child<'_>> {
+        match self {
+            Step::Exec { arg, .. } => nth(i, &[Child::Expr(arg)]),
+            Step::Traverse { body, list, .. } => nth(i, &[Child::Step(body), Child::Expr(list)]),
+        }
+    }
+}
+
+#[inline]
+fn nth<'e>(i: usize, children: &[Child<'e>]) -> Option<Child<'e>> {
+    children.get(i).copied()
+}
+
+/// A node of the plan's tree, as [`Expr::child`] gives it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Child<'e> {
+    /// A sub-expression evaluated where its parent is: an operand, a field, a
+    /// branch, a list, an argument.
+    Expr(&'e Expr),
+    /// The body of a pure callback, run per element, with its combinator's
+    /// name (`"map"`, `"filter"`, `"fold"`).
+    Callback(&'static str, &'e Expr),
+    /// A step: what a `match` matches on, or the body of a `traverse`.
+    Step(&'e Step),
+}
+
+/// Where [`Child::walk`] is: before node `id`'s children, or after them. A
+/// node's id is its position in the walk: the root is 0, a node's first
+/// child follows it, and each next child follows the previous one's subtree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Visit {
+    Enter(usize),
+    Leave(usize),
+}
+
+impl<'e> Child<'e> {
+    /// Child `i` of this node, in text order.
+    #[inline]
+    pub(crate) fn child(self, i: usize) -> Option<Child<'e>> {
+        match self {
+            Child::Expr(e) | Child::Callback(_, e) => e.child(i),
+            Child::Step(s) => s.child(i),
+        }
+    }
+
+    /// This node's children, in text order. Allocation-free.
+    #[inline]
+    pub(crate) fn children(self) -> Children<'e> {
+        Children {
+            node: self,
+            next: 0,
+        }
+    }
+
+    /// The expression this node is, unless it is a step.
+    #[inline]
+    pub(crate) fn expr(self) -> Option<&'e Expr> {
+        match self {
+            Child::Expr(e) | Child::Callback(_, e) => Some(e),
+            Child::Step(_) => None,
+        }
+    }
+
+    /// The tool an `exec` or a `call` names, and whether it is a `call`.
+    pub(crate) fn tool(self) -> Option<(&'e str, bool)> {
+        match self {
+            Child::Expr(Expr::Call { tool, .. }) | Child::Callback(_, Expr::Call { tool, .. }) => {
+                Some((tool, true))
+            }
+            Child::Step(Step::Exec { tool, .. }) => Some((tool, false)),
+            _ => None,
+        }
+    }
+
+    /// Walks this node (the root, id 0) and every node under it, depth
+    /// first in text order: `visit` sees each node before its children and
+    /// after them. Does not go past [`MAX_DEPTH`]: stops at the first node
+    /// deeper and returns `false`.
+    pub(crate) fn walk(self, visit: &mut impl FnMut(Child<'e>, Visit)) -> bool {
+        self.walk_at(0, &mut 0, visit)
+    }
+
+    fn walk_at(
+        self,
+        depth: usize,
+        next_id: &mut usize,
+        visit: &mut impl FnMut(Child<'e>, Visit),
+    ) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
-        match self {
-            Step::Exec { tool, arg } => {
-                visit(tool, false);
-                arg.visit_tools(depth + 1, visit)
-            }
-            Step::Traverse { body, list, .. } => {
-                body.visit_tools(depth + 1, visit) && list.visit_tools(depth + 1, visit)
+        let id = *next_id;
+        *next_id += 1;
+        visit(self, Visit::Enter(id));
+        for child in self.children() {
+            if !child.walk_at(depth + 1, next_id, visit) {
+                return false;
             }
         }
+        visit(self, Visit::Leave(id));
+        true
+    }
+
+    /// Calls `visit` with the tool of every `exec` and `call` under this node
+    /// (itself included), and whether it is a `call`, outermost first, not
+    /// descending past [`MAX_DEPTH`]; returns whether everything was visited.
+    pub(crate) fn visit_tools(self, visit: &mut impl FnMut(&'e str, bool)) -> bool {
+        self.walk(&mut |node, at| {
+            if let (Some((tool, call)), Visit::Enter(_)) = (node.tool(), at) {
+                visit(tool, call);
+            }
+        })
+    }
+}
+
+/// The children of a node, in text order: see [`Expr::child`].
+#[derive(Clone, Debug)]
+pub(crate) struct Children<'e> {
+    node: Child<'e>,
+    next: usize,
+}
+
+impl<'e> Iterator for Children<'e> {
+    type Item = Child<'e>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Child<'e>> {
+        let child = self.node.child(self.next)?;
+        self.next += 1;
+        Some(child)
+    }
+}
+
+/// What a run needs to know of each node of a plan, by id (see [`Visit`]),
+/// found before it runs, by the walk that checks the depth.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Index {
+    /// Per node: how many nodes its subtree has (itself included), shifted
+    /// left by one, and in the low bit whether it is or holds a step or a
+    /// `call` (it calls a tool). Four bytes a node: built on every run.
+    nodes: Vec<u32>,
+}
+
+impl Index {
+    /// Records a node: give it every event of a [`Child::walk`] of the plan.
+    #[inline]
+    pub(crate) fn visit(&mut self, node: Child<'_>, at: Visit) {
+        match at {
+            Visit::Enter(id) => {
+                debug_assert_eq!(id, self.nodes.len(), "nodes are entered in id order");
+                let calls = matches!(
+                    node.expr(),
+                    None | Some(Expr::Match { .. } | Expr::Call { .. })
+                );
+                self.nodes.push(u32::from(calls));
+            }
+            Visit::Leave(id) => {
+                let end = self.nodes.len();
+                let mut calls = self.calls(id);
+                let mut child = id + 1;
+                while child < end && !calls {
+                    calls = self.calls(child);
+                    child = self.next(child);
+                }
+                let size = u32::try_from((end - id) << 1).expect("a plan has under 2^31 nodes");
+                self.nodes[id] = size | u32::from(calls);
+            }
+        }
+    }
+
+    /// Whether node `id` calls a tool (is or holds a step or a `call`).
+    #[inline]
+    pub(crate) fn calls(&self, id: usize) -> bool {
+        self.nodes[id] & 1 == 1
+    }
+
+    /// The id of the node after node `id`'s subtree: its next sibling.
+    #[inline]
+    pub(crate) fn next(&self, id: usize) -> usize {
+        id + (self.nodes[id] >> 1) as usize
+    }
+
+    /// The ids of node `id`'s first `N` children, in text order.
+    #[inline]
+    pub(crate) fn children<const N: usize>(&self, id: usize) -> [usize; N] {
+        let mut child = id + 1;
+        std::array::from_fn(|_| {
+            let this = child;
+            child = self.next(this);
+            this
+        })
     }
 }
 
@@ -602,5 +764,58 @@ mod fields {
             }
         }
         deserializer.deserialize_map(Fields(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same(a: Child<'_>, b: Child<'_>) -> bool {
+        match (a, b) {
+            (Child::Step(a), Child::Step(b)) => std::ptr::eq(a, b),
+            _ => matches!((a.expr(), b.expr()), (Some(a), Some(b)) if std::ptr::eq(a, b)),
+        }
+    }
+
+    /// The ids `Index` gives a node's children are those the walk gave them,
+    /// and which nodes call a tool is what the plan shows.
+    #[test]
+    fn the_index_follows_the_walk() {
+        let plan = Plan::parse(
+            r#"let xs = [1, {a = 2}.a, if true then 3 else 4] in
+match traverse (fn x => exec tool t {n = x}) (map (fn y => y + 1) xs) {
+  Ok(all) => fold (fn acc, v => acc + call tool f {v = v}) 0 (filter (fn z => not (z == 2)) all),
+  Err(e) => e.message
+}"#,
+        )
+        .unwrap();
+        let mut index = Index::default();
+        let mut order = Vec::new();
+        assert!(Child::Expr(&plan.body).walk(&mut |node, at| {
+            index.visit(node, at);
+            if let Visit::Enter(id) = at {
+                assert_eq!(id, order.len());
+                order.push(node);
+            }
+        }));
+        for (id, node) in order.iter().enumerate() {
+            let mut child = id + 1;
+            for expected in node.children() {
+                assert!(same(order[child], expected), "child {child} of node {id}");
+                child = index.next(child);
+            }
+            assert_eq!(
+                child,
+                index.next(id),
+                "node {id} ends where its children do"
+            );
+        }
+        let calls: Vec<usize> = (0..order.len()).filter(|&id| index.calls(id)).collect();
+        // The `let`, the `match` and its step and `exec`, the `Ok` branch's
+        // `fold`, its callback's `+` and the `call`.
+        assert_eq!(calls.len(), 7, "{calls:?}");
+        assert!(index.calls(0));
+        assert!(!index.calls(1), "the list bound by `let`");
     }
 }

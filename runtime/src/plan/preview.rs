@@ -29,7 +29,7 @@ use crate::effect::{EffectSet, Effects};
 use crate::toolbox::Toolbox;
 
 use super::error::PlanError;
-use super::ir::{Expr, Plan, Step, MAX_DEPTH};
+use super::ir::{Child, Expr, Index, Plan, Step, Visit, MAX_DEPTH};
 
 /// What a plan may do, known before it runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,11 +122,46 @@ impl Preview {
         toolbox: &Toolbox<A>,
         allowed: EffectSet,
     ) -> Result<Preview, PlanError> {
-        // One walk: the depth check, the tools in order of appearance, and
-        // those used as functions (`call`).
+        Preview::check_indexed(plan, toolbox, allowed).map(|(preview, _)| preview)
+    }
+
+    /// [`check`](Self::check), also giving what the interpreter reads of
+    /// each node ([`Index`]), found by the same first walk.
+    pub(crate) fn check_indexed<A: Effects>(
+        plan: &Plan,
+        toolbox: &Toolbox<A>,
+        allowed: EffectSet,
+    ) -> Result<(Preview, Index), PlanError> {
+        // One walk: the depth check, the tools in order of appearance, those
+        // used as functions (`call`), the first tool call inside a pure
+        // callback, and the index.
         let mut tools: Vec<&str> = Vec::new();
         let mut functions: Vec<&str> = Vec::new();
-        let within_depth = plan.body.visit_tools(0, &mut |tool, call| {
+        let mut index = Index::default();
+        // The combinators of the callbacks the walk is in, innermost last.
+        let mut callbacks: Vec<&'static str> = Vec::new();
+        let mut effect_in_callback = None;
+        let within_depth = Child::Expr(&plan.body).walk(&mut |node, at| {
+            index.visit(node, at);
+            match (node, at) {
+                (Child::Callback(combinator, _), Visit::Enter(_)) => callbacks.push(combinator),
+                (Child::Callback(..), Visit::Leave(_)) => {
+                    callbacks.pop();
+                }
+                _ => {}
+            }
+            let Visit::Enter(_) = at else { return };
+            if let (Some(Expr::Match { on, .. }), Some(&combinator)) =
+                (node.expr(), callbacks.last())
+            {
+                if effect_in_callback.is_none() {
+                    let tool = on.exec_tool().to_owned();
+                    effect_in_callback = Some(PlanError::EffectInPureCallback { combinator, tool });
+                }
+            }
+            let Some((tool, call)) = node.tool() else {
+                return;
+            };
             if !tools.contains(&tool) {
                 tools.push(tool);
             }
@@ -137,7 +172,9 @@ impl Preview {
         if !within_depth {
             return Err(PlanError::TooDeep { limit: MAX_DEPTH });
         }
-        pure_callbacks(&plan.body, None)?;
+        if let Some(error) = effect_in_callback {
+            return Err(error);
+        }
         let mut calls = Vec::new();
         let mut effects = EffectSet::PURE;
         let counts = Counter::default().expr(&plan.body);
@@ -174,110 +211,17 @@ impl Preview {
             });
         }
         super::check::check_within_depth(plan, &tools, toolbox)?;
-        Ok(Preview { calls, effects })
-    }
-}
-
-/// Refuses a tool call inside a pure callback. Called after the depth check.
-fn pure_callbacks(expr: &Expr, inside: Option<&'static str>) -> Result<(), PlanError> {
-    let mut result = Ok(());
-    let mut check = |e: &Expr, inside| {
-        if result.is_ok() {
-            result = pure_callbacks(e, inside);
-        }
-    };
-    match expr {
-        Expr::Match { on, ok, err } => {
-            if let Some(combinator) = inside {
-                let mut tool = String::new();
-                on.visit_exec(&mut |name| tool = name.to_owned());
-                return Err(PlanError::EffectInPureCallback { combinator, tool });
-            }
-            step_exprs(on, &mut |e| check(e, inside));
-            check(&ok.body, inside);
-            check(&err.body, inside);
-        }
-        Expr::Map { func, list } => {
-            check(&func.body, Some("map"));
-            check(list, inside);
-        }
-        Expr::Filter { func, list } => {
-            check(&func.body, Some("filter"));
-            check(list, inside);
-        }
-        Expr::Fold { func, init, list } => {
-            check(&func.body, Some("fold"));
-            check(init, inside);
-            check(list, inside);
-        }
-        other => children(other, &mut |e| check(e, inside)),
-    }
-    result
-}
-
-/// The direct sub-expressions of an expression that is not a match or a combinator.
-fn children<'e>(expr: &'e Expr, visit: &mut dyn FnMut(&'e Expr)) {
-    match expr {
-        Expr::Record { fields } => fields.iter().for_each(|(_, e)| visit(e)),
-        Expr::List { items } => items.iter().for_each(visit),
-        Expr::Get { of, .. } => visit(of),
-        Expr::Not { operand } => visit(operand),
-        Expr::Call { arg, .. } => visit(arg),
-        Expr::Let { value, body, .. } => {
-            visit(value);
-            visit(body);
-        }
-        Expr::If {
-            cond,
-            then,
-            otherwise,
-        } => {
-            visit(cond);
-            visit(then);
-            visit(otherwise);
-        }
-        Expr::Binary { left, right, .. } => {
-            visit(left);
-            visit(right);
-        }
-        Expr::Match { ok, err, .. } => {
-            visit(&ok.body);
-            visit(&err.body);
-        }
-        Expr::Map { func, list } | Expr::Filter { func, list } => {
-            visit(&func.body);
-            visit(list);
-        }
-        Expr::Fold { func, init, list } => {
-            visit(&func.body);
-            visit(init);
-            visit(list);
-        }
-        Expr::Unit
-        | Expr::Bool { .. }
-        | Expr::Int { .. }
-        | Expr::Float { .. }
-        | Expr::String { .. }
-        | Expr::Var { .. } => {}
-    }
-}
-
-/// The expressions inside a step: arguments and lists.
-fn step_exprs<'e>(step: &'e Step, visit: &mut dyn FnMut(&'e Expr)) {
-    match step {
-        Step::Exec { arg, .. } => visit(arg),
-        Step::Traverse { body, list, .. } => {
-            step_exprs(body, visit);
-            visit(list);
-        }
+        Ok((Preview { calls, effects }, index))
     }
 }
 
 impl Step {
-    fn visit_exec(&self, visit: &mut dyn FnMut(&str)) {
+    /// The tool the step calls: an `exec`'s, or that of the `exec` a
+    /// `traverse` runs.
+    fn exec_tool(&self) -> &str {
         match self {
-            Step::Exec { tool, .. } => visit(tool),
-            Step::Traverse { body, .. } => body.visit_exec(visit),
+            Step::Exec { tool, .. } => tool,
+            Step::Traverse { body, .. } => body.exec_tool(),
         }
     }
 }
@@ -343,14 +287,20 @@ impl Counter {
                 let before = merge(self.expr(init), self.expr(list), Runs::plus);
                 merge(before, per_element, Runs::plus)
             }
-            other => {
-                let mut counts = Counts::new();
-                children(other, &mut |e| {
-                    let more = self.expr(e);
-                    counts = merge(std::mem::take(&mut counts), more, Runs::plus);
-                });
-                counts
-            }
+            // Every other expression runs each of its children once.
+            other => other.children().fold(Counts::new(), |counts, child| {
+                let more = match child {
+                    Child::Expr(e) => self.expr(e),
+                    Child::Step(step) => self.step(step),
+                    // Per element of a list of unknown length.
+                    Child::Callback(_, body) => self
+                        .expr(body)
+                        .into_iter()
+                        .map(|(tool, runs)| (tool, runs.times(None)))
+                        .collect(),
+                };
+                merge(counts, more, Runs::plus)
+            }),
         }
     }
 
