@@ -67,8 +67,8 @@ use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 mod types;
 
 use types::{
-    annotation, bounded, contradicts, element, error_record, fit, join, kinds, record, refine,
-    Misfit, Reader, Side, BOOL, FLOAT, INT, LIST, RECORD, STRING,
+    annotation, bounded, contradicts, element, error_record, fit, join, kinds, read, record,
+    refine, Misfit, Side, BOOL, FLOAT, INT, LIST, RECORD, STRING,
 };
 pub use types::{FieldTy, RecordTy, Ty};
 
@@ -222,11 +222,9 @@ struct ToolTypes {
 
 impl ToolTypes {
     fn of(spec: &ToolSpec) -> ToolTypes {
-        let input = spec.input_schema();
-        let output = spec.output_schema();
         ToolTypes {
-            input: Reader::new(input, Side::Input).ty(input),
-            output: Reader::new(output, Side::Output).ty(output),
+            input: read(spec.input_model(), Side::Input),
+            output: read(spec.output_model(), Side::Output),
         }
     }
 }

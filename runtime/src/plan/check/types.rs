@@ -11,7 +11,7 @@ use crate::schema::name::notation;
 
 mod reader;
 
-pub(super) use reader::{Reader, Side};
+pub(super) use reader::{read, Side};
 
 /// A record or list type the plan builds with more nodes than this is
 /// [`Ty::Any`]: `let b = {x = a, y = a} in let c = {x = b, y = b} in ...`
@@ -436,7 +436,7 @@ mod tests {
     use serde_json::json;
 
     fn read(schema: Json, side: Side) -> String {
-        Reader::new(&schema, side).ty(&schema).to_string()
+        super::read(&crate::schema::SchemaModel::new(&schema), side).to_string()
     }
 
     #[test]
@@ -481,7 +481,7 @@ mod tests {
             );
         }
         let schema = json!({"$ref": "#/$defs/T0", "$defs": defs});
-        let ty = Reader::new(&schema, Side::Output).ty(&schema);
+        let ty = super::read(&crate::schema::SchemaModel::new(&schema), Side::Output);
         assert!(ty.to_string().contains("Any"));
     }
 

@@ -1,8 +1,6 @@
 //! A tool's schema, read as a checker type: from the schema's model
 //! ([`SchemaModel`]), which resolved its `$ref`s once.
 
-use serde_json::Value as Json;
-
 use super::{join, literal_ty, FieldTy, RecordTy, Ty};
 use crate::schema::model::{Additional, Budget, Form, Key, Limits, Node, Types};
 use crate::schema::{NodeId, SchemaModel};
@@ -18,25 +16,6 @@ pub(in crate::plan::check) enum Side {
     /// `number` may come back as an integer (a run-time tool's JSON), so it
     /// is `Any`.
     Output,
-}
-
-/// Reads a schema given as JSON as a [`Ty`], through its model: what
-/// `check.rs` calls with a spec's JSON; a [`ToolSpec`](crate::ToolSpec)'s own
-/// model is read with [`read`].
-pub(in crate::plan::check) struct Reader<'j> {
-    json: &'j Json,
-    side: Side,
-}
-
-impl<'j> Reader<'j> {
-    pub(in crate::plan::check) fn new(json: &'j Json, side: Side) -> Reader<'j> {
-        Reader { json, side }
-    }
-
-    /// The type of the whole schema (`_root`: the schema given to [`Reader::new`]).
-    pub(in crate::plan::check) fn ty(&mut self, _root: &Json) -> Ty {
-        read(&SchemaModel::new(self.json), self.side)
-    }
 }
 
 /// The type of a model's whole schema; `$ref` cycles become `Any` where they
