@@ -587,7 +587,7 @@ fn missing_tools_and_disallowed_effects_are_refused_before_anything_runs() {
     assert!(error.is_refusal());
 
     let plan = Plan::parse(SUPPORT_AGENT).unwrap();
-    let read_only = Interpreter::new(&toolbox).allow(EffectSet::READ);
+    let read_only = Interpreter::new(&toolbox).restrict(EffectSet::READ);
     let error = block_on(read_only.run(&plan)).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -769,7 +769,12 @@ fn a_pure_infallible_tool_is_a_function_inside_map() {
     );
     assert_eq!(run.trace.len(), 3);
     // A pure tool needs no effect: it runs where nothing is allowed.
-    let run = block_on(Interpreter::new(&toolbox).allow(EffectSet::PURE).run(&plan)).unwrap();
+    let run = block_on(
+        Interpreter::new(&toolbox)
+            .restrict(EffectSet::PURE)
+            .run(&plan),
+    )
+    .unwrap();
     assert!(run.outcome.is_ok());
     assert_eq!(calls(&shop).len(), 1, "only the lookup touched the shop");
 }

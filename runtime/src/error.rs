@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`FixCall`](NextStep::FixCall) | unknown tool, invalid args, deserialization | the model should fix its call and send it again; counts against a repair budget |
 //! | [`Adapt`](NextStep::Adapt) | execution, effect denied | the call was fine but the tool failed or is not allowed; the model should change course, not resend the same call |
-//! | [`Abort`](NextStep::Abort) | escalation, budget exhausted | stop: recovery gave up or a limit was reached |
+//! | [`Abort`](NextStep::Abort) | escalation | stop: recovery gave up |
 //!
 //! ```
 //! # futures::executor::block_on(async {
@@ -94,15 +94,6 @@ pub enum ToolError {
     },
     /// Recovery gave up and passed the problem up.
     Escalation(Box<Escalation>),
-    /// A limit ran out before the call: steps, tokens, attempts.
-    BudgetExhausted {
-        /// Which limit: `"steps"`, `"tokens"`, ...
-        budget: String,
-        /// The limit.
-        limit: u64,
-        /// How much was used.
-        used: u64,
-    },
 }
 
 /// What a caller should do after a [`ToolError`]; see the [module docs](self).
@@ -153,7 +144,7 @@ impl ToolError {
             | ToolError::InvalidArgs { .. }
             | ToolError::Deserialization { .. } => NextStep::FixCall,
             ToolError::EffectDenied { .. } | ToolError::Execution { .. } => NextStep::Adapt,
-            ToolError::Escalation(_) | ToolError::BudgetExhausted { .. } => NextStep::Abort,
+            ToolError::Escalation(_) => NextStep::Abort,
         }
     }
 
@@ -166,7 +157,6 @@ impl ToolError {
             | ToolError::Deserialization { tool, .. }
             | ToolError::Execution { tool, .. } => Some(tool),
             ToolError::Escalation(escalation) => escalation.original.tool(),
-            ToolError::BudgetExhausted { .. } => None,
         }
     }
 
@@ -236,9 +226,6 @@ impl fmt::Display for ToolError {
                 escalation.reason,
                 escalation.original
             ),
-            ToolError::BudgetExhausted { budget, limit, used } => {
-                write!(f, "{budget} budget exhausted: used {used} of {limit}")
-            }
         }
     }
 }
@@ -308,9 +295,6 @@ impl fmt::Display for ForModel<'_> {
                 "Giving up on this call after {} attempt(s): {}.",
                 escalation.attempts, escalation.reason
             ),
-            ToolError::BudgetExhausted { budget, limit, .. } => {
-                write!(f, "The {budget} budget ({limit}) is used up. Stop and give your final answer.")
-            }
         }
     }
 }
@@ -357,12 +341,5 @@ mod tests {
             "effect violation: tool `issue_refund` has effects {Write} but only {Read} are allowed"
         );
         assert!(denied.for_model().contains("Do not call it again"));
-        let budget = ToolError::BudgetExhausted {
-            budget: "steps".into(),
-            limit: 8,
-            used: 8,
-        };
-        assert_eq!(budget.to_string(), "steps budget exhausted: used 8 of 8");
-        assert_eq!(budget.next_step(), NextStep::Abort);
     }
 }

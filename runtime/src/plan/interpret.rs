@@ -26,6 +26,7 @@
 //! # });
 //! ```
 
+use std::fmt;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
@@ -55,7 +56,7 @@ type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + 
 ///
 /// Before anything runs, [`Preview::check`] refuses a plan that names a tool
 /// the toolbox lacks or whose tools' effects are not all allowed (by default,
-/// what the toolbox allows; narrower with [`allow`](Self::allow)), and
+/// what the toolbox allows; narrower with [`restrict`](Self::restrict)), and
 /// type-checks it against the tools' schemas ([`check`](super::check())),
 /// reporting every type error at once: a plan from data has not been through
 /// rustc. The errors are written for the model that wrote the plan to fix it.
@@ -99,6 +100,16 @@ pub enum CallResult {
     Refused(String),
 }
 
+impl<A: Effects> fmt::Debug for Interpreter<'_, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Interpreter")
+            .field("toolbox", self.toolbox)
+            .field("allowed", &self.allowed)
+            .field("approval", &self.approval.as_ref().map(|_| "a hook"))
+            .finish()
+    }
+}
+
 impl<'t, A: Effects> Interpreter<'t, A> {
     /// An interpreter over `toolbox`, allowing what the toolbox allows, with
     /// no approval hook.
@@ -110,9 +121,10 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         }
     }
 
-    /// Allows only `allowed` (within what the toolbox allows).
-    pub fn allow(mut self, allowed: EffectSet) -> Self {
-        self.allowed = self.toolbox.allowed().intersection(allowed);
+    /// Allows only `allowed`, within what is allowed already (as
+    /// [`Toolbox::restrict`] does): each call narrows, none widens.
+    pub fn restrict(mut self, allowed: EffectSet) -> Self {
+        self.allowed = self.allowed.intersection(allowed);
         self
     }
 

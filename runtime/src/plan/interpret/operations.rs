@@ -150,7 +150,6 @@ pub(super) fn kind(error: &ToolError) -> &'static str {
         ToolError::Deserialization { .. } => "deserialization",
         ToolError::Execution { .. } => "execution",
         ToolError::Escalation(_) => "escalation",
-        ToolError::BudgetExhausted { .. } => "budget_exhausted",
     }
 }
 
