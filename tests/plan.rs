@@ -8,7 +8,8 @@ use futures::executor::block_on;
 use serde_json::json;
 use typed_tools::effect::EffectSet;
 use typed_tools::plan::{
-    CallResult, Decision, Expr, Interpreter, Lambda, Plan, PlanError, Preview, Runs, Value,
+    CallResult, Decision, Expr, Interpreter, Lambda, Plan, PlanError, Preview, RunError, Runs,
+    Value,
 };
 use typed_tools::{tool, Toolbox};
 
@@ -158,7 +159,7 @@ fn traverse_stops_at_the_first_err() {
     assert_eq!(run.outcome.unwrap().to_string(), r#"["tx_4", "tx_5"]"#);
 }
 
-fn eval(text: &str) -> Result<Value, PlanError> {
+fn eval(text: &str) -> Result<Value, RunError> {
     let (toolbox, _) = toolbox(None);
     let plan = Plan::parse(text).unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
@@ -189,10 +190,10 @@ fn map_filter_fold_and_pure_operations() {
         "`or` short-circuits"
     );
     // Run-time errors of the plan itself are values, not panics.
-    assert_eq!(eval("1 / 0"), Err(PlanError::DivisionByZero));
+    assert_eq!(eval("1 / 0"), Err(RunError::DivisionByZero));
     assert_eq!(
         eval("9223372036854775807 + 1"),
-        Err(PlanError::Overflow {
+        Err(RunError::Overflow {
             op: typed_tools::plan::BinaryOp::Add
         })
     );
@@ -250,7 +251,7 @@ fn refused(text: &str) -> String {
     let (toolbox, shop) = toolbox(None);
     let plan = Plan::parse(text).unwrap();
     let error = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap_err();
-    assert!(error.is_refusal());
+    // A `PlanError` is a refusal: nothing ran (`RunError` is the other kind).
     assert!(calls(&shop).is_empty());
     let PlanError::TypeErrors(errors) = error else {
         panic!("{error}")
@@ -584,7 +585,7 @@ fn missing_tools_and_disallowed_effects_are_refused_before_anything_runs() {
     .unwrap();
     let error = block_on(Interpreter::new(&toolbox).run(&missing)).unwrap_err();
     assert!(matches!(&error, PlanError::UnknownTool { name, .. } if name == "delete_account"));
-    assert!(error.is_refusal());
+    // A `PlanError` is a refusal: nothing ran (`RunError` is the other kind).
 
     let plan = Plan::parse(SUPPORT_AGENT).unwrap();
     let read_only = Interpreter::new(&toolbox).restrict(EffectSet::READ);
@@ -790,7 +791,7 @@ fn call_of_a_tool_with_effects_or_that_can_fail_is_refused_before_anything_runs(
     )
     .unwrap();
     let error = block_on(Interpreter::new(&toolbox).run(&write)).unwrap_err();
-    assert!(error.is_refusal());
+    // A `PlanError` is a refusal: nothing ran (`RunError` is the other kind).
     assert_eq!(
         error.to_string(),
         "`call tool issue_refund` is refused: `issue_refund` has effects {Write} and can fail; \
@@ -834,7 +835,7 @@ fn a_call_whose_arguments_do_not_fit_stops_the_plan() {
     let plan =
         Plan::parse(r#"map (fn c => call tool format_cents {cents = c}) [1, "two", 3]"#).unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
-    let Err(PlanError::CallFailed { tool, error }) = &run.outcome else {
+    let Err(RunError::CallFailed { tool, error }) = &run.outcome else {
         panic!("{:?}", run.outcome);
     };
     assert_eq!(tool, "format_cents");
@@ -842,7 +843,6 @@ fn a_call_whose_arguments_do_not_fit_stops_the_plan() {
         error.to_string().contains("cents"),
         "the error names the argument: {error}"
     );
-    assert!(!run.outcome.as_ref().unwrap_err().is_refusal());
     // The first element's call ran; the third never did.
     assert_eq!(run.trace.len(), 2);
     assert!(matches!(run.trace[0].result, CallResult::Ok(_)));

@@ -16,7 +16,7 @@
 //! | [`check`](mod@check) | the static type checker: a plan against its tools' types ([`check()`]) |
 //! | [`preview`] | the checks before a run, [`Preview`] (tools, effects, how often), the approval hook's types |
 //! | [`interpret`] | the [`Interpreter`]: outcome and trace |
-//! | [`error`] | [`PlanError`] |
+//! | [`error`] | [`PlanError`] (refused, nothing ran), [`RunError`] (stopped while running) |
 
 pub mod check;
 pub mod error;
@@ -30,7 +30,7 @@ pub mod typed;
 pub mod value;
 
 pub use check::check;
-pub use error::PlanError;
+pub use error::{PlanError, RunError};
 pub use interpret::{CallResult, Interpreter, Run, TracedCall};
 pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
 pub use parse::ParseError;

@@ -61,7 +61,7 @@ use crate::effect::Effects;
 use crate::tool::ToolSpec;
 use crate::toolbox::Toolbox;
 
-use super::error::PlanError;
+use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 
 mod types;
@@ -456,7 +456,7 @@ impl<'p> Checker<'p> {
             None if record.open => Ty::Any,
             None => {
                 // λ-Tool's message, with the record type naming the fields there are.
-                let message = PlanError::MissingField {
+                let message = RunError::MissingField {
                     field: field.to_owned(),
                     found: Ty::Record(record.clone()).to_string(),
                 }

@@ -1,4 +1,5 @@
-//! [`PlanError`]: why a plan was refused before it ran, or stopped while running.
+//! Why a plan did not give a value: [`PlanError`], refused before anything
+//! ran, and [`RunError`], stopped while running.
 
 use std::fmt;
 
@@ -8,18 +9,14 @@ use crate::error::ToolError;
 use super::check::TypeError;
 use super::ir::BinaryOp;
 
-/// Why a plan was refused before running, or stopped while running.
-///
-/// The first six are found before any tool runs; the others are run-time
-/// errors of the plan itself (not of its tools: a tool's failure is a value
-/// for the plan's `Err` branch). Each message is written for a model to fix
-/// its plan.
+/// Why a plan was refused: found before anything ran, so nothing did. Each
+/// message is written for a model to fix its plan and send it again.
 ///
 /// ```
 /// use typed_tools::plan::PlanError;
 ///
-/// let error = PlanError::MissingField { field: "plan".into(), found: "{id: String}".into() };
-/// assert_eq!(error.to_string(), "field `plan` not found in record type {id: String}");
+/// let error = PlanError::TooDeep { limit: 64 };
+/// assert_eq!(error.to_string(), "the plan nests deeper than 64 levels; name parts with `let`");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -78,11 +75,25 @@ pub enum PlanError {
     ///     at: "`account.plan`".into(),
     ///     message: "field `plan` not found in record type {id: String}".into(),
     /// }]);
-    /// assert!(error.is_refusal());
     /// assert_eq!(error.to_string(), "the plan does not type-check, nothing ran; fix it and resubmit:
     /// - `account.plan`: field `plan` not found in record type {id: String}");
     /// ```
     TypeErrors(Vec<TypeError>),
+}
+
+/// Why a plan stopped while running: an error of the plan itself, not of its
+/// tools (a tool's failure is a value for the plan's `Err` branch). The calls
+/// made before it are in the run's trace; nothing after it ran.
+///
+/// ```
+/// use typed_tools::plan::RunError;
+///
+/// let error = RunError::MissingField { field: "plan".into(), found: "{id: String}".into() };
+/// assert_eq!(error.to_string(), "field `plan` not found in record type {id: String}");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum RunError {
     /// A variable used where it is not bound (an `Ok` binder in the `Err`
     /// branch, for instance).
     Unbound {
@@ -128,26 +139,13 @@ pub enum PlanError {
     },
 }
 
-impl PlanError {
-    /// Whether the error was found before anything ran.
-    pub fn is_refusal(&self) -> bool {
-        matches!(
-            self,
-            PlanError::UnknownTool { .. }
-                | PlanError::EffectViolation { .. }
-                | PlanError::EffectInPureCallback { .. }
-                | PlanError::NotAFunction { .. }
-                | PlanError::TooDeep { .. }
-                | PlanError::TypeErrors(_)
-        )
-    }
-
+impl RunError {
     pub(crate) fn mismatch(
         context: impl Into<String>,
         expected: &'static str,
         found: &super::Value,
-    ) -> PlanError {
-        PlanError::TypeMismatch {
+    ) -> RunError {
+        RunError::TypeMismatch {
             context: context.into(),
             expected,
             found: found.type_name(),
@@ -201,28 +199,38 @@ impl fmt::Display for PlanError {
                 }
                 Ok(())
             }
-            PlanError::Unbound { name } => write!(f, "variable `{name}` is not bound here"),
-            PlanError::MissingField { field, found } => {
+
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Unbound { name } => write!(f, "variable `{name}` is not bound here"),
+            RunError::MissingField { field, found } => {
                 write!(f, "field `{field}` not found in record type {found}")
             }
-            PlanError::TypeMismatch {
+            RunError::TypeMismatch {
                 context,
                 expected,
                 found,
             } => write!(f, "{context}: expected {expected}, found {found}"),
-            PlanError::DivisionByZero => f.write_str("division by zero"),
-            PlanError::Overflow { op } => {
+            RunError::DivisionByZero => f.write_str("division by zero"),
+            RunError::Overflow { op } => {
                 write!(f, "integer overflow in `{}`", op.symbol())
             }
-            PlanError::NotJson { tool } => write!(
+            RunError::NotJson { tool } => write!(
                 f,
                 "the arguments of `{tool}` cannot be written as JSON (a number that is not finite)"
             ),
-            PlanError::CallFailed { tool, error } => {
+            RunError::CallFailed { tool, error } => {
                 write!(f, "`call tool {tool}` failed: {error}")
             }
         }
     }
 }
 
-impl std::error::Error for PlanError {}
+impl std::error::Error for RunError {}

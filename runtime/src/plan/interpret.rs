@@ -38,7 +38,7 @@ use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::toolbox::Toolbox;
 
-use super::error::PlanError;
+use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
 use super::preview::{ApprovalRequest, Decision, Preview, Runs};
 use super::value::Value;
@@ -71,7 +71,7 @@ pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
 pub struct Run {
     /// The plan's value, or the run-time error of the plan itself that
     /// stopped it. The calls made before an error are in the trace.
-    pub outcome: Result<Value, PlanError>,
+    pub outcome: Result<Value, RunError>,
     /// The calls, in the order they were made.
     pub trace: Vec<TracedCall>,
 }
@@ -277,7 +277,7 @@ struct Machine<'p, 'r, 't, A: Effects> {
     operands: Vec<Value>,
 }
 
-type Eval<'s, T> = BoxFuture<'s, Result<T, PlanError>>;
+type Eval<'s, T> = BoxFuture<'s, Result<T, RunError>>;
 
 impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// Evaluates `body` with `name` bound to `value`.
@@ -287,7 +287,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         value: Value,
         body: &'p Expr,
         id: usize,
-    ) -> Result<Value, PlanError> {
+    ) -> Result<Value, RunError> {
         self.env.push((name, value));
         let result = self.value(body, id).await;
         self.env.pop();
@@ -300,7 +300,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         name: &'p str,
         value: Value,
         body: &'p Expr,
-    ) -> Result<Value, PlanError> {
+    ) -> Result<Value, RunError> {
         self.env.push((name, value));
         let result = self.eval_pure(body);
         self.env.pop();
@@ -310,7 +310,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// Evaluates `expr`: through [`eval`](Self::eval)'s boxed future when it
     /// holds a tool call, directly with [`eval_pure`](Self::eval_pure) when
     /// it does not (most sub-expressions: literals, arguments, callbacks).
-    async fn value(&mut self, expr: &'p Expr, id: usize) -> Result<Value, PlanError> {
+    async fn value(&mut self, expr: &'p Expr, id: usize) -> Result<Value, RunError> {
         if self.index.calls(id) {
             self.eval(expr, id).await
         } else {
@@ -319,13 +319,13 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     }
 
     /// The value of variable `name`, borrowed.
-    fn lookup(&self, name: &str) -> Result<&Value, PlanError> {
+    fn lookup(&self, name: &str) -> Result<&Value, RunError> {
         self.env
             .iter()
             .rev()
             .find(|(n, _)| *n == name)
             .map(|(_, v)| v)
-            .ok_or_else(|| PlanError::Unbound {
+            .ok_or_else(|| RunError::Unbound {
                 name: name.to_owned(),
             })
     }
@@ -333,7 +333,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// The value of a place (a variable, or a field of a place), borrowed
     /// instead of cloned, with the errors its evaluation gives; `None` for any
     /// other expression.
-    fn place(&self, expr: &Expr) -> Option<Result<&Value, PlanError>> {
+    fn place(&self, expr: &Expr) -> Option<Result<&Value, RunError>> {
         match expr {
             Expr::Var { name } => Some(self.lookup(name)),
             Expr::Get { of, field } => Some(self.place(of)?.and_then(|of| field_ref(of, field))),
@@ -449,7 +449,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// The twin of [`eval`](Self::eval), with the same semantics and errors;
     /// [`value`](Self::value) sends here only expressions that call no tool,
     /// so never a `match` or a `call`.
-    fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, PlanError> {
+    fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, RunError> {
         Ok(match expr {
             Expr::Unit => Value::Unit,
             Expr::Bool { value } => Value::Bool(*value),
@@ -525,7 +525,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
 
     /// A tool's arguments as JSON. A variable (the usual argument: a
     /// traverse's element) is written as JSON where it is, not cloned first.
-    async fn arguments(&mut self, tool: &str, arg: &'p Expr, id: usize) -> Result<Json, PlanError> {
+    async fn arguments(&mut self, tool: &str, arg: &'p Expr, id: usize) -> Result<Json, RunError> {
         match self.place(arg) {
             Some(value) => json_args(tool, value?),
             None => json_args(tool, &self.value(arg, id).await?),
@@ -533,7 +533,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     }
 
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
-    async fn step(&mut self, step: &'p Step, id: usize) -> Result<Result<Value, Value>, PlanError> {
+    async fn step(&mut self, step: &'p Step, id: usize) -> Result<Result<Value, Value>, RunError> {
         match step {
             Step::Exec { tool, arg } => {
                 let args = self.arguments(tool, arg, id + 1).await?;
@@ -574,7 +574,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     }
 
     /// Calls a tool once, recording the call.
-    async fn exec(&mut self, tool: &str, args: Json) -> Result<Result<Value, Value>, PlanError> {
+    async fn exec(&mut self, tool: &str, args: Json) -> Result<Result<Value, Value>, RunError> {
         let interpreter = self.interpreter;
         if let Some(hook) = &interpreter.approval {
             // Only a hook needs the effects: no lookup on the plain path.
@@ -608,10 +608,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
 
     /// Calls a pure, infallible tool as a function, recording the call; a
     /// failure (arguments that do not fit, a panic) stops the plan.
-    async fn call(&mut self, tool: &str, args: Json) -> Result<Value, PlanError> {
+    async fn call(&mut self, tool: &str, args: Json) -> Result<Value, RunError> {
         self.invoke(tool, args)
             .await
-            .map_err(|error| PlanError::CallFailed {
+            .map_err(|error| RunError::CallFailed {
                 tool: tool.to_owned(),
                 error: Box::new(error),
             })

@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 
 use crate::error::ToolError;
 
-use super::super::error::PlanError;
+use super::super::error::RunError;
 use super::super::ir::{BinaryOp, Expr};
 use super::super::value::Value;
 
@@ -24,8 +24,8 @@ use super::super::value::Value;
 /// [`eval_pure`](super::Machine::eval_pure) meets them.
 pub(super) fn combine<'p>(
     expr: &'p Expr,
-    mut operand: impl FnMut(&'p Expr) -> Result<Value, PlanError>,
-) -> Result<Value, PlanError> {
+    mut operand: impl FnMut(&'p Expr) -> Result<Value, RunError>,
+) -> Result<Value, RunError> {
     Ok(match expr {
         Expr::Record { fields } => {
             let mut values = Vec::with_capacity(fields.len());
@@ -67,65 +67,61 @@ pub(super) fn combine<'p>(
 /// `left op right` for `and`/`or` (`op`), once `left` is evaluated: the
 /// value when it decides, `None` when `right` is needed (then
 /// [`logical_right`]).
-pub(super) fn short_circuit(op: BinaryOp, left: Value) -> Result<Option<Value>, PlanError> {
+pub(super) fn short_circuit(op: BinaryOp, left: Value) -> Result<Option<Value>, RunError> {
     let left = truth(left, || format!("`{}`", op.symbol()))?;
     Ok((left == (op == BinaryOp::Or)).then_some(Value::Bool(left)))
 }
 
 /// `left op right` for `and`/`or` when `left` did not decide it.
-pub(super) fn logical_right(op: BinaryOp, right: Value) -> Result<Value, PlanError> {
+pub(super) fn logical_right(op: BinaryOp, right: Value) -> Result<Value, RunError> {
     Ok(Value::Bool(truth(right, || format!("`{}`", op.symbol()))?))
 }
 
 /// A Bool, or the error of `context` given another value.
-pub(super) fn truth(value: Value, context: impl FnOnce() -> String) -> Result<bool, PlanError> {
+pub(super) fn truth(value: Value, context: impl FnOnce() -> String) -> Result<bool, RunError> {
     match value {
         Value::Bool(b) => Ok(b),
-        other => Err(PlanError::mismatch(context(), "Bool", &other)),
+        other => Err(RunError::mismatch(context(), "Bool", &other)),
     }
 }
 
 /// A list's elements, or the error of `context` given another value.
-pub(super) fn items(value: Value, context: &str) -> Result<Vec<Value>, PlanError> {
+pub(super) fn items(value: Value, context: &str) -> Result<Vec<Value>, RunError> {
     match value {
         Value::List(items) => Ok(items),
-        other => Err(PlanError::mismatch(context, "a list", &other)),
+        other => Err(RunError::mismatch(context, "a list", &other)),
     }
 }
 
 /// A tool's arguments as JSON.
-pub(super) fn json_args(tool: &str, value: &Value) -> Result<Json, PlanError> {
-    value.to_json().ok_or_else(|| PlanError::NotJson {
+pub(super) fn json_args(tool: &str, value: &Value) -> Result<Json, RunError> {
+    value.to_json().ok_or_else(|| RunError::NotJson {
         tool: tool.to_owned(),
     })
 }
 
 /// Field `field` of `record`, or the error of `record.field`.
-pub(super) fn field_ref<'v>(record: &'v Value, field: &str) -> Result<&'v Value, PlanError> {
+pub(super) fn field_ref<'v>(record: &'v Value, field: &str) -> Result<&'v Value, RunError> {
     match record {
-        Value::Record(_) => record.field(field).ok_or_else(|| PlanError::MissingField {
+        Value::Record(_) => record.field(field).ok_or_else(|| RunError::MissingField {
             field: field.to_owned(),
             found: record.type_name(),
         }),
-        other => Err(PlanError::mismatch(
-            format!("`.{field}`"),
-            "a record",
-            other,
-        )),
+        other => Err(RunError::mismatch(format!("`.{field}`"), "a record", other)),
     }
 }
 
 /// Field `field` taken out of `record`, or the error of `record.field`.
-pub(super) fn field_owned(record: Value, field: &str) -> Result<Value, PlanError> {
+pub(super) fn field_owned(record: Value, field: &str) -> Result<Value, RunError> {
     match record {
         Value::Record(mut fields) => match fields.iter().position(|(n, _)| n == field) {
             Some(index) => Ok(fields.swap_remove(index).1),
-            None => Err(PlanError::MissingField {
+            None => Err(RunError::MissingField {
                 field: field.to_owned(),
                 found: Value::Record(fields).type_name(),
             }),
         },
-        other => Err(PlanError::mismatch(
+        other => Err(RunError::mismatch(
             format!("`.{field}`"),
             "a record",
             &other,
@@ -154,36 +150,33 @@ pub(super) fn kind(error: &ToolError) -> &'static str {
 }
 
 /// `l op r`, both sides evaluated: the operations other than `and`/`or`.
-fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
+fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, RunError> {
     use std::cmp::Ordering;
     // Written only for an error message.
     let context = || format!("`{}`", op.symbol());
-    let order = |l: &Value, r: &Value| -> Result<Ordering, PlanError> {
-        match (l, r) {
-            (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
-            (Value::String(a), Value::String(b)) => Ok(a.cmp(b)),
-            (Value::Float(a), Value::Float(b)) => {
-                a.partial_cmp(b).ok_or_else(|| PlanError::TypeMismatch {
-                    context: context(),
-                    expected: "comparable numbers",
-                    found: "NaN".into(),
-                })
+    let order =
+        |l: &Value, r: &Value| -> Result<Ordering, RunError> {
+            match (l, r) {
+                (Value::Int(a), Value::Int(b)) => Ok(a.cmp(b)),
+                (Value::String(a), Value::String(b)) => Ok(a.cmp(b)),
+                (Value::Float(a), Value::Float(b)) => {
+                    a.partial_cmp(b).ok_or_else(|| RunError::TypeMismatch {
+                        context: context(),
+                        expected: "comparable numbers",
+                        found: "NaN".into(),
+                    })
+                }
+                (Value::Int(_) | Value::String(_) | Value::Float(_), other) => Err(
+                    RunError::mismatch(context(), "a value of the left side's type", other),
+                ),
+                (other, _) => Err(RunError::mismatch(context(), "Int, Float or String", other)),
             }
-            (Value::Int(_) | Value::String(_) | Value::Float(_), other) => Err(
-                PlanError::mismatch(context(), "a value of the left side's type", other),
-            ),
-            (other, _) => Err(PlanError::mismatch(
-                context(),
-                "Int, Float or String",
-                other,
-            )),
-        }
-    };
+        };
     let ints = |l: &Value, r: &Value| match (l, r) {
         (Value::Int(a), Value::Int(b)) => Ok((*a, *b)),
-        (Value::Int(_), other) | (other, _) => Err(PlanError::mismatch(context(), "Int", other)),
+        (Value::Int(_), other) | (other, _) => Err(RunError::mismatch(context(), "Int", other)),
     };
-    let overflow = PlanError::Overflow { op };
+    let overflow = RunError::Overflow { op };
     Ok(match op {
         BinaryOp::Eq => Value::Bool(l == r),
         BinaryOp::Ne => Value::Bool(l != r),
@@ -206,7 +199,7 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
         BinaryOp::Div | BinaryOp::Rem => {
             let (a, b) = ints(&l, &r)?;
             if b == 0 {
-                return Err(PlanError::DivisionByZero);
+                return Err(RunError::DivisionByZero);
             }
             let result = if op == BinaryOp::Div {
                 a.checked_div(b)
@@ -218,7 +211,7 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, PlanError> {
         BinaryOp::Concat => match (l, r) {
             (Value::String(a), Value::String(b)) => Value::String(a + &b),
             (Value::String(_), other) | (other, _) => {
-                return Err(PlanError::mismatch(context(), "String", &other))
+                return Err(RunError::mismatch(context(), "String", &other))
             }
         },
         BinaryOp::And | BinaryOp::Or => {
