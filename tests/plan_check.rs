@@ -250,7 +250,7 @@ fn the_checker_infers_the_outcome_type() {
     );
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct ProfileData {
     pub name: String,
     pub nickname: Option<String>,
@@ -260,7 +260,7 @@ pub struct ProfileData {
     pub parent: Option<Box<ProfileData>>,
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Shape {
     Circle { r: i64 },
@@ -349,7 +349,7 @@ fn what_schemas_cannot_say_is_accepted_and_checked_at_run_time() {
     );
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CamelAccount {
     pub id: String,
@@ -492,7 +492,7 @@ fn opaque(v: serde_json::Value) -> serde_json::Value {
     v
 }
 
-#[derive(Serialize, JsonSchema)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Receipt {
     pub tx_id: String,
     pub cents: i64,

@@ -6,7 +6,7 @@
 #![allow(dead_code)] // each includer uses a part
 
 /// One malformed output and the JSON value it means (`None`: it should be refused).
-pub struct Case {
+pub(crate) struct Case {
     pub name: &'static str,
     pub input: &'static str,
     pub intended: Option<&'static str>,
@@ -28,7 +28,7 @@ const fn refused(name: &'static str, input: &'static str) -> Case {
     }
 }
 
-pub const CASES: &[Case] = &[
+pub(crate) const CASES: &[Case] = &[
     case(
         "markdown fence",
         "```json\n{\"city\": \"Paris\", \"units\": \"metric\"}\n```",
@@ -157,7 +157,7 @@ pub const CASES: &[Case] = &[
 
 /// Small calls (~130 B each) as models send them, each with a mistake or two
 /// from the corpus; with the intended value's compact JSON.
-pub const SMALL_CALLS: &[(&str, &str)] = &[
+pub(crate) const SMALL_CALLS: &[(&str, &str)] = &[
     (
         "```json\n{\"query\": \"weather in Paris tomorrow\", \"units\": \"metric\", \"days\": 3, \"include_hourly\": false, \"lang\": \"en\",}\n```",
         r#"{"query":"weather in Paris tomorrow","units":"metric","days":3,"include_hourly":false,"lang":"en"}"#,
@@ -201,14 +201,14 @@ pub const SMALL_CALLS: &[(&str, &str)] = &[
 ];
 
 /// The inputs of [`SMALL_CALLS`].
-pub fn small_calls() -> Vec<&'static str> {
+pub(crate) fn small_calls() -> Vec<&'static str> {
     SMALL_CALLS.iter().map(|(input, _)| *input).collect()
 }
 
 /// Large arguments (~100 KB): rows of records with single quotes, unquoted
 /// keys, Python literals, comments and trailing commas, in a fence, cut off at
 /// the end; and the intended value's compact JSON.
-pub fn large_records(bytes: usize) -> (String, String) {
+pub(crate) fn large_records(bytes: usize) -> (String, String) {
     let mut text = String::from("Here are the rows:\n```json\n{\"rows\": [\n");
     let mut intended = String::from("{\"rows\":[");
     let mut i = 0;
@@ -235,7 +235,7 @@ pub fn large_records(bytes: usize) -> (String, String) {
 
 /// Large arguments (~100 KB): a file's content with raw newlines, tabs and
 /// unescaped quotes, in a fence; and the intended value's compact JSON.
-pub fn large_file(bytes: usize) -> (String, String) {
+pub(crate) fn large_file(bytes: usize) -> (String, String) {
     let mut content = String::new();
     let mut i = 0;
     while content.len() < bytes {

@@ -8,13 +8,13 @@ use typed_tools::Toolbox;
 
 /// Add one.
 #[tool(effects = Pure)]
-pub fn inc(n: i64) -> i64 {
+pub(crate) fn inc(n: i64) -> i64 {
     n + 1
 }
 
 /// The plan: `traverse` of `exec tool inc` over `n` records. Plans nest at
 /// most 64 deep, so a chain of 100 nested matches is not a plan.
-pub fn plan_text(n: usize) -> String {
+pub(crate) fn plan_text(n: usize) -> String {
     let items: Vec<String> = (0..n).map(|i| format!("{{n = {i}}}")).collect();
     format!(
         "match traverse (fn x => exec tool inc x) [{}] {{\n  Ok(all) => all,\n  Err(e) => e.message\n}}",
@@ -23,7 +23,7 @@ pub fn plan_text(n: usize) -> String {
 }
 
 /// The same `n` calls, made directly in async Rust.
-pub async fn direct_calls(toolbox: &Toolbox, n: usize) -> Vec<String> {
+pub(crate) async fn direct_calls(toolbox: &Toolbox, n: usize) -> Vec<String> {
     let mut outputs = Vec::with_capacity(n);
     for i in 0..n {
         let args = format!("{{\"n\":{i}}}");

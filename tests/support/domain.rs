@@ -10,7 +10,7 @@ use typed_tools::tool;
 /// A postal address.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Address {
+pub(crate) struct Address {
     /// Street and number.
     pub street: String,
     /// City.
@@ -22,7 +22,7 @@ pub struct Address {
 /// How urgent a change is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Priority {
+pub(crate) enum Priority {
     Low,
     Normal,
     High,
@@ -31,7 +31,7 @@ pub enum Priority {
 /// How an order reaches the customer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Delivery {
+pub(crate) enum Delivery {
     /// The customer picks it up.
     Pickup,
     /// A courier brings it.
@@ -48,7 +48,7 @@ pub enum Delivery {
 /// A payment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "method", rename_all = "snake_case")]
-pub enum Payment {
+pub(crate) enum Payment {
     /// By card.
     Card { last4: String },
     /// On invoice, due in so many days.
@@ -57,7 +57,7 @@ pub enum Payment {
 
 /// A folder and its subfolders.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Folder {
+pub(crate) struct Folder {
     /// Its name.
     pub name: String,
     /// The folders inside it.
@@ -70,7 +70,7 @@ pub struct Folder {
 
 /// A customer account.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Account {
+pub(crate) struct Account {
     /// The account id.
     pub id: String,
     /// Where to write to.
@@ -85,7 +85,7 @@ pub struct Account {
 /// * `id` - The account id, like `cust_123`.
 /// * `fields` - Only these fields, when given.
 #[tool(effects = Read)]
-pub fn lookup_account(id: String, fields: Option<Vec<String>>) -> Account {
+pub(crate) fn lookup_account(id: String, fields: Option<Vec<String>>) -> Account {
     let _ = fields;
     Account {
         id,
@@ -102,7 +102,7 @@ pub fn lookup_account(id: String, fields: Option<Vec<String>>) -> Account {
 /// * `account_id` - The account to change.
 /// * `note` - Why, for the audit log.
 #[tool(effects = Write, idempotent)]
-pub fn update_address(
+pub(crate) fn update_address(
     account_id: String,
     address: Address,
     priority: Priority,
@@ -114,7 +114,7 @@ pub fn update_address(
 
 /// Ship an order to the customer.
 #[tool(effects = [Write, Network])]
-pub fn ship_order(
+pub(crate) fn ship_order(
     order_id: u32,
     delivery: Delivery,
     payment: Payment,
@@ -126,19 +126,19 @@ pub fn ship_order(
 
 /// Count the folders in a tree.
 #[tool(effects = Pure)]
-pub fn count_folders(root: Folder, max_depth: Option<u8>) -> u32 {
+pub(crate) fn count_folders(root: Folder, max_depth: Option<u8>) -> u32 {
     let _ = max_depth;
     1 + root.children.len() as u32
 }
 
 /// Tag items with free-form labels.
 #[tool(effects = Write)]
-pub fn tag_items(tags: HashMap<String, String>) {
+pub(crate) fn tag_items(tags: HashMap<String, String>) {
     let _ = tags;
 }
 
 /// The time on the server.
 #[tool(effects = [Read, Network])]
-pub fn server_time() -> String {
+pub(crate) fn server_time() -> String {
     "12:00".into()
 }

@@ -5,8 +5,8 @@
 // Each test crate uses a part of this module.
 #![allow(dead_code)]
 
-pub mod domain;
-pub mod rng;
+pub(crate) mod domain;
+pub(crate) mod rng;
 
 use std::sync::{Arc, Mutex};
 
@@ -17,7 +17,7 @@ use typed_tools::{tool, Toolbox};
 
 /// What the tools saw, and which one should fail.
 #[derive(Default)]
-pub struct Shop {
+pub(crate) struct Shop {
     pub fail: Option<&'static str>,
     pub calls: Mutex<Vec<(&'static str, serde_json::Value)>>,
 }
@@ -33,7 +33,7 @@ impl Shop {
 }
 
 #[derive(Serialize, JsonSchema)]
-pub struct Account {
+pub(crate) struct Account {
     pub id: String,
     pub subscription_tier: String,
     pub email: String,
@@ -41,13 +41,13 @@ pub struct Account {
 }
 
 #[derive(Serialize, JsonSchema)]
-pub struct Refund {
+pub(crate) struct Refund {
     pub tx_id: String,
 }
 
 /// Look up a customer account.
 #[tool(effects = Read)]
-pub fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, String> {
+pub(crate) fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, String> {
     shop.record("lookup_account", json!({ "id": id }))?;
     Ok(Account {
         id,
@@ -59,7 +59,7 @@ pub fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, Strin
 
 /// Refund an amount to an account.
 #[tool(effects = Write)]
-pub fn issue_refund(
+pub(crate) fn issue_refund(
     #[state] shop: &Shop,
     account_id: String,
     amount: i64,
@@ -75,13 +75,13 @@ pub fn issue_refund(
 
 /// Send a reply to a customer.
 #[tool(effects = Write)]
-pub fn send_reply(#[state] shop: &Shop, to: String, body: String) -> Result<(), String> {
+pub(crate) fn send_reply(#[state] shop: &Shop, to: String, body: String) -> Result<(), String> {
     shop.record("send_reply", json!({ "to": to, "body": body }))
 }
 
 /// Charge an order.
 #[tool(effects = Write)]
-pub fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, String> {
+pub(crate) fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, String> {
     shop.record("charge", json!({ "id": id, "amount": amount }))?;
     if amount < 0 {
         return Err(format!("order {id}: negative amount"));
@@ -91,13 +91,13 @@ pub fn charge(#[state] shop: &Shop, id: i64, amount: i64) -> Result<String, Stri
 
 /// Format an amount in cents as dollars, `$12.99`.
 #[tool(effects = Pure)]
-pub fn format_cents(cents: i64) -> String {
+pub(crate) fn format_cents(cents: i64) -> String {
     let sign = if cents < 0 { "-" } else { "" };
     let cents = cents.unsigned_abs();
     format!("{sign}${}.{:02}", cents / 100, cents % 100)
 }
 
-pub fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
+pub(crate) fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
     let shop = Arc::new(Shop {
         fail,
         ..Shop::default()
@@ -113,7 +113,7 @@ pub fn toolbox(fail: Option<&'static str>) -> (Toolbox, Arc<Shop>) {
     (toolbox, shop)
 }
 
-pub const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
+pub(crate) const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12345"} {
   Ok(account) =>
     match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
       Ok(refund) =>
@@ -126,11 +126,11 @@ pub const SUPPORT_AGENT: &str = r#"match exec tool lookup_account {id = "cust_12
   Err(e) => "account lookup failed"
 }"#;
 
-pub fn calls(shop: &Shop) -> Vec<(&'static str, serde_json::Value)> {
+pub(crate) fn calls(shop: &Shop) -> Vec<(&'static str, serde_json::Value)> {
     shop.calls.lock().unwrap().clone()
 }
 
 /// The tools called, in order, without their arguments.
-pub fn tools_called(shop: &Shop) -> Vec<&'static str> {
+pub(crate) fn tools_called(shop: &Shop) -> Vec<&'static str> {
     calls(shop).into_iter().map(|(tool, _)| tool).collect()
 }

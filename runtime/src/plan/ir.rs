@@ -730,7 +730,7 @@ impl Index {
 mod fields {
     use super::*;
 
-    pub fn serialize<S: Serializer, T: Serialize>(
+    pub(super) fn serialize<S: Serializer, T: Serialize>(
         fields: &[(String, T)],
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
@@ -741,7 +741,7 @@ mod fields {
         map.end()
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    pub(super) fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
         deserializer: D,
     ) -> Result<Vec<(String, T)>, D::Error> {
         struct Fields<T>(std::marker::PhantomData<T>);
