@@ -128,6 +128,7 @@ pub enum TypeErrorKind {
 /// assert_eq!(errors[1].to_string(), "`exec tool lookup_email`: missing argument `id` of type String; add `id = ...` to the arguments");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TypeError {
     /// What kind of mistake.
     pub kind: TypeErrorKind,

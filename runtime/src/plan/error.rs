@@ -67,16 +67,21 @@ pub enum PlanError {
     /// what to write instead. Nothing ran.
     ///
     /// ```
-    /// use typed_tools::plan::PlanError;
-    /// use typed_tools::plan::check::{TypeError, TypeErrorKind};
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{check, Plan};
     ///
-    /// let error = PlanError::TypeErrors(vec![TypeError {
-    ///     kind: TypeErrorKind::MissingField,
-    ///     at: "`account.plan`".into(),
-    ///     message: "field `plan` not found in record type {id: String}".into(),
-    /// }]);
+    /// /// Look up a customer's email.
+    /// #[tool(effects = Read)]
+    /// fn lookup_email(id: String) -> String { format!("{id}@example.com") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(LookupEmail).build().unwrap();
+    /// let plan = Plan::parse(r#"match exec tool lookup_email {id = "c1"} {
+    ///   Ok(email) => email.domain,
+    ///   Err(e) => "none"
+    /// }"#).unwrap();
+    /// let error = check(&plan, &toolbox).unwrap_err();
     /// assert_eq!(error.to_string(), "the plan does not type-check, nothing ran; fix it and resubmit:
-    /// - `account.plan`: field `plan` not found in record type {id: String}");
+    /// - `email.domain`: `.domain` reads a field of a record, found String");
     /// ```
     TypeErrors(Vec<TypeError>),
 }

@@ -46,17 +46,15 @@ pub(super) fn bounded(ty: Ty) -> Ty {
 /// ```
 /// use typed_tools::plan::check::{FieldTy, RecordTy, Ty};
 ///
-/// let account = Ty::Record(RecordTy {
-///     fields: vec![
-///         FieldTy { name: "id".into(), ty: Ty::String, required: true },
-///         FieldTy { name: "note".into(), ty: Ty::Nullable(Box::new(Ty::String)), required: false },
-///     ],
-///     open: false,
-/// });
+/// let account = Ty::Record(RecordTy::closed(vec![
+///     FieldTy::new("id", Ty::String, true),
+///     FieldTy::new("note", Ty::Nullable(Box::new(Ty::String)), false),
+/// ]));
 /// assert_eq!(account.to_string(), "{id: String, note?: String?}");
 /// assert_eq!(Ty::List(Box::new(Ty::Any)).to_string(), "[Any]");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Ty {
     /// Not known: any value may be here, so nothing about it is refused.
     Any,
@@ -83,14 +81,12 @@ pub enum Ty {
 /// ```
 /// use typed_tools::plan::check::{FieldTy, RecordTy, Ty};
 ///
-/// let open = RecordTy {
-///     fields: vec![FieldTy { name: "id".into(), ty: Ty::Int, required: true }],
-///     open: true,
-/// };
+/// let open = RecordTy::open(vec![FieldTy::new("id", Ty::Int, true)]);
 /// assert_eq!(open.field("id").map(|f| &f.ty), Some(&Ty::Int));
 /// assert_eq!(Ty::Record(open).to_string(), "{id: Int, ..}");
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RecordTy {
     /// The fields, in order.
     pub fields: Vec<FieldTy>,
@@ -105,10 +101,11 @@ pub struct RecordTy {
 /// ```
 /// use typed_tools::plan::check::{FieldTy, Ty};
 ///
-/// let field = FieldTy { name: "amount".into(), ty: Ty::Int, required: true };
+/// let field = FieldTy::new("amount", Ty::Int, true);
 /// assert!(field.required);
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct FieldTy {
     /// The name, as in JSON.
     pub name: String,
@@ -118,13 +115,37 @@ pub struct FieldTy {
     pub required: bool,
 }
 
+impl FieldTy {
+    /// A field `name` of type `ty`, always there if `required`.
+    pub fn new(name: impl Into<String>, ty: Ty, required: bool) -> FieldTy {
+        FieldTy {
+            name: name.into(),
+            ty,
+            required,
+        }
+    }
+}
+
 impl RecordTy {
+    /// A record type with exactly these fields.
+    pub fn closed(fields: Vec<FieldTy>) -> RecordTy {
+        RecordTy {
+            fields,
+            open: false,
+        }
+    }
+
+    /// A record type with these fields and maybe others.
+    pub fn open(fields: Vec<FieldTy>) -> RecordTy {
+        RecordTy { fields, open: true }
+    }
+
     /// The field `name`.
     ///
     /// ```
     /// use typed_tools::plan::check::{RecordTy, Ty};
     ///
-    /// let empty = RecordTy { fields: vec![], open: false };
+    /// let empty = RecordTy::closed(vec![]);
     /// assert!(empty.field("id").is_none());
     /// ```
     pub fn field(&self, name: &str) -> Option<&FieldTy> {
