@@ -112,9 +112,10 @@ fn the_err_branch_sees_the_error_as_a_record() {
         r#"{tool = "issue_refund", kind = "execution", message = "tool `issue_refund` failed: issue_refund is down"}"#
     );
     // Arguments of the wrong shape are the tool's Err too, not a crash (an
-    // element of a mixed list has a type the checker does not know).
+    // element joined from branches of two types has a type the checker
+    // does not know, which `exec` takes: the tool checks it).
     let plan = Plan::parse(
-        r#"match traverse (fn id => exec tool issue_refund {account_id = id, amount = 5}) [1, "a"] { Ok(r) => "ok", Err(e) => e.kind }"#,
+        r#"match traverse (fn id => exec tool issue_refund {account_id = id, amount = 5}) [if true then 1 else "a"] { Ok(r) => "ok", Err(e) => e.kind }"#,
     )
     .unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
@@ -179,10 +180,14 @@ fn map_filter_fold_and_pure_operations() {
         Ok(Value::String("vip: pro".into()))
     );
     assert_eq!(
-        eval("[7 / 2, 7 % 2, 0 - 3, 2 <= 2, \"a\" < \"b\", 1.5 > 0.5]")
+        eval("[7 / 2, 7 % 2, 0 - 3]").unwrap().to_string(),
+        "[3, 1, -3]"
+    );
+    assert_eq!(
+        eval("[2 <= 2, \"a\" < \"b\", 1.5 > 0.5]")
             .unwrap()
             .to_string(),
-        "[3, 1, -3, true, true, true]"
+        "[true, true, true]"
     );
     assert_eq!(
         eval("{a = 1}.a != 2 or 1 / 0 == 0"),
@@ -219,30 +224,23 @@ fn map_filter_fold_and_pure_operations() {
         refused("x"),
         "`x`: variable `x` is not bound here; no variable is bound here"
     );
-    // A list of mixed elements has elements of unknown type: checked at run time.
+    // A list's elements have one type: a list of mixed elements is refused
+    // before it could make a callback fail at run time.
     assert_eq!(
-        eval(r#"map (fn r => r.plan) [{id = "x"}, 1]"#)
-            .unwrap_err()
-            .to_string(),
-        "field `plan` not found in record type {id: String}"
+        refused(r#"map (fn r => r.plan) [{id = "x"}, 1]"#),
+        "`[{id = \"x\"}, 1]`: the elements of a list have one type, found {id: String} and then Int (`1`); make them one type, or use a record to hold values of different types"
     );
     assert_eq!(
-        eval(r#"map (fn v => v ++ "a") [1, "b"]"#)
-            .unwrap_err()
-            .to_string(),
-        "`++`: expected String, found Int"
+        refused(r#"map (fn v => v ++ "a") [1, "b"]"#),
+        "`[1, \"b\"]`: the elements of a list have one type, found Int and then String (`\"b\"`); make them one type, or use a record to hold values of different types"
     );
     assert_eq!(
-        eval("map (fn v => if v then 2 else 3) [1, true]")
-            .unwrap_err()
-            .to_string(),
-        "`if`: expected Bool, found Int"
+        refused("map (fn v => if v then 2 else 3) [1, true]"),
+        "`[1, true]`: the elements of a list have one type, found Int and then Bool (`true`); make them one type, or use a record to hold values of different types"
     );
     assert_eq!(
-        eval("map (fn v => map (fn x => x) v) [5, [1]]")
-            .unwrap_err()
-            .to_string(),
-        "`map`: expected a list, found Int"
+        refused("map (fn v => map (fn x => x) v) [5, [1]]"),
+        "`[5, [1]]`: the elements of a list have one type, found Int and then [Int] (`[1]`); make them one type, or use a record to hold values of different types"
     );
 }
 
@@ -260,31 +258,45 @@ fn refused(text: &str) -> String {
     errors[0].to_string()
 }
 
-/// Returns its argument.
+/// Returns its Int.
 #[tool(effects = Pure)]
-fn echo(v: serde_json::Value) -> serde_json::Value {
+fn echo_int(v: i64) -> i64 {
     v
 }
 
-/// `expr` with each literal replaced by a `call` of the pure tool `echo`
-/// that gives it back: every expression around it then holds a call, and
-/// runs through the interpreter's async path instead of the pure one
-/// (callbacks included: a pure tool may be called there).
-fn through_calls(expr: Expr) -> Expr {
-    on_literals(expr, &|literal| {
-        Expr::call("echo", Expr::record([("v", literal)]))
-    })
+/// Returns its Float.
+#[tool(effects = Pure)]
+fn echo_float(v: f64) -> f64 {
+    v
 }
 
-/// `expr` with each literal `L` written `if true then L else [L]`: the same
-/// value, whose type the checker joins to unknown. No call is added.
-fn hide_types(expr: Expr) -> Expr {
-    on_literals(expr, &|literal| Expr::If {
-        cond: Box::new(Expr::Bool { value: true }),
-        then: Box::new(literal.clone()),
-        otherwise: Box::new(Expr::List {
-            items: vec![literal],
-        }),
+/// Returns its String.
+#[tool(effects = Pure)]
+fn echo_string(v: String) -> String {
+    v
+}
+
+/// Returns its Bool.
+#[tool(effects = Pure)]
+fn echo_bool(v: bool) -> bool {
+    v
+}
+
+/// `expr` with each literal replaced by a `call` of a pure tool that gives
+/// it back, of the literal's own type (`echo_int`, ...): every expression
+/// around it then holds a call, and runs through the interpreter's async
+/// path instead of the pure one (callbacks included: a pure tool may be
+/// called there), with the types the checker sees unchanged.
+fn through_calls(expr: Expr) -> Expr {
+    on_literals(expr, &|literal| {
+        let echo = match &literal {
+            Expr::Int { .. } => "echo_int",
+            Expr::Float { .. } => "echo_float",
+            Expr::String { .. } => "echo_string",
+            Expr::Bool { .. } => "echo_bool",
+            _ => return literal,
+        };
+        Expr::call(echo, Expr::record([("v", literal)]))
     })
 }
 
@@ -363,15 +375,22 @@ fn on_literals(expr: Expr, f: &dyn Fn(Expr) -> Expr) -> Expr {
 
 #[test]
 fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
-    let toolbox = Toolbox::builder().tool(Echo).build().unwrap();
+    let toolbox = Toolbox::builder()
+        .tool(EchoInt)
+        .tool(EchoFloat)
+        .tool(EchoString)
+        .tool(EchoBool)
+        .build()
+        .unwrap();
     let interpreter = Interpreter::new(&toolbox);
     let texts = [
         "fold (fn acc, x => acc + x) 0 (map (fn n => n * 10) (filter (fn n => n % 2 == 1) [1, 2, 3, 4, 5]))",
         r#"let tier = "pro" in if tier == "pro" and not (3 > 4) then "vip: " ++ tier else "basic""#,
-        r#"[7 / 2, 7 % 2, 0 - 3, 2 <= 2, "a" < "b", 1.5 > 0.5, 2 >= 3, 1.5 != 1.5, () == ()]"#,
+        "[7 / 2, 7 % 2, 0 - 3]",
+        r#"[2 <= 2, "a" < "b", 1.5 > 0.5, 2 >= 3, 1.5 != 1.5, () == ()]"#,
         "{a = 1}.a != 2 or 1 / 0 == 0",
         "false and 1 / 0 == 0",
-        r#"{a = 1, b = [1, "x", ()], c = {d = 2.5}}"#,
+        r#"{a = 1, b = [1, (), 3], c = {d = 2.5, e = "x"}}"#,
         "let r = {a = {b = 2}} in [r.a.b, r.a.b * 3]",
         "(if true then {a = 1} else {a = 2}).a",
         r#"fold (fn acc, s => acc ++ s) "" ["a", "b"]"#,
@@ -404,13 +423,13 @@ fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
     let mut compared = 0;
     for text in texts {
         let plan = Plan::parse(text).unwrap();
-        // Literals the checker cannot type, so that most type errors reach
-        // the interpreter: `if true then L else [L]` is L, of unknown type.
-        let pure = Plan::new(hide_types(plan.body.clone()));
+        // Run without the type check, so that the interpreter's own checks
+        // (which a checked plan never meets) are compared too.
+        let pure = plan.clone();
         let called = Plan::new(through_calls(plan.body.clone()));
         match (
-            block_on(interpreter.run(&pure)),
-            block_on(interpreter.run(&called)),
+            block_on(interpreter.__run_without_type_check(&pure)),
+            block_on(interpreter.__run_without_type_check(&called)),
         ) {
             (Ok(pure), Ok(run)) => {
                 assert!(pure.trace.is_empty());
@@ -501,11 +520,11 @@ fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
         ),
         ("order", json!({})),
         ("order", json!([1, 2])),
-        ("order", json!(["c", 2])),
+        ("order", json!(["c", "d"])),
         ("order", json!(5)),
         ("order", json!("text")),
         ("order", json!(null)),
-        ("keep", json!({"tree": [[1], {"a": [2.5, "x", null]}]})),
+        ("keep", json!({"tree": [{"a": [2.5, null]}, {"a": []}]})),
         ("count", json!({"n": 1})),
         ("count", json!({"n": "x"})),
         ("count", json!({})),
@@ -829,19 +848,40 @@ fn call_of_a_tool_with_effects_or_that_can_fail_is_refused_before_anything_runs(
     );
 }
 
+/// Halves an even number; an odd one is a bug of the tool (it panics).
+#[tool(effects = Pure)]
+fn halve(n: i64) -> i64 {
+    assert!(n % 2 == 0, "{n} is odd");
+    n / 2
+}
+
 #[test]
-fn a_call_whose_arguments_do_not_fit_stops_the_plan() {
-    let (toolbox, _) = toolbox(None);
+fn a_call_whose_arguments_do_not_fit_is_refused_before_anything_runs() {
+    let (toolbox, shop) = toolbox(None);
     let plan =
         Plan::parse(r#"map (fn c => call tool format_cents {cents = c}) [1, "two", 3]"#).unwrap();
+    let error = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap_err();
+    assert!(calls(&shop).is_empty());
+    assert!(
+        error
+            .to_string()
+            .contains("the elements of a list have one type, found Int and then String"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_pure_call_that_fails_stops_the_plan() {
+    let toolbox = Toolbox::builder().tool(Halve).build().unwrap();
+    let plan = Plan::parse("map (fn c => call tool halve {n = c}) [2, 3, 4]").unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     let Err(RunError::CallFailed { tool, error }) = &run.outcome else {
         panic!("{:?}", run.outcome);
     };
-    assert_eq!(tool, "format_cents");
+    assert_eq!(tool, "halve");
     assert!(
-        error.to_string().contains("cents"),
-        "the error names the argument: {error}"
+        error.to_string().contains("3 is odd"),
+        "the error says why: {error}"
     );
     // The first element's call ran; the third never did.
     assert_eq!(run.trace.len(), 2);

@@ -11,27 +11,49 @@
 //! missing and mistyped fields: the toolbox would refuse them). Every error
 //! is collected, each saying where it is and what to write instead.
 //!
-//! # No false refusals
+//! # Sound
 //!
-//! A plan that could run without a type error must pass. The checker refuses
-//! an expression only when *every* value its parts can have at run time makes
-//! it fail; when it cannot tell, it accepts, and the interpreter still checks
-//! at run time. So its types have an unknown element, [`Ty::Any`] (schemas
-//! λ-Tool cannot express: `anyOf` of several shapes, maps, free-form JSON,
-//! tuples, and output numbers that may be Int or Float), and a nullable one,
-//! [`Ty::Nullable`] (`Option<T>`: a `T` or `()`, accepted wherever either
-//! is). Branches of different types (`Ok(r) => "done", Err(e) => e`, which
-//! runs) make a value of type `Any` rather than an error. Schemas that put
-//! fields beside `$ref`/`anyOf`/`oneOf`/`allOf` (a flattened enum, a tagged
-//! newtype variant) are `Any` too.
+//! A plan that passes never stops with a type error at run time: each value
+//! used as one kind (an operand, a condition, a list, a record whose field is
+//! read, a `call`'s arguments) is that kind for every run. What can still
+//! stop it is what no type rules out (division by zero, overflow, a pure
+//! tool that panics, a resource limit), and a tool's own error, which is the
+//! plan's `Err` branch. A property test in `tests/plan_check.rs` holds the
+//! checker to this over random plans; another shows that plans built well
+//! typed all pass.
 //!
-//! Three refusals of plans that could run are deliberate, as in any static
-//! checker: code a run may not reach is checked (`if false then "a" + 1 else
-//! 0`, and the right side of `and`/`or`: `false and 1`), since it fails
-//! whenever it runs; a callback's annotation is taken at its word (`fn x: Int
-//! => x ++ "!"` is refused even over a list of unknown type), since it is the
-//! plan's own claim; and argument names are the ones the schema shows, not
-//! `#[serde(alias)]`es, which the catalog never shows a model.
+//! The rules that make it so:
+//! - A list's elements have one type, and so do a `fold`'s accumulator, its
+//!   initial value and its step's result (found by joining what the step
+//!   gives until it stops changing; a step that wraps its accumulator,
+//!   `[acc]`, has no finite type and is refused). `[]`'s elements are
+//!   [`Ty::Nothing`]: no value, so they join any type.
+//! - [`Ty::Any`] is what is not known: schemas λ-Tool cannot express
+//!   (`anyOf` of several shapes, maps, free-form JSON, tuples, a run-time
+//!   tool's `number`), and branches of different types (λ-Tool's
+//!   `Ok(r) => "done", Err(e) => e` checks, and its value is `Any`). An
+//!   `Any` can be returned, compared with `==`, put in a record and passed
+//!   to `exec` (the tool checks it: a misfit is its `Err` branch), but not
+//!   used as one kind of value.
+//! - [`Ty::Nullable`] (`Option<T>`) is a `T` or `()`: it is tested first,
+//!   `if x == () then ... else ...`, and the branch where `x` is not `()`
+//!   sees a `T`.
+//! - A field is read only when every value has it: listed and required in a
+//!   closed record. An output whose schema puts fields beside a combinator
+//!   (a flattened enum, a tagged newtype variant) has the listed fields.
+//! - A callback's annotation is checked against the list's elements, not
+//!   trusted: the parameter has the elements' type (the interpreter does
+//!   not check annotations).
+//! - `call` arguments must fit for every value (a failed `call` stops the
+//!   plan); `exec` arguments are refused only when they surely do not fit.
+//!
+//! Some refusals are of plans a run could survive, as with any static
+//! checker: code a run may not reach is checked (`if false then "a" + 1
+//! else 0`, the right side of `and`/`or`), branches of two types used as
+//! one (`(if c then 1 else "a") + 1`), and argument names are the ones the
+//! schema shows, not `#[serde(alias)]`es, which the catalog never shows a
+//! model. Integer ranges and string enums are not types here: a `call` of a
+//! `u8` parameter with `300` stops the plan (`RunError::CallFailed`).
 //!
 //! ```
 //! use typed_tools::{tool, Toolbox};
@@ -55,6 +77,7 @@
 //! ]);
 //! ```
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::effect::Effects;
@@ -67,8 +90,9 @@ use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 mod types;
 
 use types::{
-    annotation, bounded, contradicts, element, error_record, fit, join, kinds, read, record,
-    refine, Misfit, Side, BOOL, FLOAT, INT, LIST, RECORD, STRING,
+    annotation, bounded, contradicts, element, error_record, fit, holds, join, kinds, lost, read,
+    record, surely_fit, unknowns, unsure, unsure_of, Misfit, Side, BOOL, FLOAT, INT, LIST, RECORD,
+    STRING,
 };
 pub use types::{FieldTy, RecordTy, Ty};
 
@@ -172,9 +196,10 @@ impl fmt::Display for TypeError {
 /// assert_eq!(check(&plan, &toolbox).unwrap(), Ty::List(Box::new(Ty::String)));
 /// ```
 pub fn check<A: Effects>(plan: &Plan, toolbox: &Toolbox<A>) -> Result<Ty, PlanError> {
+    let mut seen = HashSet::new();
     let mut tools = Vec::new();
     let within_depth = Child::Expr(&plan.body).visit_tools(&mut |tool, _| {
-        if !tools.contains(&tool) {
+        if seen.insert(tool) {
             tools.push(tool);
         }
     });
@@ -195,7 +220,7 @@ pub(super) fn check_within_depth<A: Effects>(
         .map(|&name| {
             let types = toolbox.spec(name).map(ToolTypes::of).unwrap_or(ToolTypes {
                 input: Ty::Any,
-                output: Ty::Any,
+                output: Ty::Nothing,
             });
             (name, types)
         })
@@ -251,7 +276,7 @@ fn names(names: &[&str]) -> String {
 }
 
 struct Checker<'p> {
-    tools: Vec<(&'p str, ToolTypes)>,
+    tools: HashMap<&'p str, ToolTypes>,
     /// Bound variables, innermost last.
     env: Vec<(&'p str, Ty)>,
     /// The `Ok` binders of the matches whose `Err` branch is being checked.
@@ -269,10 +294,7 @@ impl<'p> Checker<'p> {
     }
 
     fn tool(&self, name: &str) -> Option<&ToolTypes> {
-        self.tools
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, types)| types)
+        self.tools.get(name)
     }
 
     fn bound(&mut self, name: &'p str, ty: Ty, body: &'p Expr) -> Ty {
@@ -282,12 +304,12 @@ impl<'p> Checker<'p> {
         ty
     }
 
-    /// Reports `what` unless `ty` may be one of `wanted`.
+    /// Reports `what` unless every value of type `ty` is one of `wanted`.
     fn require(&mut self, ty: &Ty, wanted: u8, at: impl FnOnce() -> String, what: &str) -> bool {
-        if kinds(ty) & wanted != 0 {
+        if kinds(ty) & !wanted == 0 {
             return true;
         }
-        let message = format!("{what}, found {ty}");
+        let message = format!("{what}, found {ty}{}", unsure(ty));
         self.error(TypeErrorKind::Mismatch, at(), message);
         false
     }
@@ -311,17 +333,29 @@ impl<'p> Checker<'p> {
                 open: false,
             })),
             Expr::List { items } => {
-                // Elements of one type (the usual list) are joined for free.
-                let mut of: Option<Ty> = None;
+                // The elements have one type: the same, or one that covers
+                // both without losing what they are (`()` and `Int`: `Int?`).
+                let mut of = Ty::Nothing;
                 for item in items {
                     let ty = self.expr(item);
-                    of = Some(match of {
-                        None => ty,
-                        Some(acc) if acc == ty => acc,
-                        Some(acc) => bounded(join(&acc, &ty)),
-                    });
+                    if ty == of {
+                        continue;
+                    }
+                    let joined = bounded(join(&of, &ty));
+                    if lost(&of, &ty, &joined) {
+                        self.error(
+                            TypeErrorKind::Mismatch,
+                            short(expr),
+                            format!(
+                                "the elements of a list have one type, found {of} and then {ty} ({}); make them one type, or use a record to hold values of different types",
+                                short(item)
+                            ),
+                        );
+                        return Ty::List(Box::new(Ty::Nothing));
+                    }
+                    of = joined;
                 }
-                Ty::List(Box::new(of.unwrap_or(Ty::Any)))
+                Ty::List(Box::new(of))
             }
             Expr::Var { name } => self.var(name),
             Expr::Get { of, field } => {
@@ -352,8 +386,19 @@ impl<'p> Checker<'p> {
                     || format!("the condition {}", short(cond)),
                     "`if` needs a Bool condition (compare with `==`, `<`, ...)",
                 );
-                let a = self.expr(then);
-                let b = self.expr(otherwise);
+                // `x == ()` / `x != ()`: in the branch where `x` is not
+                // `()`, an `Option`'s value is there.
+                let (a, b) = match self.null_test(cond) {
+                    Some((name, ty, true)) => {
+                        let a = self.expr(then);
+                        (a, self.bound(name, ty, otherwise))
+                    }
+                    Some((name, ty, false)) => {
+                        let a = self.bound(name, ty, then);
+                        (a, self.expr(otherwise))
+                    }
+                    None => (self.expr(then), self.expr(otherwise)),
+                };
                 bounded(join(&a, &b))
             }
             Expr::Not { operand } => {
@@ -373,14 +418,7 @@ impl<'p> Checker<'p> {
                 Ty::List(Box::new(ty))
             }
             Expr::Filter { func, list } => {
-                let list_ty = self.expr(list);
-                self.require(
-                    &list_ty,
-                    LIST,
-                    || format!("the list of `filter` {}", short(list)),
-                    "`filter` goes over a list",
-                );
-                let items = element(&list_ty);
+                let items = self.list(list, "filter");
                 let param = self.param(&func.param, &items, "filter");
                 let keep = self.bound(&func.param.name, param, &func.body);
                 self.require(
@@ -406,13 +444,16 @@ impl<'p> Checker<'p> {
     /// The type of a list's elements, reporting a value that is no list.
     fn list(&mut self, list: &'p Expr, combinator: &str) -> Ty {
         let ty = self.expr(list);
-        self.require(
+        if self.require(
             &ty,
             LIST,
             || format!("the list of `{combinator}` {}", short(list)),
             &format!("`{combinator}` goes over a list"),
-        );
-        element(&ty)
+        ) {
+            element(&ty)
+        } else {
+            Ty::Nothing
+        }
     }
 
     fn var(&mut self, name: &str) -> Ty {
@@ -437,24 +478,64 @@ impl<'p> Checker<'p> {
             message.push_str(&format!("; in scope: {}", names(&in_scope)));
         }
         self.error(TypeErrorKind::Unbound, format!("`{name}`"), message);
-        Ty::Any
+        Ty::Nothing
+    }
+
+    /// `x == ()` (`true`) or `x != ()` (`false`) of a variable `x` whose type
+    /// is `T?`: its name and `T`, the type it has where it is not `()`.
+    fn null_test(&self, cond: &'p Expr) -> Option<(&'p str, Ty, bool)> {
+        let Expr::Binary { op, left, right } = cond else {
+            return None;
+        };
+        let is_null = match op {
+            BinaryOp::Eq => true,
+            BinaryOp::Ne => false,
+            _ => return None,
+        };
+        let name = match (&**left, &**right) {
+            (Expr::Var { name }, Expr::Unit) | (Expr::Unit, Expr::Var { name }) => name,
+            _ => return None,
+        };
+        let (_, ty) = self.env.iter().rev().find(|(n, _)| *n == name.as_str())?;
+        match ty {
+            Ty::Nullable(of) => Some((name.as_str(), (**of).clone(), is_null)),
+            _ => None,
+        }
     }
 
     fn get(&mut self, expr: &'p Expr, ty: &Ty, field: &str) -> Ty {
+        if *ty == Ty::Nothing {
+            return Ty::Nothing;
+        }
         if !self.require(
             ty,
             RECORD,
             || short(expr),
             &format!("`.{field}` reads a field of a record"),
         ) {
-            return Ty::Any;
+            return Ty::Nothing;
         }
         let Some(record) = record(ty) else {
-            return Ty::Any;
+            return Ty::Nothing;
         };
         match record.field(field) {
-            Some(f) => f.ty.clone(),
-            None if record.open => Ty::Any,
+            Some(f) if f.required => f.ty.clone(),
+            Some(_) => {
+                let message = format!(
+                    "field `{field}` of {} may be absent (the tool leaves it out when it has no value), so a plan cannot read it",
+                    Ty::Record(record.clone())
+                );
+                self.error(TypeErrorKind::MissingField, short(expr), message);
+                Ty::Nothing
+            }
+            None if record.open => {
+                let message = format!(
+                    "field `{field}` is not one of the known fields of {}, so it may be absent; read only the fields listed",
+                    Ty::Record(record.clone())
+                );
+                self.error(TypeErrorKind::MissingField, short(expr), message);
+                Ty::Nothing
+            }
             None => {
                 // λ-Tool's message, with the record type naming the fields there are.
                 let message = RunError::MissingField {
@@ -463,32 +544,38 @@ impl<'p> Checker<'p> {
                 }
                 .to_string();
                 self.error(TypeErrorKind::MissingField, short(expr), message);
-                Ty::Any
+                Ty::Nothing
             }
         }
     }
 
     fn binary(&mut self, expr: &'p Expr, op: BinaryOp, l: &Ty, r: &Ty) -> Ty {
         let symbol = op.symbol();
+        // A hint about the kinds found only when both are known for sure.
+        let sure = unsure_of(l, r).is_empty();
         let (wanted, result, what, hint) = match op {
             BinaryOp::Eq | BinaryOp::Ne => return Ty::Bool,
             BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => {
-                if kinds(l) & kinds(r) & (INT | FLOAT | STRING) != 0 {
+                let both = |kind: u8| kinds(l) & !kind == 0 && kinds(r) & !kind == 0;
+                if both(INT) || both(FLOAT) || both(STRING) {
                     return Ty::Bool;
                 }
-                let hint = if kinds(l) | kinds(r) == INT | FLOAT {
+                let hint = if sure && kinds(l) | kinds(r) == INT | FLOAT {
                     "; write both sides as Int, or both as Float (`1.0`)"
                 } else {
                     ""
                 };
                 let message = format!(
-                    "`{symbol}` compares two Ints, two Floats or two Strings, found {l} {symbol} {r}{hint}"
+                    "`{symbol}` compares two Ints, two Floats or two Strings, found {l} {symbol} {r}{hint}{}",
+                    unsure_of(l, r)
                 );
                 self.error(TypeErrorKind::Mismatch, short(expr), message);
                 return Ty::Bool;
             }
             BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Rem => {
-                let hint = if op == BinaryOp::Add && (kinds(l) | kinds(r)) & STRING != 0 {
+                let hint = if !sure {
+                    ""
+                } else if op == BinaryOp::Add && (kinds(l) | kinds(r)) & STRING != 0 {
                     "; join text with `++`"
                 } else if (kinds(l) | kinds(r)) & FLOAT != 0 {
                     "; there is no Float arithmetic: compute in integer cents, or `call` a pure tool"
@@ -501,13 +588,19 @@ impl<'p> Checker<'p> {
                 STRING,
                 Ty::String,
                 "a String",
-                "; to write a number as text, `call` a pure tool that formats it",
+                if sure {
+                    "; to write a number as text, `call` a pure tool that formats it"
+                } else {
+                    ""
+                },
             ),
             BinaryOp::And | BinaryOp::Or => (BOOL, Ty::Bool, "a Bool", ""),
         };
-        if kinds(l) & wanted == 0 || kinds(r) & wanted == 0 {
-            let message =
-                format!("`{symbol}` needs {what} on both sides, found {l} {symbol} {r}{hint}");
+        if kinds(l) & !wanted != 0 || kinds(r) & !wanted != 0 {
+            let message = format!(
+                "`{symbol}` needs {what} on both sides, found {l} {symbol} {r}{hint}{}",
+                unsure_of(l, r)
+            );
             self.error(TypeErrorKind::Mismatch, short(expr), message);
         }
         result
@@ -529,36 +622,74 @@ impl<'p> Checker<'p> {
             );
             return items.clone();
         }
-        refine(items, &annotated)
+        // The interpreter does not check annotations, so the parameter has
+        // the type the list's elements have; the annotation is only checked.
+        items.clone()
     }
 
-    /// A `fold`: the accumulator's type is found by checking the callback
-    /// until it stops changing (at most twice, then `Any`), errors dropped;
-    /// then once more, keeping errors.
+    /// A `fold`: the accumulator, the initial value and the step's result
+    /// have one type. It is found by checking the step with the initial
+    /// value's type and joining in what the step gives, until it stops
+    /// changing (errors dropped on the way); a step whose type loses what
+    /// the accumulator is (`acc ++ "a"` on an Int), or grows at every step
+    /// (`[acc]`, `{a = acc}`: no finite type), is refused. Then the step is
+    /// checked once more, keeping its errors.
     fn fold(&mut self, func: &'p Lambda2, init: Ty, items: &Ty) -> Ty {
+        const ROUNDS: usize = 3;
         let item = self.param(&func.item, items, "fold");
         let mut acc = self.param(&func.acc, &init, "fold");
-        let mut settled = false;
         if self.speculative == 0 {
-            for _ in 0..2 {
+            let mut settled = false;
+            for _ in 0..ROUNDS {
                 let mark = self.errors.len();
                 self.speculative += 1;
                 let next = self.fold_body(func, acc.clone(), item.clone());
                 self.speculative -= 1;
                 self.errors.truncate(mark);
-                let next = bounded(join(&acc, &next));
-                if next == acc {
+                let joined = bounded(join(&acc, &next));
+                if joined == acc {
                     settled = true;
                     break;
                 }
-                acc = next;
+                // The accumulator may not become less known than it was
+                // (`Int` joined with `String`, or with a list holding it).
+                if unknowns(&joined) > unknowns(&acc) || holds(&next, &acc) {
+                    self.fold_error(func, &acc, &next);
+                    return Ty::Nothing;
+                }
+                acc = joined;
+            }
+            if !settled {
+                let next = self.fold_body(func, acc.clone(), item.clone());
+                self.fold_error(func, &acc, &next);
+                return Ty::Nothing;
             }
         }
-        if !settled {
-            acc = Ty::Any;
-        }
         let next = self.fold_body(func, acc.clone(), item);
-        bounded(join(&acc, &next))
+        let joined = bounded(join(&acc, &next));
+        if self.speculative == 0 && joined != acc {
+            self.fold_error(func, &acc, &next);
+            return Ty::Nothing;
+        }
+        joined
+    }
+
+    fn fold_error(&mut self, func: &'p Lambda2, acc: &Ty, next: &Ty) {
+        let gives = if holds(next, acc) {
+            match next {
+                Ty::List(_) => "a List of the accumulator's type".to_owned(),
+                _ => format!("a record holding the accumulator ({next})"),
+            }
+        } else {
+            format!("{next}")
+        };
+        self.error(
+            TypeErrorKind::Mismatch,
+            short(&func.body),
+            format!(
+                "the step of `fold` gives {gives}; it must give the accumulator's type, {acc} (the initial value's type): the accumulator, the initial value and the step's result have one type"
+            ),
+        );
     }
 
     fn fold_body(&mut self, func: &'p Lambda2, acc: Ty, item: Ty) -> Ty {
@@ -589,12 +720,20 @@ impl<'p> Checker<'p> {
     /// Checks the arguments of `exec`/`call` of `tool`; gives its output type.
     fn arguments(&mut self, how: &str, tool: &str, actual: &Ty) -> Ty {
         let Some(types) = self.tool(tool) else {
-            return Ty::Any;
+            return Ty::Nothing;
         };
         let output = types.output.clone();
         let input = types.input.clone();
         let call = format!("`{how} tool {tool}`");
-        if matches!(input, Ty::Record(_)) && kinds(actual) & RECORD == 0 {
+        // A failed `call` stops the plan, so its arguments must surely fit;
+        // a failed `exec` is its `Err` branch, so only a certain misfit is refused.
+        let surely = how == "call";
+        let not_a_record = if surely {
+            kinds(actual) & !RECORD != 0
+        } else {
+            kinds(actual) & RECORD == 0
+        };
+        if matches!(input, Ty::Record(_)) && not_a_record {
             self.error(
                 TypeErrorKind::ArgumentMismatch,
                 call,
@@ -605,7 +744,11 @@ impl<'p> Checker<'p> {
             return output;
         }
         let mut misfits = Vec::new();
-        fit(actual, &input, "", &mut misfits);
+        if surely {
+            surely_fit(actual, &input, "", &mut misfits);
+        } else {
+            fit(actual, &input, "", &mut misfits);
+        }
         for misfit in misfits {
             match misfit {
                 Misfit::Unknown { path, expected } => {

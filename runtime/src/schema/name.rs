@@ -12,6 +12,7 @@ pub(crate) mod notation {
     use super::*;
 
     pub(crate) const ANY: &str = "Any";
+    pub(crate) const NOTHING: &str = "Nothing";
     pub(crate) const UNIT: &str = "Unit";
     pub(crate) const BOOL: &str = "Bool";
     pub(crate) const INT: &str = "Int";

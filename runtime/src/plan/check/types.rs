@@ -56,8 +56,14 @@ pub(super) fn bounded(ty: Ty) -> Ty {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Ty {
-    /// Not known: any value may be here, so nothing about it is refused.
+    /// Not known: any value may be here (a schema λ-Tool cannot express, or
+    /// branches of different types). It can be returned, compared with `==`
+    /// and passed to a tool's `exec`, which checks it; no operation that
+    /// needs one kind of value takes it.
     Any,
+    /// No value at all: the elements of `[]`. What is done to one never
+    /// runs, so nothing about it is refused, and it joins any type.
+    Nothing,
     /// `Unit`.
     Unit,
     /// `Bool`.
@@ -157,6 +163,7 @@ impl fmt::Display for Ty {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Ty::Any => f.write_str(notation::ANY),
+            Ty::Nothing => f.write_str(notation::NOTHING),
             Ty::Unit => f.write_str(notation::UNIT),
             Ty::Bool => f.write_str(notation::BOOL),
             Ty::Int => f.write_str(notation::INT),
@@ -200,6 +207,7 @@ const ALL: u8 = 127;
 pub(super) fn kinds(ty: &Ty) -> u8 {
     match ty {
         Ty::Any => ALL,
+        Ty::Nothing => 0,
         Ty::Unit => UNIT,
         Ty::Bool => BOOL,
         Ty::Int => INT,
@@ -215,6 +223,7 @@ pub(super) fn kinds(ty: &Ty) -> u8 {
 pub(super) fn nullable(ty: Ty) -> Ty {
     match ty {
         Ty::Any | Ty::Unit | Ty::Nullable(_) => ty,
+        Ty::Nothing => Ty::Unit,
         other => Ty::Nullable(Box::new(other)),
     }
 }
@@ -226,6 +235,7 @@ pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
         return a.clone();
     }
     match (a, b) {
+        (Ty::Nothing, other) | (other, Ty::Nothing) => other.clone(),
         (Ty::Any, _) | (_, Ty::Any) => Ty::Any,
         (Ty::Unit, other) | (other, Ty::Unit) => nullable(other.clone()),
         (Ty::Nullable(x), Ty::Nullable(y)) => nullable(join(x, y)),
@@ -266,11 +276,55 @@ pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
     }
 }
 
+/// How many parts of `ty` are not known.
+pub(super) fn unknowns(ty: &Ty) -> usize {
+    match ty {
+        Ty::Any => 1,
+        Ty::List(of) | Ty::Nullable(of) => unknowns(of),
+        Ty::Record(record) => record.fields.iter().map(|f| unknowns(&f.ty)).sum(),
+        _ => 0,
+    }
+}
+
+/// Whether joining `a` and `b` into `joined` lost what they are: a part
+/// known on both sides (an Int, a String) became unknown.
+pub(super) fn lost(a: &Ty, b: &Ty, joined: &Ty) -> bool {
+    unknowns(joined) > unknowns(a) + unknowns(b)
+}
+
+/// Whether `outer` holds a value of type `inner` one level down: `[acc]`,
+/// `{a = acc}`, a type that grows at every step of a `fold`.
+pub(super) fn holds(outer: &Ty, inner: &Ty) -> bool {
+    match outer {
+        Ty::List(of) | Ty::Nullable(of) => **of == *inner,
+        Ty::Record(record) => record.fields.iter().any(|f| f.ty == *inner),
+        _ => false,
+    }
+}
+
+/// What to add to "found T" when `T` is not one kind of value for sure.
+pub(super) fn unsure(ty: &Ty) -> &'static str {
+    match ty {
+        Ty::Any => "; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type",
+        Ty::Nullable(_) => "; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
+        _ => "",
+    }
+}
+
+/// [`unsure`] for an operator's sides: the left's, else the right's.
+pub(super) fn unsure_of(l: &Ty, r: &Ty) -> &'static str {
+    match unsure(l) {
+        "" => unsure(r),
+        hint => hint,
+    }
+}
+
 /// The element type of a value used as a list.
 pub(super) fn element(ty: &Ty) -> Ty {
     match ty {
         Ty::List(of) => (**of).clone(),
         Ty::Nullable(of) => element(of),
+        Ty::Nothing => Ty::Nothing,
         _ => Ty::Any,
     }
 }
@@ -328,7 +382,7 @@ pub(super) fn annotation(ty: &Type, depth: usize) -> Ty {
 /// names is certainly absent, or a part is certainly of another kind.
 pub(super) fn contradicts(actual: &Ty, annotated: &Ty) -> bool {
     match (actual, annotated) {
-        (Ty::Any, _) | (_, Ty::Any) => false,
+        (Ty::Any | Ty::Nothing, _) | (_, Ty::Any) => false,
         (Ty::Nullable(of), _) => contradicts(of, annotated) && contradicts(&Ty::Unit, annotated),
         (Ty::List(a), Ty::List(b)) => contradicts(a, b),
         (Ty::Record(a), Ty::Record(b)) => b.fields.iter().any(|f| match a.field(&f.name) {
@@ -336,41 +390,6 @@ pub(super) fn contradicts(actual: &Ty, annotated: &Ty) -> bool {
             None => !a.open,
         }),
         (a, b) => kinds(a) & kinds(b) == 0,
-    }
-}
-
-/// The type a parameter has: the elements' type, with what the annotation
-/// says where the elements' type does not know.
-pub(super) fn refine(actual: &Ty, annotated: &Ty) -> Ty {
-    match (actual, annotated) {
-        (Ty::Any, _) => annotated.clone(),
-        (Ty::List(a), Ty::List(b)) => Ty::List(Box::new(refine(a, b))),
-        (Ty::Record(a), Ty::Record(b)) => {
-            let mut fields: Vec<FieldTy> = a
-                .fields
-                .iter()
-                .map(|f| match b.field(&f.name) {
-                    Some(g) => FieldTy {
-                        ty: refine(&f.ty, &g.ty),
-                        ..f.clone()
-                    },
-                    None => f.clone(),
-                })
-                .collect();
-            if a.open {
-                fields.extend(
-                    b.fields
-                        .iter()
-                        .filter(|g| a.field(&g.name).is_none())
-                        .cloned(),
-                );
-            }
-            Ty::Record(RecordTy {
-                fields,
-                open: a.open,
-            })
-        }
-        _ => actual.clone(),
     }
 }
 
@@ -405,7 +424,7 @@ pub(super) fn join_path(path: &str, field: &str) -> String {
 /// a Float, `()` for an `Option`.
 pub(super) fn fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>) {
     match (actual, expected) {
-        (Ty::Any, _) | (_, Ty::Any) | (Ty::Int, Ty::Float) => {}
+        (Ty::Any | Ty::Nothing, _) | (_, Ty::Any) | (Ty::Int, Ty::Float) => {}
         (Ty::Nullable(of), _) => {
             let mut some = Vec::new();
             fit(of, expected, path, &mut some);
@@ -446,6 +465,53 @@ pub(super) fn fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>)
                 expected: b.to_string(),
                 found: a.to_string(),
             })
+        }
+        _ => {}
+    }
+}
+
+/// Every way a value of type `actual` may fail to fit the input type
+/// `expected`: what [`fit`] finds, and also what only some values of `actual`
+/// break (`Any`, an `Option` where a value is due, a field that may be
+/// absent). For `call`, whose failure stops the plan: it must surely fit.
+pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>) {
+    let mismatch = |out: &mut Vec<Misfit>| {
+        out.push(Misfit::Mismatch {
+            path: path.to_owned(),
+            expected: expected.to_string(),
+            found: actual.to_string(),
+        })
+    };
+    match (actual, expected) {
+        (Ty::Nothing, _) | (_, Ty::Any) | (Ty::Int, Ty::Float) | (Ty::Unit, Ty::Nullable(_)) => {}
+        (Ty::Nullable(a), Ty::Nullable(b)) => surely_fit(a, b, path, out),
+        (Ty::Nullable(_) | Ty::Any, _) => mismatch(out),
+        (_, Ty::Nullable(of)) => surely_fit(actual, of, path, out),
+        (Ty::List(a), Ty::List(b)) => surely_fit(a, b, &format!("{path}[]"), out),
+        (Ty::Record(a), Ty::Record(b)) => {
+            for f in &a.fields {
+                if !b.open && b.field(&f.name).is_none() {
+                    out.push(Misfit::Unknown {
+                        path: join_path(path, &f.name),
+                        expected: b.fields.iter().map(|g| g.name.clone()).collect(),
+                    });
+                }
+            }
+            for g in &b.fields {
+                match a.field(&g.name) {
+                    Some(f) if f.required || !g.required => {
+                        surely_fit(&f.ty, &g.ty, &join_path(path, &g.name), out)
+                    }
+                    None if !g.required => {}
+                    _ => out.push(Misfit::Missing {
+                        path: join_path(path, &g.name),
+                        ty: g.ty.to_string(),
+                    }),
+                }
+            }
+        }
+        (a, b) if kinds(a) & !kinds(b) != 0 || matches!((a, b), (Ty::Float, Ty::Int)) => {
+            mismatch(out)
         }
         _ => {}
     }

@@ -70,8 +70,12 @@ impl<'m> Walk<'m> {
         let node = model.node(id);
         if mixes_combinator_and_shape(node) {
             // `{properties: .., oneOf: [..]}` (a flattened enum) or `{$ref: ..,
-            // properties: ..}` (a tagged newtype variant): the value has the
-            // fields of both, which these types do not express.
+            // properties: ..}` (a tagged newtype variant): an output has the
+            // fields listed (and a `$ref`'d record's), and maybe more, which
+            // cannot be read; anything else is not known.
+            if self.side == Side::Output && node.properties.is_some() {
+                return self.listed_fields(node, d);
+            }
             return Ty::Any;
         }
         if let Some(reference) = &node.reference {
@@ -114,11 +118,45 @@ impl<'m> Walk<'m> {
         join_all(tys)
     }
 
+    /// The fields an output beside a combinator surely has: its own listed
+    /// ones, and those of the record its `$ref` names; open, since a
+    /// variant may add more.
+    fn listed_fields(&mut self, node: &'m Node, d: usize) -> Ty {
+        let Ty::Record(mut record) = self.of_type("object", node, d) else {
+            return Ty::Any;
+        };
+        record.open = true;
+        if let Some(reference) = &node.reference {
+            if let (Some(target), false) = (
+                reference.target,
+                self.refs.contains(&reference.text.as_str()),
+            ) {
+                self.refs.push(&reference.text);
+                let referenced = self.at_depth(target, d);
+                self.refs.pop();
+                if let Ty::Record(other) = referenced {
+                    for field in other.fields {
+                        if record.field(&field.name).is_none() {
+                            record.fields.push(field);
+                        }
+                    }
+                }
+            }
+        }
+        Ty::Record(record)
+    }
+
     fn of_type(&mut self, t: &str, node: &'m Node, d: usize) -> Ty {
         match t {
             "string" => Ty::String,
             "integer" => Ty::Int,
-            "number" if self.side == Side::Input => Ty::Float,
+            // serde writes an `f32`/`f64` (schemars: `format: double`) as a Float always.
+            "number"
+                if self.side == Side::Input
+                    || matches!(node.format.as_deref(), Some("double" | "float")) =>
+            {
+                Ty::Float
+            }
             "boolean" => Ty::Bool,
             "null" => Ty::Unit,
             "array" if !node.has(Key::PrefixItems) => match node.items {
