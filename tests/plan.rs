@@ -657,7 +657,7 @@ fn preview_lists_tools_effects_and_counts() {
     assert_eq!(preview.effects, EffectSet::READ | EffectSet::WRITE);
     assert_eq!(
         preview.to_string(),
-        "lookup_account {Read}: at most once\nissue_refund {Write}: at most once\nsend_reply {Write}: at most once\n"
+        "lookup_account {Read}: at most once\nissue_refund {Write}: at most once\nsend_reply {Write}: at most once\nin all: at most 3 calls\n"
     );
 
     let plan = Plan::parse(

@@ -28,6 +28,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -40,7 +41,7 @@ use crate::toolbox::Toolbox;
 
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
-use super::limits::{Limits, Meter};
+use super::limits::{Limit, Limits, Meter};
 use super::preview::{ApprovalRequest, Decision, Preview, Runs};
 use super::value::{from_json_within, Value};
 
@@ -48,7 +49,7 @@ mod operations;
 
 use operations::{
     combine, error_value, field_ref, items, json_args, kind, logical_right, short_circuit, truth,
-    Building, Operands,
+    Building, Names, Operands,
 };
 
 type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + Sync + 't>;
@@ -272,14 +273,10 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         let (preview, index) = Preview::check_indexed(plan, self.toolbox, self.allowed)?;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
-        let calls = preview
-            .calls
-            .iter()
-            .try_fold(0, |sum: u64, call| match call.runs {
-                Runs::AtMost(n) => Some(sum.saturating_add(n)),
-                Runs::PerElement => None,
-            });
-        let room = calls.map_or(0, |n| usize::try_from(n.min(1024)).unwrap_or(0));
+        let room = match preview.calls_in_all() {
+            Runs::AtMost(n) => usize::try_from(n.min(1024)).unwrap_or(0),
+            Runs::PerElement => 0,
+        };
         let mut machine = Machine {
             interpreter: self,
             env: Vec::new(),
@@ -287,6 +284,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             index,
             operands: Vec::new(),
             meter: Meter::new(self.limits),
+            names: Names::default(),
         };
         // The plan's body is the walk's first node.
         let outcome = machine.value(&plan.body, 0).await;
@@ -313,6 +311,8 @@ struct Machine<'p, 'r, 't, A: Effects> {
     operands: Vec<Value>,
     /// What the run has consumed, against the interpreter's limits.
     meter: Meter,
+    /// The record field names made so far.
+    names: Names,
 }
 
 /// [`combine`]'s operands for [`Machine::eval_pure`]: evaluated as asked.
@@ -325,12 +325,16 @@ impl<'p, A: Effects> Operands<'p> for Pure<'_, 'p, '_, '_, A> {
     fn meter(&mut self) -> &mut Meter {
         &mut self.0.meter
     }
+    fn name(&mut self, name: &'p str) -> Result<Arc<str>, Limit> {
+        self.0.names.get(name, &mut self.0.meter)
+    }
 }
 
 /// [`combine`]'s operands for [`Machine::eval`]: evaluated first, in order.
 struct Ready<'m, I> {
     values: I,
     meter: &'m mut Meter,
+    names: &'m mut Names,
 }
 
 impl<'p, I: Iterator<Item = Value>> Operands<'p> for Ready<'_, I> {
@@ -339,6 +343,9 @@ impl<'p, I: Iterator<Item = Value>> Operands<'p> for Ready<'_, I> {
     }
     fn meter(&mut self) -> &mut Meter {
         self.meter
+    }
+    fn name(&mut self, name: &'p str) -> Result<Arc<str>, Limit> {
+        self.names.get(name, self.meter)
     }
 }
 
@@ -510,6 +517,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     let mut ready = Ready {
                         values: self.operands.drain(start..),
                         meter: &mut self.meter,
+                        names: &mut self.names,
                     };
                     let value = combine(expr, &mut ready);
                     debug_assert!(ready.values.next().is_none(), "`combine` takes every child");
@@ -615,11 +623,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// value's [size](Value::size).
     async fn arguments(&mut self, tool: &str, arg: &'p Expr, id: usize) -> Result<Json, RunError> {
         self.meter.call()?;
-        // A place is looked up twice: its size counted first, then written.
-        if let Some(size) = self.place(arg).map(|value| value.map(Value::size)) {
-            self.meter.charge(size?)?;
-            let value = self.place(arg).expect("a place still");
-            return json_args(tool, value?);
+        if let Some(value) = self.place(arg) {
+            let value = value?;
+            let size = value.size();
+            // Written from where it is; counted after, as the place is
+            // borrowed (it is within the limits already, and so its JSON).
+            let json = json_args(tool, value);
+            self.meter.charge(size)?;
+            return json;
         }
         let value = self.value(arg, id).await?;
         self.meter.charge(value.size())?;
@@ -725,6 +736,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         args: Json,
     ) -> Result<Result<Value, ToolError>, RunError> {
         let start = Instant::now();
+        self.meter.by(start)?;
         let result = self.interpreter.toolbox.call_json(tool, &args).await;
         let duration = start.elapsed();
         let (output, result) = match result {

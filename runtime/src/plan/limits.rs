@@ -14,7 +14,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use super::ir::MAX_DEPTH;
-use super::value::{Value, FIELD, HEADER, SLOT};
+use super::value::{FIELD, HEADER, SLOT};
 
 /// The most a run of a plan may consume. [`Limits::new`] (also `default()`)
 /// gives limits safe for a server; each setter changes one.
@@ -25,7 +25,7 @@ use super::value::{Value, FIELD, HEADER, SLOT};
 /// | [`calls`](Self::calls) | 1,000 | tool calls, `exec` and `call` |
 /// | [`wall_time`](Self::wall_time) | 30 s | time since the run started, tool calls included |
 /// | [`depth`](Self::depth) | 64 ([`MAX_DEPTH`]) | how deeply lists and records nest in one value |
-/// | [`value_bytes`](Self::value_bytes) | 8 MiB | the [size](Value::size) of one value |
+/// | [`value_bytes`](Self::value_bytes) | 8 MiB | the [size](super::Value::size) of one value |
 /// | [`list_length`](Self::list_length) | 100,000 | the elements of one list |
 /// | [`record_fields`](Self::record_fields) | 1,000 | the fields of one record |
 /// | [`memory`](Self::memory) | 32 MiB | bytes of the strings, lists and records the run builds, in all |
@@ -88,7 +88,7 @@ impl Limits {
         }
     }
 
-    /// No limit at all: [`Value::from_json`] reads within these.
+    /// No limit at all: [`Value::from_json`](super::Value::from_json) reads within these.
     pub(crate) const fn unlimited() -> Limits {
         Limits {
             steps: u64::MAX,
@@ -124,7 +124,7 @@ impl Limits {
         self
     }
 
-    /// Lists and records nest at most `depth` levels in one value ([`Value::depth`]),
+    /// Lists and records nest at most `depth` levels in one value ([`Value::depth`](super::Value::depth)),
     /// a tool's output included. The walks over a value do not recurse, so
     /// any depth is safe for them; but the JSON a tool gets is walked by
     /// serde_json, recursively: keep this within a few hundred.
@@ -133,7 +133,7 @@ impl Limits {
         self
     }
 
-    /// One value is at most `bytes` in [size](Value::size), a string's bytes
+    /// One value is at most `bytes` in [size](super::Value::size), a string's bytes
     /// included; a part shared several times counts each time, as it is
     /// written that many times in JSON.
     pub const fn value_bytes(mut self, bytes: usize) -> Limits {
@@ -293,20 +293,27 @@ impl Meter {
     /// Whether the run is still within its wall time.
     pub(crate) fn clock(&self) -> Result<(), Limit> {
         match self.deadline {
-            Some(deadline) if Instant::now() > deadline => {
-                Err(Limit::WallTime(self.limits.wall_time))
-            }
-            _ => Ok(()),
+            Some(_) => self.by(Instant::now()),
+            None => Ok(()),
         }
     }
 
-    /// One tool call, about to be made.
+    /// One tool call, about to be made (the clock is read by the caller,
+    /// which times the call: see [`by`](Self::by)).
     pub(crate) fn call(&mut self) -> Result<(), Limit> {
         self.calls += 1;
         if self.calls > self.limits.calls {
             return Err(Limit::Calls(self.limits.calls));
         }
-        self.clock()
+        Ok(())
+    }
+
+    /// Whether `now` is within the run's wall time.
+    pub(crate) fn by(&self, now: Instant) -> Result<(), Limit> {
+        match self.deadline {
+            Some(deadline) if now > deadline => Err(Limit::WallTime(self.limits.wall_time)),
+            _ => Ok(()),
+        }
     }
 
     /// `bytes` more built.
@@ -360,25 +367,12 @@ impl Meter {
         Ok(())
     }
 
-    /// A value of [size](Value::size) `size`, or a part of one.
+    /// A value of [size](super::Value::size) `size`, or a part of one.
     #[inline]
     pub(crate) fn size(&self, size: usize) -> Result<(), Limit> {
         if size > self.limits.value_bytes {
             return Err(Limit::ValueBytes(self.limits.value_bytes));
         }
         Ok(())
-    }
-
-    /// A list or record whose parts are `parts`, about to be built: its
-    /// depth and size within the limits.
-    pub(crate) fn fits<'v>(&self, parts: impl Iterator<Item = (usize, &'v Value)>) -> Result<(), Limit> {
-        let mut depth = 0;
-        let mut size = HEADER;
-        for (slot, part) in parts {
-            depth = part.depth().max(depth);
-            size = size.saturating_add(slot).saturating_add(part.size());
-            self.size(size)?;
-        }
-        self.nest(depth + 1)
     }
 }

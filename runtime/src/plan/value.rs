@@ -23,7 +23,7 @@ mod walk;
 
 pub(crate) use walk::from_json_within;
 
-use super::limits::Meter;
+use super::limits::{Limit, Meter};
 
 /// A value of a running plan.
 ///
@@ -139,9 +139,10 @@ pub(crate) const FIELD: usize = 56;
 /// The bytes of a list's or record's header, or a string's.
 pub(crate) const HEADER: usize = 64;
 
-/// Below this depth a node is dropped by the compiler's recursive drop (at
-/// most this many frames deep); from it on, by [`Node`]'s own loop.
-const SHALLOW_DROP: usize = 32;
+/// Below this depth a value is dropped by the compiler's recursive drop, and
+/// written as JSON by a recursive function (at most this many frames deep);
+/// from it on, with a stack of their own.
+const SHALLOW: usize = 32;
 
 impl<T: Part> Node<T> {
     fn new(items: Vec<T>) -> Node<T> {
@@ -166,7 +167,7 @@ impl<T: Part> Drop for Node<T> {
     /// drop recurses once per level, and a value thousands of levels deep
     /// would overflow a small thread's stack.
     fn drop(&mut self) {
-        if self.depth < SHALLOW_DROP {
+        if self.depth < SHALLOW {
             return;
         }
         let mut stack: Vec<Value> = self.items.drain(..).map(Part::into_value).collect();
@@ -194,6 +195,11 @@ impl List {
         List(Arc::new(Node::new(items)))
     }
 
+    /// A list of `items` whose depth and size its builder counted already.
+    pub(crate) fn counted(items: Vec<Value>, depth: usize, size: usize) -> List {
+        List(Arc::new(Node { items, depth, size }))
+    }
+
     /// Whether `self` and `other` are the same shared list (not only equal).
     pub fn ptr_eq(&self, other: &List) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
@@ -204,6 +210,15 @@ impl Record {
     /// A record of `fields`, in order.
     pub fn new(fields: Vec<(Arc<str>, Value)>) -> Record {
         Record(Arc::new(Node::new(fields)))
+    }
+
+    /// A record of `fields`, refused when its depth or size is past the
+    /// limits: counted once, before it is shared.
+    pub(crate) fn within(fields: Vec<(Arc<str>, Value)>, meter: &Meter) -> Result<Record, Limit> {
+        let node = Node::new(fields);
+        meter.nest(node.depth)?;
+        meter.size(node.size)?;
+        Ok(Record(Arc::new(node)))
     }
 
     /// Whether `self` and `other` are the same shared record (not only equal).
@@ -291,7 +306,11 @@ impl Value {
     /// The value of a JSON value. Iterative: any depth is read without
     /// recursion.
     pub fn from_json(json: Json) -> Value {
-        Value::from_json_ref(&json)
+        let value = Value::from_json_ref(&json);
+        if value.depth() >= SHALLOW {
+            walk::drop_json(json);
+        }
+        value
     }
 
     /// The value of a JSON value it does not own: [`from_json`](Self::from_json)
@@ -307,7 +326,39 @@ impl Value {
     /// Iterative: any depth is written without recursion (but serde_json's
     /// own walks over the JSON, dropping it included, recurse).
     pub fn to_json(&self) -> Option<Json> {
-        walk::to_json(self)
+        if self.depth() < SHALLOW {
+            self.to_json_shallow()
+        } else {
+            walk::to_json(self)
+        }
+    }
+
+    /// [`to_json`](Self::to_json) of a value less than [`SHALLOW`] deep,
+    /// recursively: no stack to allocate for a tool's usual arguments.
+    fn to_json_shallow(&self) -> Option<Json> {
+        // Loops rather than collecting into `Option<_>`, whose size hint
+        // would not reserve the room known here.
+        Some(match self {
+            Value::Unit => Json::Null,
+            Value::Bool(b) => Json::Bool(*b),
+            Value::Int(i) => Json::from(*i),
+            Value::Float(f) => Json::Number(serde_json::Number::from_f64(*f)?),
+            Value::String(s) => Json::String(String::from(&**s)),
+            Value::List(items) => {
+                let mut array = Vec::with_capacity(items.len());
+                for item in items.iter() {
+                    array.push(item.to_json_shallow()?);
+                }
+                Json::Array(array)
+            }
+            Value::Record(fields) => {
+                let mut object = serde_json::Map::with_capacity(fields.len());
+                for (name, value) in fields.iter() {
+                    object.insert(String::from(&**name), value.to_json_shallow()?);
+                }
+                Json::Object(object)
+            }
+        })
     }
 
     /// The field `name` of a record.

@@ -15,7 +15,7 @@ use crate::error::ToolError;
 use super::super::error::RunError;
 use super::super::ir::{BinaryOp, Expr};
 use super::super::limits::{Limit, Meter};
-use super::super::value::{List, Record, Value, FIELD, HEADER, SLOT};
+use super::super::value::{List, Record, Value, HEADER, SLOT};
 
 /// What [`combine`] asks of its evaluator: each child's value, and the
 /// meter that counts what is built.
@@ -24,6 +24,33 @@ pub(super) trait Operands<'p> {
     fn value(&mut self, expr: &'p Expr) -> Result<Value, RunError>;
     /// The run's meter.
     fn meter(&mut self) -> &mut Meter;
+    /// A record field's name from the plan, shared by every record built
+    /// with it.
+    fn name(&mut self, name: &'p str) -> Result<Arc<str>, Limit>;
+}
+
+/// The field names of the plan's records, each made once per run and shared
+/// by the records built with it: `[{n = 1}, {n = 2}]` makes one `n`.
+#[derive(Default)]
+pub(super) struct Names {
+    made: Vec<Arc<str>>,
+}
+
+/// Names kept at most: a lookup is a scan.
+const NAMES: usize = 32;
+
+impl Names {
+    pub(super) fn get(&mut self, name: &str, meter: &mut Meter) -> Result<Arc<str>, Limit> {
+        if let Some(made) = self.made.iter().find(|made| ***made == *name) {
+            return Ok(made.clone());
+        }
+        meter.name(name.len())?;
+        let made: Arc<str> = Arc::from(name);
+        if self.made.len() < NAMES {
+            self.made.push(made.clone());
+        }
+        Ok(made)
+    }
 }
 
 /// The value of `expr` from its children's values, which `operands` gives:
@@ -45,12 +72,9 @@ pub(super) fn combine<'p>(
             let mut values: Vec<(Arc<str>, Value)> = Vec::with_capacity(fields.len());
             for (name, e) in fields {
                 let value = operands.value(e)?;
-                operands.meter().name(name.len())?;
-                values.push((Arc::from(name.as_str()), value));
+                values.push((operands.name(name)?, value));
             }
-            let meter = operands.meter();
-            meter.fits(values.iter().map(|(n, v)| (FIELD + n.len(), v)))?;
-            Value::Record(Record::new(values))
+            Value::Record(Record::within(values, operands.meter())?)
         }
         Expr::List { items } => {
             let mut list = Building::new(items.len(), operands.meter())?;
@@ -61,9 +85,7 @@ pub(super) fn combine<'p>(
             list.finish()
         }
         Expr::Get { of, field } => field_owned(operands.value(of)?, field)?,
-        Expr::Not { operand: e } => {
-            Value::Bool(!truth(operands.value(e)?, || "`not`".into())?)
-        }
+        Expr::Not { operand: e } => Value::Bool(!truth(operands.value(e)?, || "`not`".into())?),
         Expr::Binary { op, left, right } => {
             let l = operands.value(left)?;
             let r = operands.value(right)?;
@@ -116,6 +138,7 @@ pub(super) struct Building {
 
 impl Building {
     /// A list of at most `capacity` elements.
+    #[inline]
     pub(super) fn new(capacity: usize, meter: &mut Meter) -> Result<Building, Limit> {
         meter.list(capacity)?;
         Ok(Building {
@@ -135,6 +158,7 @@ impl Building {
         })
     }
 
+    #[inline]
     pub(super) fn push(&mut self, value: Value, meter: &Meter) -> Result<(), Limit> {
         self.depth = self.depth.max(value.depth());
         self.size = self.size.saturating_add(SLOT).saturating_add(value.size());
@@ -145,7 +169,7 @@ impl Building {
     }
 
     pub(super) fn finish(self) -> Value {
-        Value::List(List::new(self.items))
+        Value::List(List::counted(self.items, self.depth + 1, self.size))
     }
 }
 

@@ -227,6 +227,27 @@ pub(super) fn to_json(value: &Value) -> Option<Json> {
     }
 }
 
+/// An integer that fits `i64` is an Int, any other number a Float.
+fn number(n: &serde_json::Number) -> Value {
+    match n.as_i64() {
+        Some(i) => Value::Int(i),
+        None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
+    }
+}
+
+/// Drops `json` with a stack of its own: serde_json's drop recurses once per
+/// level.
+pub(super) fn drop_json(json: Json) {
+    let mut stack = vec![json];
+    while let Some(json) = stack.pop() {
+        match json {
+            Json::Array(items) => stack.extend(items),
+            Json::Object(fields) => stack.extend(fields.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
 /// A JSON array or object half read: its parts so far, and the rest, with
 /// the depth and size of the parts read.
 enum FromJson<'j> {
@@ -244,16 +265,19 @@ enum FromJson<'j> {
 /// checked before it is read, each string's bytes before it is copied, depth
 /// and size as the parts come in.
 pub(crate) fn from_json_within(json: &Json, meter: &mut Meter) -> Result<Value, Limit> {
+    match json {
+        Json::Null => return Ok(Value::Unit),
+        Json::Bool(b) => return Ok(Value::Bool(*b)),
+        Json::Number(n) => return Ok(number(n)),
+        _ => {}
+    }
     let mut stack: Vec<FromJson<'_>> = Vec::new();
     let mut next = json;
     loop {
         let mut done = match next {
             Json::Null => Some(Value::Unit),
             Json::Bool(b) => Some(Value::Bool(*b)),
-            Json::Number(n) => Some(match n.as_i64() {
-                Some(i) => Value::Int(i),
-                None => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-            }),
+            Json::Number(n) => Some(number(n)),
             Json::String(s) => {
                 meter.string(s.len())?;
                 Some(Value::String(Arc::from(s.as_str())))
