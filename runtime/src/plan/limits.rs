@@ -284,7 +284,7 @@ impl Meter {
         if self.steps > self.limits.steps {
             return Err(Limit::Steps(self.limits.steps));
         }
-        if self.steps % CLOCK_EVERY == 0 {
+        if self.steps.is_multiple_of(CLOCK_EVERY) {
             self.clock()?;
         }
         Ok(())

@@ -175,7 +175,7 @@ impl<T: Part> Drop for Node<T> {
             match value {
                 Value::List(List(node)) => {
                     if let Some(mut node) = Arc::into_inner(node) {
-                        stack.extend(node.items.drain(..));
+                        stack.append(&mut node.items);
                     }
                 }
                 Value::Record(Record(node)) => {
