@@ -8,8 +8,8 @@ use futures::executor::block_on;
 use serde_json::json;
 use typed_tools::effect::EffectSet;
 use typed_tools::plan::{
-    CallResult, Decision, Expr, Interpreter, Lambda, Plan, PlanError, Preview, RunError, Runs,
-    Value,
+    CallResult, Decision, Expr, Interpreter, Lambda, Limits, Plan, PlanError, Preview, RunError,
+    Runs, Value,
 };
 use typed_tools::{tool, Toolbox};
 
@@ -554,7 +554,9 @@ fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
             assert_eq!(run.trace[0].result, expected, "{text}");
         }
         // Arguments nested deeper than serde_json parses text (128 levels):
-        // a tool's output 120 deep, wrapped in 10 more lists by the plan.
+        // a tool's output 120 deep, wrapped in 10 more lists by the plan,
+        // past the default depth limit (64), raised here.
+        let interpreter = interpreter.limits(Limits::new().depth(200));
         for (tool, arg) in [("keep", "tree"), ("order", "quantity")] {
             for (levels, wraps) in [(90, 0), (99, 0), (120, 0), (120, 10)] {
                 let wrapped = format!("{}d{}", "[".repeat(wraps), "]".repeat(wraps));
@@ -674,7 +676,7 @@ fn preview_lists_tools_effects_and_counts() {
     assert_eq!(preview.effects, EffectSet::READ | EffectSet::WRITE);
     assert_eq!(
         preview.to_string(),
-        "lookup_account {Read}: at most once\nissue_refund {Write}: at most once\nsend_reply {Write}: at most once\n"
+        "lookup_account {Read}: at most once\nissue_refund {Write}: at most once\nsend_reply {Write}: at most once\nin all: at most 3 calls\n"
     );
 
     let plan = Plan::parse(
@@ -781,10 +783,8 @@ fn a_pure_infallible_tool_is_a_function_inside_map() {
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(
         run.outcome,
-        Ok(Value::List(
-            ["$0.05", "-$12.50", "$1.00"]
-                .map(|s| Value::String(s.into()))
-                .to_vec()
+        Ok(Value::list(
+            ["$0.05", "-$12.50", "$1.00"].map(|s| Value::String(s.into()))
         ))
     );
     assert_eq!(run.trace.len(), 3);

@@ -170,7 +170,7 @@ fn an_inner_binder_with_an_outer_name_does_not_capture_the_outer_handle() {
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(
         run.outcome.unwrap(),
-        Value::List(vec![Value::Int(32), Value::Int(34)])
+        Value::list([Value::Int(32), Value::Int(34)])
     );
 }
 

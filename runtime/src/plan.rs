@@ -16,6 +16,7 @@
 //! | [`check`](mod@check) | the static type checker: a plan against its tools' types ([`check()`]) |
 //! | [`preview`] | the checks before a run, [`Preview`] (tools, effects, how often), the approval hook's types |
 //! | [`interpret`] | the [`Interpreter`]: outcome and trace |
+//! | [`limits`] | [`Limits`], what a run may consume, and [`Limit`], the one a stopped run reached |
 //! | [`error`] | [`PlanError`] (refused, nothing ran), [`RunError`] (stopped while running) |
 
 pub mod check;
@@ -23,6 +24,7 @@ pub mod error;
 pub mod interpret;
 pub mod ir;
 mod lex;
+pub mod limits;
 pub mod parse;
 pub mod preview;
 pub mod text;
@@ -33,6 +35,7 @@ pub use check::check;
 pub use error::{PlanError, RunError};
 pub use interpret::{CallResult, Interpreter, Run, TracedCall};
 pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
+pub use limits::{Limit, Limits};
 pub use parse::ParseError;
 pub use preview::{ApprovalRequest, Decision, PlannedCall, Preview, Runs};
-pub use value::Value;
+pub use value::{List, Record, Value};

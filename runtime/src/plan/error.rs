@@ -8,6 +8,7 @@ use crate::error::ToolError;
 
 use super::check::TypeError;
 use super::ir::BinaryOp;
+use super::limits::Limit;
 
 /// Why a plan was refused: found before anything ran, so nothing did. Each
 /// message is written for a model to fix its plan and send it again.
@@ -142,6 +143,29 @@ pub enum RunError {
         /// What the toolbox reported.
         error: Box<ToolError>,
     },
+    /// The run reached one of its [`Limits`](super::Limits): it was stopped
+    /// before the work that would pass it.
+    ///
+    /// ```
+    /// use typed_tools::plan::{Limit, RunError};
+    ///
+    /// let error = RunError::LimitExceeded { limit: Limit::Depth(64) };
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "the plan was stopped: a value would nest deeper than 64 levels (limit `depth`); \
+    ///      keep values flatter (a `fold` whose callback wraps its accumulator nests one level per element)"
+    /// );
+    /// ```
+    LimitExceeded {
+        /// The limit, with its value.
+        limit: Limit,
+    },
+}
+
+impl From<Limit> for RunError {
+    fn from(limit: Limit) -> RunError {
+        RunError::LimitExceeded { limit }
+    }
 }
 
 impl RunError {
@@ -234,6 +258,12 @@ impl fmt::Display for RunError {
             RunError::CallFailed { tool, error } => {
                 write!(f, "`call tool {tool}` failed: {error}")
             }
+            RunError::LimitExceeded { limit } => write!(
+                f,
+                "the plan was stopped: {limit} (limit `{}`); {}",
+                limit.name(),
+                limit.advice()
+            ),
         }
     }
 }

@@ -28,6 +28,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
@@ -40,13 +41,15 @@ use crate::toolbox::Toolbox;
 
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
+use super::limits::{Limit, Limits, Meter};
 use super::preview::{ApprovalRequest, Decision, Preview, Runs};
-use super::value::Value;
+use super::value::{from_json_within, Value};
 
 mod operations;
 
 use operations::{
     combine, error_value, field_ref, items, json_args, kind, logical_right, short_circuit, truth,
+    Building, Names, Operands,
 };
 
 type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + Sync + 't>;
@@ -60,10 +63,15 @@ type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + 
 /// type-checks it against the tools' schemas ([`check`](super::check())),
 /// reporting every type error at once: a plan from data has not been through
 /// rustc. The errors are written for the model that wrote the plan to fix it.
+///
+/// A run is bounded by [`Limits`] (safe for a server by default; see
+/// [`limits`](Self::limits)): one that reaches a limit stops with
+/// [`RunError::LimitExceeded`], the calls made before it in its trace.
 pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
     toolbox: &'t Toolbox<A>,
     allowed: EffectSet,
     approval: Option<Hook<'t>>,
+    limits: Limits,
 }
 
 /// A finished run: the outcome and every call made, in order.
@@ -106,19 +114,47 @@ impl<A: Effects> fmt::Debug for Interpreter<'_, A> {
             .field("toolbox", self.toolbox)
             .field("allowed", &self.allowed)
             .field("approval", &self.approval.as_ref().map(|_| "a hook"))
+            .field("limits", &self.limits)
             .finish()
     }
 }
 
 impl<'t, A: Effects> Interpreter<'t, A> {
     /// An interpreter over `toolbox`, allowing what the toolbox allows, with
-    /// no approval hook.
+    /// no approval hook and the default [`Limits`].
     pub fn new(toolbox: &'t Toolbox<A>) -> Self {
         Interpreter {
             toolbox,
             allowed: toolbox.allowed(),
             approval: None,
+            limits: Limits::new(),
         }
+    }
+
+    /// Runs plans within `limits` instead of the defaults.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Limit, Limits, Plan, RunError};
+    ///
+    /// /// Add one.
+    /// #[tool(effects = Pure)]
+    /// fn inc(n: i64) -> i64 { n + 1 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Inc).build().unwrap();
+    /// let plan = Plan::parse("match traverse (fn x => exec tool inc {n = x}) [1, 2, 3] {
+    ///   Ok(all) => all,
+    ///   Err(e) => []
+    /// }").unwrap();
+    /// let run = Interpreter::new(&toolbox).limits(Limits::new().calls(2)).run(&plan).await.unwrap();
+    /// assert_eq!(run.outcome, Err(RunError::LimitExceeded { limit: Limit::Calls(2) }));
+    /// assert_eq!(run.trace.len(), 2); // the third call did not run
+    /// # });
+    /// ```
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Allows only `allowed`, within what is allowed already (as
@@ -249,20 +285,18 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         let (preview, index) = Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
-        let calls = preview
-            .calls
-            .iter()
-            .try_fold(0, |sum: u64, call| match call.runs {
-                Runs::AtMost(n) => Some(sum.saturating_add(n)),
-                Runs::PerElement => None,
-            });
-        let room = calls.map_or(0, |n| usize::try_from(n.min(1024)).unwrap_or(0));
+        let room = match preview.calls_in_all() {
+            Runs::AtMost(n) => usize::try_from(n.min(1024)).unwrap_or(0),
+            Runs::PerElement => 0,
+        };
         let mut machine = Machine {
             interpreter: self,
             env: Vec::new(),
             trace: Vec::with_capacity(room),
             index,
             operands: Vec::new(),
+            meter: Meter::new(self.limits),
+            names: Names::default(),
         };
         // The plan's body is the walk's first node.
         let outcome = machine.value(&plan.body, 0).await;
@@ -287,6 +321,44 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// run, so one that leaves values here does no harm (and later ones go
     /// on top).
     operands: Vec<Value>,
+    /// What the run has consumed, against the interpreter's limits.
+    meter: Meter,
+    /// The record field names made so far.
+    names: Names,
+}
+
+/// [`combine`]'s operands for [`Machine::eval_pure`]: evaluated as asked.
+struct Pure<'m, 'p, 'r, 't, A: Effects>(&'m mut Machine<'p, 'r, 't, A>);
+
+impl<'p, A: Effects> Operands<'p> for Pure<'_, 'p, '_, '_, A> {
+    fn value(&mut self, expr: &'p Expr) -> Result<Value, RunError> {
+        self.0.eval_pure(expr)
+    }
+    fn meter(&mut self) -> &mut Meter {
+        &mut self.0.meter
+    }
+    fn name(&mut self, name: &'p str) -> Result<Arc<str>, Limit> {
+        self.0.names.get(name, &mut self.0.meter)
+    }
+}
+
+/// [`combine`]'s operands for [`Machine::eval`]: evaluated first, in order.
+struct Ready<'m, I> {
+    values: I,
+    meter: &'m mut Meter,
+    names: &'m mut Names,
+}
+
+impl<'p, I: Iterator<Item = Value>> Operands<'p> for Ready<'_, I> {
+    fn value(&mut self, _: &'p Expr) -> Result<Value, RunError> {
+        Ok(self.values.next().expect("a value per child"))
+    }
+    fn meter(&mut self) -> &mut Meter {
+        self.meter
+    }
+    fn name(&mut self, name: &'p str) -> Result<Arc<str>, Limit> {
+        self.names.get(name, self.meter)
+    }
 }
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, RunError>>;
@@ -360,6 +432,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// [`combine`].
     fn eval<'s>(&'s mut self, expr: &'p Expr, id: usize) -> Eval<'s, Value> {
         async move {
+            self.meter.step()?;
             Ok(match expr {
                 Expr::Match { on, ok, err } => {
                     let [on_id, ok_id, err_id] = self.index.children(id);
@@ -402,34 +475,41 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 }
                 Expr::Map { func, list } => {
                     let [body_id, list_id] = self.index.children(id);
-                    let mut out = Vec::new();
-                    for item in items(self.value(list, list_id).await?, "`map`")? {
-                        out.push(
-                            self.bound(&func.param.name, item, &func.body, body_id)
-                                .await?,
-                        );
+                    let list = items(self.value(list, list_id).await?, "`map`")?;
+                    let mut out = Building::new(list.len(), &mut self.meter)?;
+                    for item in list.iter() {
+                        let value = self
+                            .bound(&func.param.name, item.clone(), &func.body, body_id)
+                            .await?;
+                        out.push(value, &self.meter)?;
                     }
-                    Value::List(out)
+                    out.finish()
                 }
                 Expr::Filter { func, list } => {
                     let [body_id, list_id] = self.index.children(id);
-                    let mut out = Vec::new();
-                    for item in items(self.value(list, list_id).await?, "`filter`")? {
-                        self.env.push((&func.param.name, item));
+                    let list = items(self.value(list, list_id).await?, "`filter`")?;
+                    let mut out = Building::growing(list.len(), &mut self.meter)?;
+                    for item in list.iter() {
+                        self.env.push((&func.param.name, item.clone()));
                         let keep = self.value(&func.body, body_id).await;
                         let popped = self.env.pop();
                         if truth(keep?, || "the callback of `filter`".into())? {
-                            out.extend(popped.map(|(_, item)| item));
+                            if let Some((_, item)) = popped {
+                                out.push(item, &self.meter)?;
+                            }
                         }
                     }
-                    Value::List(out)
+                    out.finish()
                 }
                 Expr::Fold { func, init, list } => {
                     let [body_id, init_id, list_id] = self.index.children(id);
                     let mut acc = self.value(init, init_id).await?;
-                    for item in items(self.value(list, list_id).await?, "`fold`")? {
+                    let list = items(self.value(list, list_id).await?, "`fold`")?;
+                    for item in list.iter() {
                         self.env.push((&func.acc.name, acc));
-                        let result = self.bound(&func.item.name, item, &func.body, body_id).await;
+                        let result = self
+                            .bound(&func.item.name, item.clone(), &func.body, body_id)
+                            .await;
                         self.env.pop();
                         acc = result?;
                     }
@@ -446,9 +526,13 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                         self.operands.push(value);
                         child = self.index.next(child);
                     }
-                    let mut values = self.operands.drain(start..);
-                    let value = combine(expr, |_| Ok(values.next().expect("a value per child")));
-                    debug_assert!(values.next().is_none(), "`combine` takes every child");
+                    let mut ready = Ready {
+                        values: self.operands.drain(start..),
+                        meter: &mut self.meter,
+                        names: &mut self.names,
+                    };
+                    let value = combine(expr, &mut ready);
+                    debug_assert!(ready.values.next().is_none(), "`combine` takes every child");
                     value?
                 }
             })
@@ -462,17 +546,22 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     /// [`value`](Self::value) sends here only expressions that call no tool,
     /// so never a `match` or a `call`.
     fn eval_pure(&mut self, expr: &'p Expr) -> Result<Value, RunError> {
+        self.meter.step()?;
         Ok(match expr {
             Expr::Unit => Value::Unit,
             Expr::Bool { value } => Value::Bool(*value),
             Expr::Int { value } => Value::Int(*value),
             Expr::Float { value } => Value::Float(*value),
-            Expr::String { value } => Value::String(value.clone()),
-            // Read in place: only the value is cloned, not the record.
+            Expr::String { value } => {
+                self.meter.string(value.len())?;
+                Value::String(value.as_str().into())
+            }
+            // Shared, not copied: O(1) whatever the value.
             Expr::Var { name } => self.lookup(name)?.clone(),
+            // Read in place: only the field's value is shared, not the record.
             Expr::Get { of, field } => match self.place(of) {
                 Some(record) => field_ref(record?, field)?.clone(),
-                None => combine(expr, |e| self.eval_pure(e))?,
+                None => combine(expr, &mut Pure(self))?,
             },
             Expr::Match { .. } | Expr::Call { .. } => {
                 unreachable!("a `match` or a `call` calls a tool, so `value` never sends it here")
@@ -501,47 +590,63 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                 None => logical_right(*op, self.eval_pure(right)?)?,
             },
             Expr::Map { func, list } => {
-                let items = items(self.eval_pure(list)?, "`map`")?;
-                let mut out = Vec::with_capacity(items.len());
-                for item in items {
-                    out.push(self.bound_pure(&func.param.name, item, &func.body)?);
+                let list = items(self.eval_pure(list)?, "`map`")?;
+                let mut out = Building::new(list.len(), &mut self.meter)?;
+                for item in list.iter() {
+                    let value = self.bound_pure(&func.param.name, item.clone(), &func.body)?;
+                    out.push(value, &self.meter)?;
                 }
-                Value::List(out)
+                out.finish()
             }
             Expr::Filter { func, list } => {
-                let mut out = Vec::new();
-                for item in items(self.eval_pure(list)?, "`filter`")? {
-                    self.env.push((&func.param.name, item));
+                let list = items(self.eval_pure(list)?, "`filter`")?;
+                let mut out = Building::growing(list.len(), &mut self.meter)?;
+                for item in list.iter() {
+                    self.env.push((&func.param.name, item.clone()));
                     let keep = self.eval_pure(&func.body);
                     let popped = self.env.pop();
                     if truth(keep?, || "the callback of `filter`".into())? {
-                        out.extend(popped.map(|(_, item)| item));
+                        if let Some((_, item)) = popped {
+                            out.push(item, &self.meter)?;
+                        }
                     }
                 }
-                Value::List(out)
+                out.finish()
             }
             Expr::Fold { func, init, list } => {
                 let mut acc = self.eval_pure(init)?;
-                for item in items(self.eval_pure(list)?, "`fold`")? {
+                let list = items(self.eval_pure(list)?, "`fold`")?;
+                for item in list.iter() {
                     self.env.push((&func.acc.name, acc));
-                    let result = self.bound_pure(&func.item.name, item, &func.body);
+                    let result = self.bound_pure(&func.item.name, item.clone(), &func.body);
                     self.env.pop();
                     acc = result?;
                 }
                 acc
             }
             // Records, lists, `not`, the other operators.
-            _ => combine(expr, |e| self.eval_pure(e))?,
+            _ => combine(expr, &mut Pure(self))?,
         })
     }
 
     /// A tool's arguments as JSON. A variable (the usual argument: a
     /// traverse's element) is written as JSON where it is, not cloned first.
+    /// The JSON, kept in the trace, counts as built, about as large as the
+    /// value's [size](Value::size).
     async fn arguments(&mut self, tool: &str, arg: &'p Expr, id: usize) -> Result<Json, RunError> {
-        match self.place(arg) {
-            Some(value) => json_args(tool, value?),
-            None => json_args(tool, &self.value(arg, id).await?),
+        self.meter.call()?;
+        if let Some(value) = self.place(arg) {
+            let value = value?;
+            let size = value.size();
+            // Written from where it is; counted after, as the place is
+            // borrowed (it is within the limits already, and so its JSON).
+            let json = json_args(tool, value);
+            self.meter.charge(size)?;
+            return json;
         }
+        let value = self.value(arg, id).await?;
+        self.meter.charge(value.size())?;
+        json_args(tool, &value)
     }
 
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
@@ -568,19 +673,19 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         [body_id, list_id]: [usize; 2],
     ) -> Eval<'s, Result<Value, Value>> {
         async move {
-            let items = items(self.value(list, list_id).await?, "`traverse`")?;
-            let mut oks = Vec::with_capacity(items.len());
-            for item in items {
-                self.env.push((param, item));
+            let list = items(self.value(list, list_id).await?, "`traverse`")?;
+            let mut oks = Building::new(list.len(), &mut self.meter)?;
+            for item in list.iter() {
+                self.env.push((param, item.clone()));
                 let result = self.step(body, body_id).await;
                 self.env.pop();
                 match result? {
-                    Ok(value) => oks.push(value),
+                    Ok(value) => oks.push(value, &self.meter)?,
                     // Short-circuit: later elements do not run.
                     Err(error) => return Ok(Err(error)),
                 }
             }
-            Ok(Ok(Value::List(oks)))
+            Ok(Ok(oks.finish()))
         }
         .boxed()
     }
@@ -601,43 +706,58 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     args: args.clone(),
                 };
                 if let Decision::Refuse(reason) = hook(request).await {
-                    let error = error_value(tool, "refused", &reason);
+                    let error = error_value(tool, "refused", &reason, &mut self.meter);
                     self.trace.push(TracedCall {
                         tool: tool.to_owned(),
                         args,
                         result: CallResult::Refused(reason),
                         duration: Duration::ZERO,
                     });
-                    return Ok(Err(error));
+                    return Ok(Err(error?));
                 }
             }
         }
-        Ok(self
-            .invoke(tool, args)
-            .await
-            .map_err(|error| error_value(tool, kind(&error), &error.to_string())))
+        match self.invoke(tool, args).await? {
+            Ok(value) => Ok(Ok(value)),
+            Err(error) => Ok(Err(error_value(
+                tool,
+                kind(&error),
+                &error.to_string(),
+                &mut self.meter,
+            )?)),
+        }
     }
 
     /// Calls a pure, infallible tool as a function, recording the call; a
     /// failure (arguments that do not fit, a panic) stops the plan.
     async fn call(&mut self, tool: &str, args: Json) -> Result<Value, RunError> {
         self.invoke(tool, args)
-            .await
+            .await?
             .map_err(|error| RunError::CallFailed {
                 tool: tool.to_owned(),
                 error: Box::new(error),
             })
     }
 
-    /// Runs a tool through the toolbox and records the call in the trace.
-    async fn invoke(&mut self, tool: &str, args: Json) -> Result<Value, ToolError> {
+    /// Runs a tool through the toolbox and records the call in the trace;
+    /// its output is read within the limits (the call stays in the trace
+    /// when it passes one).
+    async fn invoke(
+        &mut self,
+        tool: &str,
+        args: Json,
+    ) -> Result<Result<Value, ToolError>, RunError> {
         let start = Instant::now();
+        self.meter.by(start)?;
         let result = self.interpreter.toolbox.call_json(tool, &args).await;
         let duration = start.elapsed();
         let (output, result) = match result {
             Ok(output) => {
                 let json = output.to_value();
-                (Ok(Value::from_json_ref(&json)), CallResult::Ok(json))
+                (
+                    Ok(from_json_within(&json, &mut self.meter)),
+                    CallResult::Ok(json),
+                )
             }
             Err(error) => (Err(error.clone()), CallResult::Err(error)),
         };
@@ -647,7 +767,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             result,
             duration,
         });
-        output
+        Ok(match output {
+            Ok(value) => Ok(value?),
+            Err(error) => Err(error),
+        })
     }
 }
 

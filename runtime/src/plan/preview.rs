@@ -99,17 +99,63 @@ impl fmt::Display for Runs {
     }
 }
 
-/// One line per tool: `issue_refund {Write}: at most once`.
+/// One line per tool: `issue_refund {Write}: at most once`; with several
+/// tools, then the calls in all: `in all: at most 3 calls`.
 impl fmt::Display for Preview {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for call in &self.calls {
             writeln!(f, "{} {}: {}", call.tool, call.effects, call.runs)?;
+        }
+        if self.calls.len() > 1 {
+            match self.calls_in_all() {
+                Runs::AtMost(1) => writeln!(f, "in all: at most 1 call")?,
+                Runs::AtMost(n) => writeln!(f, "in all: at most {n} calls")?,
+                Runs::PerElement => writeln!(f, "in all: {}", Runs::PerElement)?,
+            }
         }
         Ok(())
     }
 }
 
 impl Preview {
+    /// How many tool calls the plan can make in all, when it shows it (no
+    /// `traverse` over a list known only at run time): what the
+    /// interpreter's [`calls`](super::Limits::calls) limit is compared with
+    /// as the plan runs.
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::{Plan, Preview, Runs};
+    ///
+    /// /// Look up an order.
+    /// #[tool(effects = Read)]
+    /// fn lookup(id: i64) -> i64 { id }
+    /// /// Charge an order.
+    /// #[tool(effects = Write)]
+    /// fn charge(id: i64) -> String { format!("tx_{id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Lookup).tool(Charge).build().unwrap();
+    /// let plan = Plan::parse(r#"match exec tool lookup {id = 1} {
+    ///   Ok(id) => match traverse (fn o => exec tool charge o) [{id = id}, {id = 2}] {
+    ///     Ok(receipts) => "done",
+    ///     Err(e) => e.message
+    ///   },
+    ///   Err(e) => e.message
+    /// }"#).unwrap();
+    /// let preview = Preview::check(&plan, &toolbox, EffectSet::ALL).unwrap();
+    /// assert_eq!(preview.calls_in_all(), Runs::AtMost(3));
+    /// assert_eq!(preview.to_string(), "lookup {Read}: at most once
+    /// charge {Write}: at most 2 times
+    /// in all: at most 3 calls
+    /// ");
+    /// ```
+    pub fn calls_in_all(&self) -> Runs {
+        self.calls
+            .iter()
+            .fold(Runs::AtMost(0), |sum, call| sum.plus(call.runs))
+    }
+
     /// Checks a plan against a toolbox and the allowed effects, and previews
     /// it. Refuses (nothing has run) a plan that nests deeper than
     /// [`MAX_DEPTH`], `exec`s a tool inside a `map`/`filter`/`fold` callback,

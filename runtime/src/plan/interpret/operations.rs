@@ -6,17 +6,57 @@
 //! [`eval`]: super::Machine::eval
 //! [`eval_pure`]: super::Machine::eval_pure
 
+use std::sync::Arc;
+
 use serde_json::Value as Json;
 
 use crate::error::ToolError;
 
 use super::super::error::RunError;
 use super::super::ir::{BinaryOp, Expr};
-use super::super::value::Value;
+use super::super::limits::{Limit, Meter};
+use super::super::value::{List, Record, Value, HEADER, SLOT};
 
-/// The value of `expr` from its children's values, which `operand` gives:
-/// it is called once per child, in text order, as the value is built (so an
-/// error stops it where evaluation would). For the expressions whose
+/// What [`combine`] asks of its evaluator: each child's value, and the
+/// meter that counts what is built.
+pub(super) trait Operands<'p> {
+    /// The value of `expr`, a child of the expression being combined.
+    fn value(&mut self, expr: &'p Expr) -> Result<Value, RunError>;
+    /// The run's meter.
+    fn meter(&mut self) -> &mut Meter;
+    /// A record field's name from the plan, shared by every record built
+    /// with it.
+    fn name(&mut self, name: &'p str) -> Result<Arc<str>, Limit>;
+}
+
+/// The field names of the plan's records, each made once per run and shared
+/// by the records built with it: `[{n = 1}, {n = 2}]` makes one `n`.
+#[derive(Default)]
+pub(super) struct Names {
+    made: Vec<Arc<str>>,
+}
+
+/// Names kept at most: a lookup is a scan.
+const NAMES: usize = 32;
+
+impl Names {
+    pub(super) fn get(&mut self, name: &str, meter: &mut Meter) -> Result<Arc<str>, Limit> {
+        if let Some(made) = self.made.iter().find(|made| ***made == *name) {
+            return Ok(made.clone());
+        }
+        meter.name(name.len())?;
+        let made: Arc<str> = Arc::from(name);
+        if self.made.len() < NAMES {
+            self.made.push(made.clone());
+        }
+        Ok(made)
+    }
+}
+
+/// The value of `expr` from its children's values, which `operands` gives:
+/// it is asked once per child, in text order, as the value is built (so an
+/// error stops it where evaluation would); what is built is counted by its
+/// meter, before it is built. For the expressions whose
 /// children all run, each once, in order: records, lists, field access,
 /// `not` and the operators other than `and`/`or`. The others are control
 /// flow, which each evaluator runs itself, or leaves (a literal, a
@@ -24,29 +64,32 @@ use super::super::value::Value;
 /// [`eval_pure`](super::Machine::eval_pure) meets them.
 pub(super) fn combine<'p>(
     expr: &'p Expr,
-    mut operand: impl FnMut(&'p Expr) -> Result<Value, RunError>,
+    operands: &mut impl Operands<'p>,
 ) -> Result<Value, RunError> {
     Ok(match expr {
         Expr::Record { fields } => {
-            let mut values = Vec::with_capacity(fields.len());
+            operands.meter().record(fields.len())?;
+            let mut values: Vec<(Arc<str>, Value)> = Vec::with_capacity(fields.len());
             for (name, e) in fields {
-                values.push((name.clone(), operand(e)?));
+                let value = operands.value(e)?;
+                values.push((operands.name(name)?, value));
             }
-            Value::Record(values)
+            Value::Record(Record::within(values, operands.meter())?)
         }
         Expr::List { items } => {
-            let mut values = Vec::with_capacity(items.len());
+            let mut list = Building::new(items.len(), operands.meter())?;
             for e in items {
-                values.push(operand(e)?);
+                let value = operands.value(e)?;
+                list.push(value, operands.meter())?;
             }
-            Value::List(values)
+            list.finish()
         }
-        Expr::Get { of, field } => field_owned(operand(of)?, field)?,
-        Expr::Not { operand: e } => Value::Bool(!truth(operand(e)?, || "`not`".into())?),
+        Expr::Get { of, field } => field_owned(operands.value(of)?, field)?,
+        Expr::Not { operand: e } => Value::Bool(!truth(operands.value(e)?, || "`not`".into())?),
         Expr::Binary { op, left, right } => {
-            let l = operand(left)?;
-            let r = operand(right)?;
-            binary(*op, l, r)?
+            let l = operands.value(left)?;
+            let r = operands.value(right)?;
+            binary(*op, l, r, operands.meter())?
         }
         Expr::Unit
         | Expr::Bool { .. }
@@ -85,8 +128,53 @@ pub(super) fn truth(value: Value, context: impl FnOnce() -> String) -> Result<bo
     }
 }
 
+/// A list being built element by element, within the limits: its length
+/// counted before it is allocated, its depth and size as each element comes.
+pub(super) struct Building {
+    items: Vec<Value>,
+    depth: usize,
+    size: usize,
+}
+
+impl Building {
+    /// A list of at most `capacity` elements.
+    #[inline]
+    pub(super) fn new(capacity: usize, meter: &mut Meter) -> Result<Building, Limit> {
+        meter.list(capacity)?;
+        Ok(Building {
+            items: Vec::with_capacity(capacity),
+            depth: 0,
+            size: HEADER,
+        })
+    }
+
+    /// A list of at most `capacity` elements, allocated as they come.
+    pub(super) fn growing(capacity: usize, meter: &mut Meter) -> Result<Building, Limit> {
+        meter.list(capacity)?;
+        Ok(Building {
+            items: Vec::new(),
+            depth: 0,
+            size: HEADER,
+        })
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, value: Value, meter: &Meter) -> Result<(), Limit> {
+        self.depth = self.depth.max(value.depth());
+        self.size = self.size.saturating_add(SLOT).saturating_add(value.size());
+        meter.size(self.size)?;
+        meter.nest(self.depth + 1)?;
+        self.items.push(value);
+        Ok(())
+    }
+
+    pub(super) fn finish(self) -> Value {
+        Value::List(List::counted(self.items, self.depth + 1, self.size))
+    }
+}
+
 /// A list's elements, or the error of `context` given another value.
-pub(super) fn items(value: Value, context: &str) -> Result<Vec<Value>, RunError> {
+pub(super) fn items(value: Value, context: &str) -> Result<List, RunError> {
     match value {
         Value::List(items) => Ok(items),
         other => Err(RunError::mismatch(context, "a list", &other)),
@@ -111,31 +199,30 @@ pub(super) fn field_ref<'v>(record: &'v Value, field: &str) -> Result<&'v Value,
     }
 }
 
-/// Field `field` taken out of `record`, or the error of `record.field`.
+/// Field `field` of `record`, which it may own, or the error of
+/// `record.field`: the field's value is shared, not copied.
 pub(super) fn field_owned(record: Value, field: &str) -> Result<Value, RunError> {
-    match record {
-        Value::Record(mut fields) => match fields.iter().position(|(n, _)| n == field) {
-            Some(index) => Ok(fields.swap_remove(index).1),
-            None => Err(RunError::MissingField {
-                field: field.to_owned(),
-                found: Value::Record(fields).type_name(),
-            }),
-        },
-        other => Err(RunError::mismatch(
-            format!("`.{field}`"),
-            "a record",
-            &other,
-        )),
-    }
+    field_ref(&record, field).cloned()
 }
 
 /// The value an `Err` branch binds: `{tool: String, kind: String, message: String}`.
-pub(super) fn error_value(tool: &str, kind: &str, message: &str) -> Value {
-    Value::Record(vec![
-        ("tool".into(), Value::String(tool.into())),
-        ("kind".into(), Value::String(kind.into())),
-        ("message".into(), Value::String(message.into())),
-    ])
+pub(super) fn error_value(
+    tool: &str,
+    kind: &str,
+    message: &str,
+    meter: &mut Meter,
+) -> Result<Value, Limit> {
+    meter.record(3)?;
+    for part in [tool, kind, message] {
+        meter.string(part.len())?;
+    }
+    let value = Value::record([
+        ("tool", Value::String(tool.into())),
+        ("kind", Value::String(kind.into())),
+        ("message", Value::String(message.into())),
+    ]);
+    meter.size(value.size())?;
+    Ok(value)
 }
 
 pub(super) fn kind(error: &ToolError) -> &'static str {
@@ -150,7 +237,7 @@ pub(super) fn kind(error: &ToolError) -> &'static str {
 }
 
 /// `l op r`, both sides evaluated: the operations other than `and`/`or`.
-fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, RunError> {
+fn binary(op: BinaryOp, l: Value, r: Value, meter: &mut Meter) -> Result<Value, RunError> {
     use std::cmp::Ordering;
     // Written only for an error message.
     let context = || format!("`{}`", op.symbol());
@@ -209,7 +296,14 @@ fn binary(op: BinaryOp, l: Value, r: Value) -> Result<Value, RunError> {
             Value::Int(result.ok_or(overflow)?)
         }
         BinaryOp::Concat => match (l, r) {
-            (Value::String(a), Value::String(b)) => Value::String(a + &b),
+            (Value::String(a), Value::String(b)) => {
+                // Counted before the bytes are copied.
+                meter.string(a.len().saturating_add(b.len()))?;
+                let mut s = String::with_capacity(a.len() + b.len());
+                s.push_str(&a);
+                s.push_str(&b);
+                Value::String(s.into())
+            }
             (Value::String(_), other) | (other, _) => {
                 return Err(RunError::mismatch(context(), "String", &other))
             }
