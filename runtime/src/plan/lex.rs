@@ -124,20 +124,14 @@ impl<'t> Lexer<'t> {
 
     /// Advances over ASCII digits (no line breaks among them).
     fn digits(&mut self, into: &mut String) {
-        let n = self
-            .rest()
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
+        let n = self.rest().bytes().take_while(u8::is_ascii_digit).count();
         into.push_str(&self.rest()[..n]);
         self.at += n;
         self.column += n;
     }
 
     fn token(&mut self) -> Result<Token, ParseError> {
-        let error = |line, column, message: String| {
-            ParseError::syntax(line, column, message)
-        };
+        let error = |line, column, message: String| ParseError::syntax(line, column, message);
         // Whitespace and comments.
         loop {
             match self.peek() {

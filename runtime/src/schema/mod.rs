@@ -193,6 +193,23 @@ pub(crate) fn write_list(f: &mut fmt::Formatter<'_>, names: &[String]) -> fmt::R
     Ok(())
 }
 
+/// A count written with thousands separators (`1,048,571`), for the
+/// "… and N more" of capped lists of changes.
+pub(crate) struct Thousands(pub(crate) usize);
+
+impl fmt::Display for Thousands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let digits = self.0.to_string();
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                f.write_str(",")?;
+            }
+            write!(f, "{digit}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Every way `value` breaks `schema`, in the order met (an object's fields
 /// before its missing fields). Empty when the value fits.
 pub fn check(schema: &Value, value: &Value) -> Vec<Problem> {

@@ -13,7 +13,7 @@ use super::output::ToolOutput;
 use crate::error::{Escalation, NextStep, ToolError};
 use crate::model::{Message, Request};
 use crate::recover::{Fix, GiveUp, Policy, Recovered};
-use crate::repair;
+use crate::repair::{self, Repaired};
 
 /// A sleep that needs no async runtime: a thread wakes the task when the time
 /// is up. Retries are rare and short, so a thread each is cheap enough, and
@@ -120,8 +120,15 @@ impl Run<'_> {
                     };
                     if !repaired.is_unchanged() {
                         self.fixes += 1;
+                        // The first few of each kind, then how many more.
                         self.notes
                             .extend(repaired.repairs().iter().cloned().map(Recovered::Repaired));
+                        self.notes.extend(
+                            repaired
+                                .omitted_by_kind()
+                                .iter()
+                                .map(|&(kind, count)| Recovered::MoreRepairs { kind, count }),
+                        );
                         return Some(repaired.json().to_owned());
                     }
                 }
@@ -153,13 +160,23 @@ impl Run<'_> {
         }
         self.sanitized = true;
         let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
-        let coercions = self.entry.spec.input_model().coerce(&mut value);
+        let coercions = self
+            .entry
+            .spec
+            .input_model()
+            .coerce(&mut value, Repaired::KEPT_PER_KIND);
         if coercions.is_empty() {
             return None;
         }
         self.fixes += 1;
+        // The first few of each kind, then how many more.
+        let more = coercions
+            .omitted()
+            .map(|(kind, count)| Recovered::MoreCoercions { kind, count });
+        let more: Vec<Recovered> = more.collect();
         self.notes
-            .extend(coercions.into_iter().map(Recovered::Coerced));
+            .extend(coercions.kept.into_iter().map(Recovered::Coerced));
+        self.notes.extend(more);
         Some(value.to_string())
     }
 
