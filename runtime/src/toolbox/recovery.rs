@@ -50,9 +50,12 @@ pub(crate) fn jitter_sample() -> f64 {
 }
 
 /// The recovery of one failed call, by the tool's policy: each step, then the
-/// call again, until it succeeds or the steps run out.
+/// call again, until it succeeds or the steps run out. A step whose rewrite
+/// is longer than `max` bytes (the toolbox's limit on argument text) ends
+/// recovery with [`ToolError::ArgsTooLarge`].
 pub(crate) async fn recover(
     entry: &Entry,
+    max: usize,
     args: String,
     failure: Failure,
 ) -> Result<ToolOutput, ToolError> {
@@ -84,6 +87,7 @@ pub(crate) async fn recover(
         let Some(next) = next else {
             return Err(run.give_up(error, original.clone()));
         };
+        entry.check_size(&next, max)?;
         text = next;
         match entry.run(&text).await {
             Ok(json) => return Ok(ToolOutput::recovered(json, run.notes)),
