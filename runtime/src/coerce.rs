@@ -48,7 +48,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::schema::model::{Additional, Form, Limits, Node, Types};
-use crate::schema::{type_matches, JsonPath, NodeId, SchemaModel};
+use crate::schema::{type_matches, JsonPath, NodeId, PathLink, SchemaModel};
 
 /// One change made by [`coerce`].
 #[derive(Clone, Debug, PartialEq)]
@@ -237,7 +237,7 @@ impl SchemaModel {
             model: self,
             depth: 0,
         }
-        .value(NodeId::ROOT, value, &JsonPath::root(), &mut out);
+        .value(NodeId::ROOT, value, &PathLink::Root, &mut out);
         out
     }
 }
@@ -302,7 +302,7 @@ impl Coercer<'_> {
         self.model.fits(id, value)
     }
 
-    fn value(&mut self, id: NodeId, value: &mut Value, path: &JsonPath, out: &mut Changes) {
+    fn value(&mut self, id: NodeId, value: &mut Value, path: &PathLink<'_>, out: &mut Changes) {
         if self.depth >= Limits::COERCE.depth {
             return;
         }
@@ -311,7 +311,13 @@ impl Coercer<'_> {
         self.depth -= 1;
     }
 
-    fn value_inner(&mut self, id: NodeId, value: &mut Value, path: &JsonPath, out: &mut Changes) {
+    fn value_inner(
+        &mut self,
+        id: NodeId,
+        value: &mut Value,
+        path: &PathLink<'_>,
+        out: &mut Changes,
+    ) {
         let id = self.model.resolved(id);
         let node = self.model.node(id);
         if node.form != Form::Keywords {
@@ -346,13 +352,13 @@ impl Coercer<'_> {
             enum_case(&[Value::String(constant.clone())], value, path, out);
             return;
         }
-        let types = node.types.names();
+        let types = node.types.list();
         if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
             let items = node.items.map(|items| self.model.node(items));
             if let Some((kind, coerced)) = types.iter().find_map(|t| convert(t, items, value)) {
                 let from = std::mem::replace(value, coerced);
                 out.push(kind, || Coercion {
-                    path: path.clone(),
+                    path: path.to_json_path(),
                     kind,
                     from: Some(from),
                     to: value.clone(),
@@ -365,7 +371,7 @@ impl Coercer<'_> {
     }
 
     /// Into an object's fields and a list's items.
-    fn inside(&mut self, id: NodeId, value: &mut Value, path: &JsonPath, out: &mut Changes) {
+    fn inside(&mut self, id: NodeId, value: &mut Value, path: &PathLink<'_>, out: &mut Changes) {
         let id = self.model.resolved(id);
         let node = self.model.node(id);
         match value {
@@ -386,7 +392,7 @@ impl Coercer<'_> {
         &mut self,
         node: &Node,
         fields: &mut Map<String, Value>,
-        path: &JsonPath,
+        path: &PathLink<'_>,
         out: &mut Changes,
     ) {
         let properties = node.properties.as_ref();
@@ -409,7 +415,7 @@ impl Coercer<'_> {
                     if self.fits(property, &Value::Null) {
                         fields.insert(name.to_owned(), Value::Null);
                         out.push(CoercionKind::NullForAbsent, || Coercion {
-                            path: path.field(name),
+                            path: path.field(name).to_json_path(),
                             kind: CoercionKind::NullForAbsent,
                             from: None,
                             to: Value::Null,
@@ -421,7 +427,7 @@ impl Coercer<'_> {
     }
 }
 
-fn enum_case(allowed: &[Value], value: &mut Value, path: &JsonPath, out: &mut Changes) {
+fn enum_case(allowed: &[Value], value: &mut Value, path: &PathLink<'_>, out: &mut Changes) {
     let Value::String(text) = &*value else { return };
     if allowed.iter().any(|a| a == &*value) {
         return;
@@ -433,7 +439,7 @@ fn enum_case(allowed: &[Value], value: &mut Value, path: &JsonPath, out: &mut Ch
     if let [only] = matches.as_slice() {
         let from = std::mem::replace(value, (*only).clone());
         out.push(CoercionKind::EnumCase, || Coercion {
-            path: path.clone(),
+            path: path.to_json_path(),
             kind: CoercionKind::EnumCase,
             from: Some(from),
             to: value.clone(),

@@ -342,11 +342,7 @@ impl Parser<'_> {
 
     fn ident(&mut self, what: &str) -> Parsed<String> {
         match self.peek() {
-            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
-                let w = w.clone();
-                self.bump();
-                Ok(w)
-            }
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => Ok(self.take_text()),
             Tok::Word(w) => {
                 let message = format!("expected {what}, found the keyword `{w}`");
                 Err(self.error_here(message))
@@ -357,12 +353,16 @@ impl Parser<'_> {
 
     fn field_name(&mut self) -> Parsed<String> {
         match self.peek() {
-            Tok::Str(s) | Tok::Word(s) => {
-                let s = s.clone();
-                self.bump();
-                Ok(s)
-            }
+            Tok::Str(_) | Tok::Word(_) => Ok(self.take_text()),
             _ => Err(self.expected("a field name")),
+        }
+    }
+
+    /// The text of the word or string at hand, moving past it.
+    fn take_text(&mut self) -> String {
+        match self.bump() {
+            Tok::Word(s) | Tok::Str(s) | Tok::Number(s) => s,
+            _ => unreachable!("called on a word or string"),
         }
     }
 

@@ -71,21 +71,30 @@ pub(crate) async fn recover(
     };
     let mut text = args;
     let mut failure = failure;
-    let mut original = None;
+    // The first error is kept as the original, not cloned: its problems
+    // may be thousands.
+    let mut original: Option<ToolError> = None;
+    let mut latest: Option<ToolError> = None;
     loop {
-        let error = entry.explain(&text, failure);
-        let original = original.get_or_insert_with(|| error.clone());
-        let next = match &error {
-            ToolError::InvalidArgs { .. } => run.fix(&text, &error).await,
+        let explained = entry.explain(&text, failure);
+        if original.is_none() {
+            original = Some(explained);
+        } else {
+            latest = Some(explained);
+        }
+        let error = latest.as_ref().or(original.as_ref()).expect("one is set");
+        let next = match error {
+            ToolError::InvalidArgs { .. } => run.fix(&text, error).await,
             ToolError::Deserialization { .. } => match run.sanitize(&text) {
                 Some(coerced) => Some(coerced),
-                None => run.ask_model(&text, &error).await,
+                None => run.ask_model(&text, error).await,
             },
-            ToolError::Execution { .. } => run.retry(&error).await.then(|| text.clone()),
+            ToolError::Execution { .. } => run.retry(error).await.then(|| text.clone()),
             _ => None,
         };
         let Some(next) = next else {
-            return Err(run.give_up(error, original.clone()));
+            let original = original.clone().expect("set on the first pass");
+            return Err(run.give_up(error.clone(), original));
         };
         entry.check_size(&next, max)?;
         text = next;
