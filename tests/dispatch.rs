@@ -601,8 +601,8 @@ fn large_toolboxes_find_tools_by_name_too() {
 fn hostile_sizes_give_short_errors() {
     let store = Store::with_account();
     let tools = toolbox(&store);
-    // 100,000 wrong lines: the message lists twenty and counts the rest.
-    let lines: Vec<Value> = (0..100_000)
+    // 40,000 wrong lines (880 KB): the message lists twenty and counts the rest.
+    let lines: Vec<Value> = (0..40_000)
         .map(|_| json!({"sku": 1, "quantity": 1}))
         .collect();
     let args = json!({"customer": "c", "lines": lines, "channel": "sms"});
@@ -610,6 +610,17 @@ fn hostile_sizes_give_short_errors() {
     let message = error.for_model();
     assert!(message.len() < 4_000, "{} bytes", message.len());
     assert!(message.contains(" more like these"), "{message}");
+    // 100,000 (2.2 MB): past the toolbox's 1 MiB, refused unread.
+    let lines: Vec<Value> = (0..100_000)
+        .map(|_| json!({"sku": 1, "quantity": 1}))
+        .collect();
+    let args = json!({"customer": "c", "lines": lines, "channel": "sms"});
+    let error = block_on(tools.call_value("place_order", &args)).unwrap_err();
+    assert!(
+        matches!(error, ToolError::ArgsTooLarge { max: 1_048_576, .. }),
+        "{error}"
+    );
+    assert!(error.for_model().len() < 200, "{}", error.for_model());
     // A 200 KB tool name is neither searched for near names nor echoed whole.
     let name = "x".repeat(200_000);
     let ToolError::UnknownTool {

@@ -3,7 +3,10 @@
 //! positions, and bounded nesting.
 
 use proptest::prelude::*;
-use typed_tools::plan::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type};
+use typed_tools::plan::{
+    BinaryOp, Branch, Expr, Lambda, Lambda2, Param, ParseLimit, ParseOptions, Plan, Step, Type,
+    MAX_DEPTH,
+};
 
 fn exec(tool: &str, arg: Expr) -> Step {
     Step::Exec {
@@ -199,8 +202,11 @@ fn hostile_nesting_is_an_error_not_a_stack_overflow() {
             "traverse (fn x => ".repeat(100_000)
         ),
     ] {
-        let e = Plan::parse(&text).unwrap_err();
+        // The last is 1.3 MB, past the default limit on a plan's length.
+        let options = ParseOptions::default().max_bytes(2 << 20);
+        let e = Plan::parse_with(&text, &options).unwrap_err();
         assert!(e.message.contains("nests deeper than"), "{e}");
+        assert_eq!(e.limit, Some(ParseLimit::Depth { max: MAX_DEPTH }));
     }
     // The bound leaves room for real plans.
     let text = format!("{}1{}", "(".repeat(40), ")".repeat(40));

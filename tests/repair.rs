@@ -8,15 +8,29 @@ mod corpus;
 
 use serde_json::{json, Value};
 use typed_tools::repair::RepairKind::{self, *};
-use typed_tools::repair::{repair, repair_with, Repair, RepairErrorKind, RepairOptions};
+use typed_tools::repair::{repair, repair_with, Repair, RepairErrorKind, RepairOptions, Repaired};
 
 /// Repairs `input`, expecting exactly `json` and repairs of `kinds`, in order.
 #[track_caller]
 fn check(input: &str, json: &str, kinds: &[RepairKind]) {
     let repaired = repair(input).unwrap_or_else(|e| panic!("{input:?}: {e}"));
     assert_eq!(repaired.json(), json, "from {input:?}");
+    // The first `KEPT_PER_KIND` of each kind are listed, and all counted.
     let got: Vec<RepairKind> = repaired.repairs().iter().map(|r| r.kind).collect();
-    assert_eq!(got, kinds, "from {input:?}");
+    let listed: Vec<RepairKind> = kinds
+        .iter()
+        .enumerate()
+        .filter(|&(i, kind)| {
+            kinds[..i].iter().filter(|k| *k == kind).count() < Repaired::KEPT_PER_KIND
+        })
+        .map(|(_, kind)| *kind)
+        .collect();
+    assert_eq!(got, listed, "from {input:?}");
+    for kind in kinds {
+        let expected = kinds.iter().filter(|k| *k == kind).count();
+        assert_eq!(repaired.count(*kind), expected, "from {input:?}");
+    }
+    assert_eq!(repaired.omitted(), kinds.len() - listed.len());
     assert!(serde_json::from_str::<Value>(repaired.json()).is_ok());
 }
 
@@ -559,4 +573,41 @@ fn the_corpus_repairs_to_its_intended_values() {
         let got: Value = serde_json::from_str(repair(&input).unwrap().json()).unwrap();
         assert_eq!(got, serde_json::from_str::<Value>(&intended).unwrap());
     }
+}
+
+#[test]
+fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
+    // A comma inserted before a key the text stops at is taken back, kept
+    // or only counted.
+    let text = r#"{"a": 1 "b": 2 "c": 3 "d": 4 "e": 5 "f": 6 "g": 7 "h""#;
+    let repaired = repair(text).unwrap();
+    assert_eq!(
+        repaired.json(),
+        r#"{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7 }"#
+    );
+    assert_eq!(repaired.count(MissingComma), 6);
+    assert_eq!(repaired.count(UnfinishedKey), 1);
+    assert_eq!(repaired.count(Truncated), 1);
+    assert_eq!(repaired.omitted(), 1);
+    let text = format!("[{}", "1 ".repeat(20));
+    let repaired = repair(&text).unwrap();
+    assert_eq!(repaired.count(MissingComma), 19);
+    assert_eq!(repaired.repairs().len(), Repaired::KEPT_PER_KIND + 1);
+    assert!(
+        repaired
+            .to_string()
+            .ends_with("; … and 14 more (inserted a missing comma)"),
+        "{repaired}"
+    );
+    // A key whose own repairs went past the limit, dropped with them.
+    let text = format!(r#"{{"a": 1, {}"#, "'k\\d\\d\\d\\d\\d\\d\\d'");
+    let repaired = repair(&text).unwrap();
+    assert_eq!(repaired.json(), r#"{"a": 1}"#);
+    assert_eq!(repaired.count(InvalidEscape), 0);
+    assert_eq!(repaired.count(SingleQuotes), 0);
+    assert_eq!(repaired.omitted(), 0);
+    // Strict mode still names the first repair it refuses.
+    let text = format!("[{}'x']", "1 ".repeat(20));
+    let error = repair_with(&text, &RepairOptions::strict([MissingComma])).unwrap_err();
+    assert_eq!(error.refused(), Some(SingleQuotes));
 }

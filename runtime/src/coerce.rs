@@ -48,7 +48,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::schema::model::{Additional, Form, Limits, Node, Types};
-use crate::schema::{type_matches, JsonPath, NodeId, SchemaModel};
+use crate::schema::{type_matches, JsonPath, NodeId, PathLink, SchemaModel};
 
 /// One change made by [`coerce`].
 #[derive(Clone, Debug, PartialEq)]
@@ -85,14 +85,53 @@ pub enum CoercionKind {
     NullForAbsent,
 }
 
+impl CoercionKind {
+    /// Every kind, in declaration order.
+    const ALL: [CoercionKind; 8] = [
+        CoercionKind::StringToNumber,
+        CoercionKind::FloatToInteger,
+        CoercionKind::ToString,
+        CoercionKind::StringToBool,
+        CoercionKind::SingleToList,
+        CoercionKind::EnumCase,
+        CoercionKind::StringifiedJson,
+        CoercionKind::NullForAbsent,
+    ];
+
+    /// What the change is, in a few words for a model, as a count of
+    /// changes left unlisted uses it ("… and 999,995 more (read a string
+    /// as a number)").
+    ///
+    /// ```
+    /// use typed_tools::coerce::CoercionKind;
+    ///
+    /// assert_eq!(CoercionKind::SingleToList.description(), "read a single value as a list");
+    /// ```
+    pub const fn description(self) -> &'static str {
+        match self {
+            CoercionKind::StringToNumber => "read a string as a number",
+            CoercionKind::FloatToInteger => "read a float as an integer",
+            CoercionKind::ToString => "read a number or boolean as a string",
+            CoercionKind::StringToBool => "read a string as a boolean",
+            CoercionKind::SingleToList => "read a single value as a list",
+            CoercionKind::EnumCase => "read a value in another letter case as the allowed one",
+            CoercionKind::StringifiedJson => "read a string of JSON as the value it holds",
+            CoercionKind::NullForAbsent => "set an absent field to null",
+        }
+    }
+}
+
+/// The values are written as JSON, each cut after 100 bytes (`…`): a value
+/// read as a list may be megabytes, and this is written for a model to read.
 impl fmt::Display for Coercion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let from = self
             .from
             .as_ref()
-            .map(ToString::to_string)
+            .map(Short)
+            .map(|s| s.to_string())
             .unwrap_or_default();
-        let to = &self.to;
+        let to = Short(&self.to);
         match self.kind {
             CoercionKind::StringToNumber => write!(
                 f,
@@ -125,11 +164,51 @@ impl fmt::Display for Coercion {
                     f,
                     "{}: a string of JSON was read as the {} it holds",
                     self.path,
-                    kind_of(to)
+                    kind_of(&self.to)
                 )
             }
             CoercionKind::NullForAbsent => write!(f, "{}: absent, set to null", self.path),
         }
+    }
+}
+
+/// A value as JSON, cut after [`Short::BYTES`] bytes with `…`.
+struct Short<'v>(&'v Value);
+
+impl Short<'_> {
+    const BYTES: usize = 100;
+}
+
+impl fmt::Display for Short<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// Takes bytes up to `BYTES`, then fails, which stops the serializer.
+        struct Bounded(Vec<u8>);
+        impl std::io::Write for Bounded {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                let room = Short::BYTES - self.0.len();
+                if bytes.len() > room {
+                    self.0.extend_from_slice(&bytes[..room]);
+                    return Err(std::io::ErrorKind::WriteZero.into());
+                }
+                self.0.extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut out = Bounded(Vec::new());
+        let cut = serde_json::to_writer(&mut out, self.0).is_err();
+        // A cut may split a character: keep what is whole.
+        let whole = match std::str::from_utf8(&out.0) {
+            Ok(text) => text,
+            Err(e) => std::str::from_utf8(&out.0[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        f.write_str(whole)?;
+        if cut {
+            f.write_str("…")?;
+        }
+        Ok(())
     }
 }
 
@@ -141,22 +220,75 @@ fn kind_of(value: &Value) -> &'static str {
     }
 }
 
-/// Coerces `value` in place towards `schema`; returns what was changed, in
-/// document order. See the [module docs](self).
+/// Coerces `value` in place towards `schema`; returns every change, in
+/// document order. See the [module docs](self). (Recovery keeps only the
+/// first few of each kind, and counts the rest.)
 pub fn coerce(schema: &Value, value: &mut Value) -> Vec<Coercion> {
-    SchemaModel::new(schema).coerce(value)
+    SchemaModel::new(schema).coerce(value, usize::MAX).kept
 }
 
 impl SchemaModel {
-    /// [`coerce`] towards this schema.
-    pub(crate) fn coerce(&self, value: &mut Value) -> Vec<Coercion> {
-        let mut out = Vec::new();
+    /// [`coerce`] towards this schema, keeping the first `keep` changes of
+    /// each kind and counting the rest: the record of a million coerced
+    /// items is a few changes and a count.
+    pub(crate) fn coerce(&self, value: &mut Value, keep: usize) -> Changes {
+        let mut out = Changes::new(keep);
         Coercer {
             model: self,
             depth: 0,
         }
-        .value(NodeId::ROOT, value, &JsonPath::root(), &mut out);
+        .value(NodeId::ROOT, value, &PathLink::Root, &mut out);
         out
+    }
+}
+
+/// What [`coerce`] changed: the first `keep` changes of each kind, in
+/// document order, and how many of each.
+pub(crate) struct Changes {
+    pub(crate) kept: Vec<Coercion>,
+    counts: [usize; CoercionKind::ALL.len()],
+    keep: usize,
+}
+
+impl Changes {
+    fn new(keep: usize) -> Changes {
+        Changes {
+            kept: Vec::new(),
+            counts: [0; CoercionKind::ALL.len()],
+            keep,
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.counts.iter().all(|&n| n == 0)
+    }
+
+    /// Records a change of `kind`, made by `change` only if it is kept.
+    fn push(&mut self, kind: CoercionKind, change: impl FnOnce() -> Coercion) {
+        let count = &mut self.counts[kind as usize];
+        if *count < self.keep {
+            self.kept.push(change());
+        }
+        *count += 1;
+    }
+
+    fn append(&mut self, other: Changes) {
+        let mut counts = other.counts;
+        for change in other.kept {
+            counts[change.kind as usize] -= 1;
+            self.push(change.kind, || change);
+        }
+        for (count, more) in self.counts.iter_mut().zip(counts) {
+            *count += more;
+        }
+    }
+
+    /// For each kind with changes not kept, how many.
+    pub(crate) fn omitted(&self) -> impl Iterator<Item = (CoercionKind, usize)> + '_ {
+        CoercionKind::ALL.into_iter().filter_map(|kind| {
+            let n = self.counts[kind as usize].saturating_sub(self.keep);
+            (n > 0).then_some((kind, n))
+        })
     }
 }
 
@@ -170,7 +302,7 @@ impl Coercer<'_> {
         self.model.fits(id, value)
     }
 
-    fn value(&mut self, id: NodeId, value: &mut Value, path: &JsonPath, out: &mut Vec<Coercion>) {
+    fn value(&mut self, id: NodeId, value: &mut Value, path: &PathLink<'_>, out: &mut Changes) {
         if self.depth >= Limits::COERCE.depth {
             return;
         }
@@ -183,8 +315,8 @@ impl Coercer<'_> {
         &mut self,
         id: NodeId,
         value: &mut Value,
-        path: &JsonPath,
-        out: &mut Vec<Coercion>,
+        path: &PathLink<'_>,
+        out: &mut Changes,
     ) {
         let id = self.model.resolved(id);
         let node = self.model.node(id);
@@ -202,11 +334,11 @@ impl Coercer<'_> {
             }
             for &option in options {
                 let mut attempt = value.clone();
-                let mut changes = Vec::new();
+                let mut changes = Changes::new(out.keep);
                 self.value(option, &mut attempt, path, &mut changes);
                 if !changes.is_empty() && self.fits(option, &attempt) {
                     *value = attempt;
-                    out.extend(changes);
+                    out.append(changes);
                     return;
                 }
             }
@@ -220,13 +352,13 @@ impl Coercer<'_> {
             enum_case(&[Value::String(constant.clone())], value, path, out);
             return;
         }
-        let types = node.types.names();
+        let types = node.types.list();
         if !types.is_empty() && !types.iter().any(|t| type_matches(t, value)) {
             let items = node.items.map(|items| self.model.node(items));
             if let Some((kind, coerced)) = types.iter().find_map(|t| convert(t, items, value)) {
                 let from = std::mem::replace(value, coerced);
-                out.push(Coercion {
-                    path: path.clone(),
+                out.push(kind, || Coercion {
+                    path: path.to_json_path(),
                     kind,
                     from: Some(from),
                     to: value.clone(),
@@ -239,7 +371,7 @@ impl Coercer<'_> {
     }
 
     /// Into an object's fields and a list's items.
-    fn inside(&mut self, id: NodeId, value: &mut Value, path: &JsonPath, out: &mut Vec<Coercion>) {
+    fn inside(&mut self, id: NodeId, value: &mut Value, path: &PathLink<'_>, out: &mut Changes) {
         let id = self.model.resolved(id);
         let node = self.model.node(id);
         match value {
@@ -260,8 +392,8 @@ impl Coercer<'_> {
         &mut self,
         node: &Node,
         fields: &mut Map<String, Value>,
-        path: &JsonPath,
-        out: &mut Vec<Coercion>,
+        path: &PathLink<'_>,
+        out: &mut Changes,
     ) {
         let properties = node.properties.as_ref();
         let additional = match node.additional {
@@ -282,8 +414,8 @@ impl Coercer<'_> {
                 if let Some(property) = properties.get(name) {
                     if self.fits(property, &Value::Null) {
                         fields.insert(name.to_owned(), Value::Null);
-                        out.push(Coercion {
-                            path: path.field(name),
+                        out.push(CoercionKind::NullForAbsent, || Coercion {
+                            path: path.field(name).to_json_path(),
                             kind: CoercionKind::NullForAbsent,
                             from: None,
                             to: Value::Null,
@@ -295,7 +427,7 @@ impl Coercer<'_> {
     }
 }
 
-fn enum_case(allowed: &[Value], value: &mut Value, path: &JsonPath, out: &mut Vec<Coercion>) {
+fn enum_case(allowed: &[Value], value: &mut Value, path: &PathLink<'_>, out: &mut Changes) {
     let Value::String(text) = &*value else { return };
     if allowed.iter().any(|a| a == &*value) {
         return;
@@ -306,8 +438,8 @@ fn enum_case(allowed: &[Value], value: &mut Value, path: &JsonPath, out: &mut Ve
         .collect();
     if let [only] = matches.as_slice() {
         let from = std::mem::replace(value, (*only).clone());
-        out.push(Coercion {
-            path: path.clone(),
+        out.push(CoercionKind::EnumCase, || Coercion {
+            path: path.to_json_path(),
             kind: CoercionKind::EnumCase,
             from: Some(from),
             to: value.clone(),

@@ -6,7 +6,7 @@
 //!
 //! | [`NextStep`] | errors | what it means |
 //! |---|---|---|
-//! | [`FixCall`](NextStep::FixCall) | unknown tool, invalid args, deserialization | the model should fix its call and send it again; counts against a repair budget |
+//! | [`FixCall`](NextStep::FixCall) | unknown tool, arguments too large, invalid args, deserialization | the model should fix its call and send it again; counts against a repair budget |
 //! | [`Adapt`](NextStep::Adapt) | execution, effect denied | the call was fine but the tool failed or is not allowed; the model should change course, not resend the same call |
 //! | [`Abort`](NextStep::Abort) | escalation | stop: recovery gave up |
 //!
@@ -59,6 +59,40 @@ pub enum ToolError {
         effects: EffectSet,
         /// The effects allowed here.
         allowed: EffectSet,
+    },
+    /// The argument text is longer than the toolbox reads
+    /// ([`ToolboxBuilder::max_argument_bytes`](crate::ToolboxBuilder::max_argument_bytes),
+    /// 1 MiB by default). Refused before any of it was read: nothing was
+    /// parsed, nothing ran, and no recovery policy is tried.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+    ///
+    /// /// Count words.
+    /// #[tool(effects = Pure)]
+    /// fn count(words: Vec<String>) -> usize { words.len() }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Count).max_argument_bytes(64).build()?;
+    /// let args = format!(r#"{{"words": [{}"a"]}}"#, r#""a", "#.repeat(20));
+    /// let error = toolbox.call("count", &args).await.unwrap_err();
+    /// assert_eq!(error, ToolError::ArgsTooLarge { tool: "count".into(), bytes: 116, max: 64 });
+    /// assert_eq!(error.next_step(), NextStep::FixCall);
+    /// assert_eq!(
+    ///     error.for_model(),
+    ///     "The arguments for `count` are 116 bytes long, more than the 64 allowed. \
+    ///      Send shorter arguments: fewer or smaller values."
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    ArgsTooLarge {
+        /// The tool.
+        tool: String,
+        /// The length of the argument text, in bytes.
+        bytes: usize,
+        /// The limit, in bytes.
+        max: usize,
     },
     /// The arguments are not JSON (or not the JSON object a tool takes).
     /// Nothing ran.
@@ -141,6 +175,7 @@ impl ToolError {
     pub fn next_step(&self) -> NextStep {
         match self {
             ToolError::UnknownTool { .. }
+            | ToolError::ArgsTooLarge { .. }
             | ToolError::InvalidArgs { .. }
             | ToolError::Deserialization { .. } => NextStep::FixCall,
             ToolError::EffectDenied { .. } | ToolError::Execution { .. } => NextStep::Adapt,
@@ -153,6 +188,7 @@ impl ToolError {
         match self {
             ToolError::UnknownTool { name: tool, .. }
             | ToolError::EffectDenied { tool, .. }
+            | ToolError::ArgsTooLarge { tool, .. }
             | ToolError::InvalidArgs { tool, .. }
             | ToolError::Deserialization { tool, .. }
             | ToolError::Execution { tool, .. } => Some(tool),
@@ -194,6 +230,10 @@ impl fmt::Display for ToolError {
             ToolError::EffectDenied { tool, effects, allowed } => write!(
                 f,
                 "effect violation: tool `{tool}` has effects {effects} but only {allowed} are allowed"
+            ),
+            ToolError::ArgsTooLarge { tool, bytes, max } => write!(
+                f,
+                "arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed"
             ),
             ToolError::InvalidArgs { tool, message, .. } => {
                 write!(f, "arguments for `{tool}` are not valid JSON: {message}")
@@ -258,6 +298,11 @@ impl fmt::Display for ForModel<'_> {
                 f,
                 "The tool `{tool}` is not allowed here: it has effects {effects}, and only {allowed} are allowed. \
                  Do not call it again; use another tool or answer without it."
+            ),
+            ToolError::ArgsTooLarge { tool, bytes, max } => write!(
+                f,
+                "The arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed. \
+                 Send shorter arguments: fewer or smaller values."
             ),
             ToolError::InvalidArgs { tool, message, expected, .. } => {
                 write!(f, "The arguments for `{tool}` are not valid JSON ({message}).")?;

@@ -11,7 +11,7 @@
 //! | [`typed`] | the typed plan builder: misuse is a compile error |
 //! | [`ir`] | the plan IR ([`Plan`], [`Expr`], [`Step`]), plain serde data |
 //! | [`text`] | the λ-Tool text form: printer and grammar |
-//! | [`parse`] | the parser of that text ([`Plan::parse`], [`ParseError`]) |
+//! | [`parse`] | the parser of that text ([`Plan::parse`], [`Plan::parse_with`] and its [`ParseOptions`], [`ParseError`]) |
 //! | [`value`] | [`Value`], what expressions evaluate to |
 //! | [`check`](mod@check) | the static type checker: a plan against its tools' types ([`check()`]) |
 //! | [`preview`] | the checks before a run, [`Preview`] (tools, effects, how often), the approval hook's types |
@@ -36,6 +36,6 @@ pub use error::{PlanError, RunError};
 pub use interpret::{CallResult, Interpreter, Run, TracedCall};
 pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
 pub use limits::{Limit, Limits};
-pub use parse::ParseError;
+pub use parse::{ParseError, ParseLimit, ParseOptions};
 pub use preview::{ApprovalRequest, Decision, PlannedCall, Preview, Runs};
 pub use value::{List, Record, Value};

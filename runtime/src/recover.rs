@@ -56,10 +56,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::coerce::Coercion;
+use crate::coerce::{Coercion, CoercionKind};
 use crate::error::Severity;
 use crate::model::Model;
-use crate::repair::{Repair, RepairOptions};
+use crate::repair::{Repair, RepairKind, RepairOptions};
 
 /// What to do when a call fails; see the [module docs](self).
 ///
@@ -287,8 +287,43 @@ pub trait Retryable: crate::Tool {}
 pub enum Recovered {
     /// The built-in repair changed the argument text.
     Repaired(Repair),
+    /// More repairs of one kind than are listed: recovery lists the first
+    /// [`Repaired::KEPT_PER_KIND`](crate::repair::Repaired::KEPT_PER_KIND)
+    /// of each kind as [`Recovered::Repaired`], then this, so that the note
+    /// a model reads stays short whatever the input's size.
+    ///
+    /// ```
+    /// use typed_tools::recover::Recovered;
+    /// use typed_tools::repair::RepairKind;
+    ///
+    /// let more = Recovered::MoreRepairs { kind: RepairKind::UnescapedQuote, count: 1_048_571 };
+    /// assert_eq!(more.to_string(), "… and 1,048,571 more (escaped a quote inside a string)");
+    /// ```
+    MoreRepairs {
+        /// What kind of repair.
+        kind: RepairKind,
+        /// How many more of that kind were made.
+        count: usize,
+    },
     /// An argument value was coerced towards the schema.
     Coerced(Coercion),
+    /// More coercions of one kind than are listed: recovery lists the first
+    /// [`Repaired::KEPT_PER_KIND`](crate::repair::Repaired::KEPT_PER_KIND)
+    /// of each kind as [`Recovered::Coerced`], then this.
+    ///
+    /// ```
+    /// use typed_tools::coerce::CoercionKind;
+    /// use typed_tools::recover::Recovered;
+    ///
+    /// let more = Recovered::MoreCoercions { kind: CoercionKind::StringToNumber, count: 999_995 };
+    /// assert_eq!(more.to_string(), "… and 999,995 more (read a string as a number)");
+    /// ```
+    MoreCoercions {
+        /// What kind of coercion.
+        kind: CoercionKind,
+        /// How many more of that kind were made.
+        count: usize,
+    },
     /// A fix step other than the built-in repair rewrote the arguments.
     Rewritten {
         /// Which: `"function"` or `"model"`.
@@ -312,6 +347,12 @@ impl fmt::Display for Recovered {
         match self {
             Recovered::Repaired(repair) => write!(f, "{repair}"),
             Recovered::Coerced(coercion) => write!(f, "{coercion}"),
+            Recovered::MoreRepairs { kind, count } => {
+                crate::repair::more(f, *count, kind.description())
+            }
+            Recovered::MoreCoercions { kind, count } => {
+                crate::repair::more(f, *count, kind.description())
+            }
             Recovered::Rewritten { by, attempt } => write!(
                 f,
                 "the arguments were rewritten by the {by} fix (attempt {attempt})"

@@ -3,7 +3,10 @@
 //!
 //! Errors give the line and column (both from 1, columns in characters) and
 //! say what was expected. Nesting deeper than [`MAX_DEPTH`] is an error, not a
-//! stack overflow.
+//! stack overflow, and text longer than [`ParseOptions::max_bytes`] (1 MiB
+//! unless set) is refused before it is read: each is a [`ParseLimit`]. The
+//! parser's time and memory grow with the text's length, no faster: it lexes
+//! one token ahead, and finds a record's repeated fields by hashing.
 //!
 //! ```
 //! use typed_tools::plan::Plan;
@@ -17,14 +20,25 @@
 //! ```
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 
 use super::ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
-use super::lex::{lex, Tok, Token};
+use super::lex::{Lexer, Tok, Token};
 use super::text::KEYWORDS;
 
 /// Why λ-Tool text did not parse, and where.
+///
+/// ```
+/// use typed_tools::plan::{ParseLimit, Plan};
+///
+/// let error = Plan::parse("{a = 1,, b = 2}").unwrap_err();
+/// assert_eq!((error.line, error.column, error.limit), (1, 8, None));
+/// let deep = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+/// assert!(matches!(Plan::parse(&deep).unwrap_err().limit, Some(ParseLimit::Depth { max: 64 })));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ParseError {
     /// The line, from 1.
     pub line: usize,
@@ -32,6 +46,50 @@ pub struct ParseError {
     pub column: usize,
     /// What was expected and what was found.
     pub message: String,
+    /// The limit the text went past, when that is why it was refused.
+    pub limit: Option<ParseLimit>,
+}
+
+/// A limit on the plans [`Plan::parse_with`] reads, named by the
+/// [`ParseError`] of text that goes past it.
+///
+/// ```
+/// use typed_tools::plan::{ParseLimit, ParseOptions, Plan};
+///
+/// let options = ParseOptions::default().max_bytes(8);
+/// let error = Plan::parse_with("[1, 2, 3, 4]", &options).unwrap_err();
+/// assert_eq!(error.limit, Some(ParseLimit::Bytes { max: 8, found: 12 }));
+/// assert_eq!(
+///     error.to_string(),
+///     "line 1, column 1: the plan is 12 bytes long, more than the 8 allowed; write a shorter plan"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ParseLimit {
+    /// The text is longer than [`ParseOptions::max_bytes`]; nothing was read.
+    Bytes {
+        /// The limit, in bytes.
+        max: usize,
+        /// The text's length, in bytes.
+        found: usize,
+    },
+    /// The plan nests deeper than [`MAX_DEPTH`] levels.
+    Depth {
+        /// The limit, in levels.
+        max: usize,
+    },
+}
+
+impl ParseError {
+    pub(super) fn syntax(line: usize, column: usize, message: String) -> ParseError {
+        ParseError {
+            line,
+            column,
+            message,
+            limit: None,
+        }
+    }
 }
 
 impl fmt::Display for ParseError {
@@ -46,14 +104,114 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// Limits on the text [`Plan::parse_with`] reads. The default is safe for a
+/// server reading plans from a model: at most [`ParseOptions::DEFAULT_MAX_BYTES`]
+/// (1 MiB) of text. Nesting is bounded by [`MAX_DEPTH`] whatever the options.
+///
+/// ```
+/// use typed_tools::plan::{ParseOptions, Plan};
+///
+/// let options = ParseOptions::default().max_bytes(16 << 20);
+/// assert_eq!(options.limit(), 16 << 20);
+/// assert!(Plan::parse_with("[1, 2]", &options).is_ok());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseOptions {
+    max_bytes: usize,
+}
+
+impl Default for ParseOptions {
+    fn default() -> Self {
+        ParseOptions {
+            max_bytes: ParseOptions::DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+impl ParseOptions {
+    /// The default limit on a plan's text: 1 MiB, far more than any plan a
+    /// model writes (the support agent is 700 bytes), small enough that a
+    /// server can parse a few at once.
+    ///
+    /// ```
+    /// assert_eq!(typed_tools::plan::ParseOptions::DEFAULT_MAX_BYTES, 1 << 20);
+    /// ```
+    pub const DEFAULT_MAX_BYTES: usize = 1 << 20;
+
+    /// Sets the longest text, in bytes, that is read; longer text is refused
+    /// before any of it is, with [`ParseLimit::Bytes`].
+    ///
+    /// ```
+    /// use typed_tools::plan::{ParseOptions, Plan};
+    ///
+    /// assert!(Plan::parse_with("1 + 2", &ParseOptions::default().max_bytes(5)).is_ok());
+    /// assert!(Plan::parse_with("1 + 23", &ParseOptions::default().max_bytes(5)).is_err());
+    /// ```
+    pub fn max_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// The longest text read, in bytes.
+    ///
+    /// ```
+    /// use typed_tools::plan::ParseOptions;
+    ///
+    /// assert_eq!(ParseOptions::default().limit(), ParseOptions::DEFAULT_MAX_BYTES);
+    /// ```
+    pub fn limit(&self) -> usize {
+        self.max_bytes
+    }
+}
+
 impl Plan {
-    /// Parses a plan from λ-Tool text.
+    /// Parses a plan from λ-Tool text, with the default [`ParseOptions`]
+    /// (at most 1 MiB of text).
+    ///
+    /// ```
+    /// use typed_tools::plan::{Expr, Plan};
+    ///
+    /// assert_eq!(Plan::parse("1").unwrap(), Plan::new(Expr::int(1)));
+    /// ```
     pub fn parse(text: &str) -> Result<Plan, ParseError> {
+        Plan::parse_with(text, &ParseOptions::default())
+    }
+
+    /// Parses a plan from λ-Tool text within `options`' limits: text longer
+    /// than [`ParseOptions::max_bytes`] is refused before it is read.
+    ///
+    /// ```
+    /// use typed_tools::plan::{ParseLimit, ParseOptions, Plan};
+    ///
+    /// let big = format!("[{}1]", "1, ".repeat(500_000));
+    /// let error = Plan::parse(&big).unwrap_err();
+    /// assert!(matches!(error.limit, Some(ParseLimit::Bytes { max, .. }) if max == 1 << 20));
+    /// let plan = Plan::parse_with(&big, &ParseOptions::default().max_bytes(2 << 20)).unwrap();
+    /// assert!(matches!(plan.body, typed_tools::plan::Expr::List { .. }));
+    /// ```
+    pub fn parse_with(text: &str, options: &ParseOptions) -> Result<Plan, ParseError> {
+        if text.len() > options.max_bytes {
+            return Err(ParseError {
+                line: 1,
+                column: 1,
+                message: format!(
+                    "the plan is {} bytes long, more than the {} allowed; write a shorter plan",
+                    text.len(),
+                    options.max_bytes
+                ),
+                limit: Some(ParseLimit::Bytes {
+                    max: options.max_bytes,
+                    found: text.len(),
+                }),
+            });
+        }
         let text = skip_declarations(text);
-        let tokens = lex(&text)?;
+        let mut lexer = Lexer::new(&text);
+        let current = lexer.next();
         let mut parser = Parser {
-            tokens,
-            at: 0,
+            lexer,
+            current,
+            ahead: None,
             depth: 0,
         };
         let body = parser.expr()?;
@@ -64,38 +222,78 @@ impl Plan {
     }
 }
 
-struct Parser {
-    tokens: Vec<Token>,
-    at: usize,
+struct Parser<'t> {
+    lexer: Lexer<'t>,
+    /// The token at hand.
+    current: Token,
+    /// The token after it, once something looked that far.
+    ahead: Option<Token>,
     depth: usize,
+}
+
+/// A token's line and column, to point an error at after moving past it.
+#[derive(Clone, Copy)]
+struct Pos {
+    line: usize,
+    column: usize,
 }
 
 type Parsed<T> = Result<T, ParseError>;
 
-impl Parser {
+impl Parser<'_> {
     fn peek(&self) -> &Tok {
-        &self.tokens[self.at].tok
+        &self.current.tok
     }
 
-    fn peek_at(&self, n: usize) -> &Tok {
-        let i = (self.at + n).min(self.tokens.len() - 1);
-        &self.tokens[i].tok
-    }
-
-    fn bump(&mut self) -> Tok {
-        let tok = self.tokens[self.at].tok.clone();
-        if self.at + 1 < self.tokens.len() {
-            self.at += 1;
+    /// The token after the one at hand.
+    fn peek_next(&mut self) -> &Token {
+        if self.ahead.is_none() {
+            let next = match self.current.tok {
+                Tok::End | Tok::Bad => Token {
+                    tok: self.current.tok.clone(),
+                    ..self.current
+                },
+                _ => self.lexer.next(),
+            };
+            self.ahead = Some(next);
         }
-        tok
+        self.ahead.as_ref().expect("filled above")
+    }
+
+    /// Moves to the next token; returns the one at hand. The end and a lexer
+    /// error are never passed.
+    fn bump(&mut self) -> Tok {
+        if matches!(self.current.tok, Tok::End | Tok::Bad) {
+            return self.current.tok.clone();
+        }
+        let next = self.ahead.take().unwrap_or_else(|| self.lexer.next());
+        std::mem::replace(&mut self.current, next).tok
+    }
+
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.current.line,
+            column: self.current.column,
+        }
+    }
+
+    fn error_at(&self, at: Pos, message: String) -> ParseError {
+        ParseError::syntax(at.line, at.column, message)
     }
 
     fn error_here(&self, message: String) -> ParseError {
-        let token = &self.tokens[self.at];
-        ParseError {
-            line: token.line,
-            column: token.column,
-            message,
+        if let (Tok::Bad, Some(error)) = (&self.current.tok, self.lexer.error()) {
+            // The parser reached text the lexer could not read: say why.
+            return error.clone();
+        }
+        self.error_at(self.pos(), message)
+    }
+
+    /// "expected `what`, found `tok`", at `at`, where `tok` was.
+    fn expected_at(&self, at: Pos, tok: &Tok, what: &str) -> ParseError {
+        match (tok, self.lexer.error()) {
+            (Tok::Bad, Some(error)) => error.clone(),
+            _ => self.error_at(at, format!("expected {what}, found {tok}")),
         }
     }
 
@@ -133,20 +331,18 @@ impl Parser {
     fn enter(&mut self) -> Parsed<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.error_here(format!(
+            let mut error = self.error_here(format!(
                 "the plan nests deeper than {MAX_DEPTH} levels; name parts with `let`"
-            )));
+            ));
+            error.limit = Some(ParseLimit::Depth { max: MAX_DEPTH });
+            return Err(error);
         }
         Ok(())
     }
 
     fn ident(&mut self, what: &str) -> Parsed<String> {
         match self.peek() {
-            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => {
-                let w = w.clone();
-                self.bump();
-                Ok(w)
-            }
+            Tok::Word(w) if !KEYWORDS.contains(&w.as_str()) => Ok(self.take_text()),
             Tok::Word(w) => {
                 let message = format!("expected {what}, found the keyword `{w}`");
                 Err(self.error_here(message))
@@ -157,12 +353,16 @@ impl Parser {
 
     fn field_name(&mut self) -> Parsed<String> {
         match self.peek() {
-            Tok::Str(s) | Tok::Word(s) => {
-                let s = s.clone();
-                self.bump();
-                Ok(s)
-            }
+            Tok::Str(_) | Tok::Word(_) => Ok(self.take_text()),
             _ => Err(self.expected("a field name")),
+        }
+    }
+
+    /// The text of the word or string at hand, moving past it.
+    fn take_text(&mut self) -> String {
+        match self.bump() {
+            Tok::Word(s) | Tok::Str(s) | Tok::Number(s) => s,
+            _ => unreachable!("called on a word or string"),
         }
     }
 
@@ -286,7 +486,7 @@ impl Parser {
     }
 
     fn atom(&mut self) -> Parsed<Expr> {
-        let start = self.at;
+        let start = self.pos();
         match self.bump() {
             Tok::Number(n) => self.number(&n, false, start),
             Tok::Sym("-") if matches!(self.peek(), Tok::Number(_)) => {
@@ -315,15 +515,12 @@ impl Parser {
             }
             Tok::Word(w) if w == "match" => self.match_(),
             Tok::Word(w) => self.word_atom(w, start),
-            _ => {
-                self.at = start;
-                Err(self.expected("an expression"))
-            }
+            tok => Err(self.expected_at(start, &tok, "an expression")),
         }
     }
 
     #[inline(never)]
-    fn record(&mut self, start: usize) -> Parsed<Expr> {
+    fn record(&mut self, start: Pos) -> Parsed<Expr> {
         let fields = self.sequence("}", |p| {
             let name = p.field_name()?;
             p.sym(
@@ -332,36 +529,35 @@ impl Parser {
             )?;
             Ok((name, p.expr()?))
         })?;
-        for (i, (name, _)) in fields.iter().enumerate() {
-            if fields[..i].iter().any(|(n, _)| n == name) {
-                self.at = start;
-                return Err(self.error_here(format!("the field `{name}` is given twice")));
-            }
+        // Hashing, not comparing each field with every earlier one: a
+        // 40,000-field record took seconds that way.
+        let mut seen = HashSet::with_capacity(fields.len());
+        if let Some((name, _)) = fields.iter().find(|(name, _)| !seen.insert(name.as_str())) {
+            return Err(self.error_at(start, format!("the field `{name}` is given twice")));
         }
         Ok(Expr::Record { fields })
     }
 
     #[inline(never)]
-    fn word_atom(&mut self, w: String, start: usize) -> Parsed<Expr> {
+    fn word_atom(&mut self, w: String, start: Pos) -> Parsed<Expr> {
         match w.as_str() {
             "true" => Ok(Expr::Bool { value: true }),
             "false" => Ok(Expr::Bool { value: false }),
             "exec" | "traverse" => {
-                self.at = start;
-                Err(self.error_here(format!(
+                Err(self.error_at(start, format!(
                     "`{w}` gives a Result, which can only be used by `match`: write `match {w} ... {{ Ok(x) => ..., Err(e) => ... }}`"
                 )))
             }
-            _ if KEYWORDS.contains(&w.as_str()) => {
-                self.at = start;
-                Err(self.error_here(format!("expected an expression, found the keyword `{w}`")))
-            }
+            _ if KEYWORDS.contains(&w.as_str()) => Err(self.error_at(
+                start,
+                format!("expected an expression, found the keyword `{w}`"),
+            )),
             _ => Ok(Expr::Var { name: w }),
         }
     }
 
     #[inline(never)]
-    fn number(&mut self, text: &str, negative: bool, start: usize) -> Parsed<Expr> {
+    fn number(&mut self, text: &str, negative: bool, start: Pos) -> Parsed<Expr> {
         let text = if negative {
             format!("-{text}")
         } else {
@@ -375,17 +571,14 @@ impl Parser {
         } else {
             text.parse::<i64>().ok().map(|value| Expr::Int { value })
         };
-        expr.ok_or_else(|| {
-            self.at = start;
-            self.error_here(format!("the number `{text}` is out of range"))
-        })
+        expr.ok_or_else(|| self.error_at(start, format!("the number `{text}` is out of range")))
     }
 
     /// Elements separated by `,` up to `close`, a trailing `,` allowed.
     fn sequence<T>(
         &mut self,
         close: &'static str,
-        mut element: impl FnMut(&mut Parser) -> Parsed<T>,
+        mut element: impl FnMut(&mut Self) -> Parsed<T>,
     ) -> Parsed<Vec<T>> {
         let mut items = Vec::new();
         loop {
@@ -487,10 +680,10 @@ impl Parser {
             return Err(self.expected("a tool name"));
         };
         let mut name = first.clone();
-        let mut end = self.tokens[self.at].end;
+        let mut end = self.current.end;
         self.bump();
-        while self.is_sym("-") && self.tokens[self.at].start == end {
-            let next = &self.tokens[self.at + 1];
+        while self.is_sym("-") && self.current.start == end {
+            let next = self.peek_next();
             match &next.tok {
                 Tok::Word(part) | Tok::Number(part) if next.start == end + 1 => {
                     name.push('-');
@@ -550,7 +743,7 @@ impl Parser {
     fn ty(&mut self) -> Parsed<Type> {
         let depth = self.depth;
         self.enter()?;
-        let ty = match self.peek_at(0).clone() {
+        let ty = match self.peek().clone() {
             Tok::Sym("[") => {
                 self.bump();
                 let of = Box::new(self.ty()?);

@@ -81,6 +81,9 @@ impl Parser<'_> {
                 }
                 _ => {
                     after_ellipsis = false;
+                    // What the log was before this member, to return to if
+                    // the text stops before its value.
+                    let since = self.log.since();
                     let missing_comma = members > 0 && comma.is_none();
                     if missing_comma {
                         self.record(RepairKind::MissingComma, value_end.0)?;
@@ -117,15 +120,13 @@ impl Parser<'_> {
                     };
                     if dropped {
                         // The text stopped before this key's value: drop the
-                        // key, the comma before it, and the key's own repairs.
-                        self.repairs
-                            .retain(|r| r.at < key_at || r.kind == RepairKind::Truncated);
+                        // key, the comma before it, and the key's own repairs
+                        // (and the comma inserted before it), keeping that the
+                        // text was truncated.
+                        self.log.reset_keeping(&since, RepairKind::Truncated);
                         self.record(RepairKind::UnfinishedKey, key_at)?;
                         self.cut(cut.0, cut.1);
                         if missing_comma {
-                            self.repairs.retain(|r| {
-                                !(r.kind == RepairKind::MissingComma && r.at == value_end.0)
-                            });
                             self.out.remove(value_end.1);
                         }
                         self.truncated()?;
@@ -253,7 +254,7 @@ impl Parser<'_> {
                     }
                     if self.value(Ctx::ArrayItem, depth)? == Parsed::Nothing {
                         if missing_comma {
-                            self.repairs.pop();
+                            self.log.undo_last(RepairKind::MissingComma);
                             self.out.remove(value_end.1);
                         }
                         // The loop closes the array at the end of the text.

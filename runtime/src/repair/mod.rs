@@ -42,7 +42,10 @@
 //!   the text shows a key with a missing value (`{"a": }` gives `null`). Text that
 //!   cannot be read without guessing is an error, not a guess.
 //! - **Every change is recorded** as a [`Repair`]: its [`RepairKind`] and the byte
-//!   offset in the input where it applies. With no repairs, output = input.
+//!   offset in the input where it applies. With no repairs, output = input. The
+//!   first [`Repaired::KEPT_PER_KIND`] repairs of each kind are kept, and the
+//!   rest counted ([`Repaired::count`], [`Repaired::omitted`]), so that 10 MB of
+//!   `"` is not ten million records, nor a note a model cannot read.
 //! - **Bounded work**: one pass, linear in the input; nesting deeper than
 //!   [`RepairOptions::max_depth`] is an error, never a stack overflow.
 //!
@@ -106,6 +109,7 @@ use serde::de::IgnoredAny;
 
 mod containers;
 mod lex;
+mod log;
 mod parse;
 mod scalar;
 mod string;
@@ -151,12 +155,14 @@ pub fn repair_with<'a>(
         return Ok(Repaired {
             json: Cow::Borrowed(text),
             repairs: Vec::new(),
+            omitted: Vec::new(),
         });
     }
     parse::run(text, options)
 }
 
-/// JSON text and the repairs that produced it.
+/// JSON text and the repairs that produced it: the first
+/// [`KEPT_PER_KIND`](Repaired::KEPT_PER_KIND) of each kind, and how many more.
 ///
 /// ```
 /// use typed_tools::repair::repair;
@@ -172,10 +178,34 @@ pub fn repair_with<'a>(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Repaired<'a> {
     json: Cow<'a, str>,
+    /// The first repairs of each kind, in the order of their positions.
     repairs: Vec<Repair>,
+    /// For each kind with more repairs than were kept, how many more, in
+    /// the order of [`RepairKind::ALL`]; empty for almost every text.
+    omitted: Vec<(RepairKind, usize)>,
 }
 
 impl<'a> Repaired<'a> {
+    /// How many repairs of each kind [`repairs`](Repaired::repairs) keeps
+    /// (and `Display` lists): the first 5, in the order they were made. The
+    /// rest are counted ([`count`](Repaired::count),
+    /// [`omitted`](Repaired::omitted)), so that what is kept, and the note a
+    /// model reads, stay short whatever the input's size.
+    ///
+    /// ```
+    /// use typed_tools::repair::{repair, Repaired, RepairKind};
+    ///
+    /// let text = format!("[{}]", "1 ".repeat(100));
+    /// let repaired = repair(&text).unwrap();
+    /// assert_eq!(repaired.repairs().len(), Repaired::KEPT_PER_KIND);
+    /// assert_eq!(repaired.count(RepairKind::MissingComma), 99);
+    /// assert_eq!(repaired.omitted(), 94);
+    /// assert!(repaired.to_string().ends_with(
+    ///     "; … and 94 more (inserted a missing comma)"
+    /// ));
+    /// ```
+    pub const KEPT_PER_KIND: usize = log::KEPT_PER_KIND;
+
     /// The JSON text.
     ///
     /// ```
@@ -185,7 +215,9 @@ impl<'a> Repaired<'a> {
         &self.json
     }
 
-    /// The repairs applied, in the order of their positions in the input.
+    /// The repairs kept, in the order of their positions in the input: every
+    /// repair made, up to the first [`KEPT_PER_KIND`](Repaired::KEPT_PER_KIND)
+    /// of each kind.
     ///
     /// ```
     /// use typed_tools::repair::{repair, Repair, RepairKind};
@@ -195,6 +227,60 @@ impl<'a> Repaired<'a> {
     /// ```
     pub fn repairs(&self) -> &[Repair] {
         &self.repairs
+    }
+
+    /// How many repairs of `kind` were made, kept or not.
+    ///
+    /// ```
+    /// use typed_tools::repair::{repair, RepairKind};
+    ///
+    /// let text = format!("[{}]", "1,,".repeat(10));
+    /// let repaired = repair(&text).unwrap();
+    /// assert_eq!(repaired.count(RepairKind::ExtraComma), 10);
+    /// assert_eq!(repaired.count(RepairKind::TrailingComma), 1);
+    /// assert_eq!(repaired.count(RepairKind::Comment), 0);
+    /// ```
+    pub fn count(&self, kind: RepairKind) -> usize {
+        let kept = self.repairs.iter().filter(|r| r.kind == kind).count();
+        kept + self.omitted_of(kind)
+    }
+
+    /// How many repairs were made but not kept in
+    /// [`repairs`](Repaired::repairs), of every kind; 0 when every repair is
+    /// listed.
+    ///
+    /// ```
+    /// use typed_tools::repair::repair;
+    ///
+    /// assert_eq!(repair("[1 2 3]").unwrap().omitted(), 0);
+    /// assert_eq!(repair(&format!("[{}]", "1 ".repeat(1000))).unwrap().omitted(), 994);
+    /// ```
+    pub fn omitted(&self) -> usize {
+        self.omitted.iter().map(|&(_, n)| n).sum()
+    }
+
+    /// How many repairs of `kind` were made but not kept.
+    pub(crate) fn omitted_of(&self, kind: RepairKind) -> usize {
+        self.omitted
+            .iter()
+            .find(|&&(k, _)| k == kind)
+            .map_or(0, |&(_, n)| n)
+    }
+
+    /// For each kind with repairs not kept, how many, in the order of
+    /// [`RepairKind::ALL`].
+    pub(crate) fn omitted_by_kind(&self) -> &[(RepairKind, usize)] {
+        &self.omitted
+    }
+
+    /// Adds these repairs to `log`.
+    fn log_into(&self, log: &mut log::Log) {
+        for &repair in &self.repairs {
+            log.record(repair);
+        }
+        for &(kind, n) in &self.omitted {
+            log.count_more(kind, n);
+        }
     }
 
     /// Whether the text was valid JSON and is returned as it was.
@@ -220,7 +306,9 @@ impl<'a> Repaired<'a> {
 }
 
 /// The repairs, for a model to read: `removed a trailing comma at byte 17; ...`,
-/// or `no repairs` when the text was valid JSON.
+/// then, for each kind with more repairs than were kept, `… and 1,048,571 more
+/// (escaped a quote inside a string)`; or `no repairs` when the text was valid
+/// JSON.
 impl fmt::Display for Repaired<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.repairs.is_empty() {
@@ -232,8 +320,18 @@ impl fmt::Display for Repaired<'_> {
             }
             write!(f, "{repair}")?;
         }
+        for &(kind, n) in &self.omitted {
+            f.write_str("; ")?;
+            more(f, n, kind.description())?;
+        }
         Ok(())
     }
+}
+
+/// `… and 1,048,571 more (escaped a quote inside a string)`: how many
+/// changes of one kind were made beyond those listed.
+pub(crate) fn more(f: &mut fmt::Formatter<'_>, n: usize, what: &str) -> fmt::Result {
+    write!(f, "… and {} more ({what})", crate::schema::Thousands(n))
 }
 
 /// One change made to the text: what, and where.

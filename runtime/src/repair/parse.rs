@@ -11,12 +11,14 @@
 //! | `string.rs` | strings in any quotes, escapes, control characters |
 //! | `scalar.rs` | numbers, literals, bare words |
 //! | `stringified.rs` | JSON sent as a string |
+//! | `log.rs` | the record of repairs: the first few of each kind, and counts |
 
 use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
 
 use super::lex::Ctx;
+use super::log::{Log, Since};
 use super::{
     stringified, Repair, RepairError, RepairErrorKind, RepairKind, RepairOptions, Repaired,
 };
@@ -50,7 +52,7 @@ pub(super) struct Parser<'a> {
     pub(super) out: String,
     /// How much of the input the output accounts for (copied or replaced).
     pub(super) copied: usize,
-    pub(super) repairs: Vec<Repair>,
+    pub(super) log: Log,
     options: &'a RepairOptions,
     /// While guessing at the top level, repairs are recorded but not yet checked
     /// against the allowed set.
@@ -68,7 +70,7 @@ pub(super) struct Parser<'a> {
 pub(super) struct Mark {
     pos: usize,
     output: OutputMark,
-    repairs: usize,
+    log: Since,
     truncated: bool,
 }
 
@@ -87,7 +89,7 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
         end: text.len(),
         out: String::with_capacity(text.len() + 16),
         copied: 0,
-        repairs: Vec::new(),
+        log: Log::new(),
         options,
         speculating: false,
         truncated: false,
@@ -98,20 +100,15 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
     };
     let top_string = parser.top().map_err(|e| *e)?;
     let Parser {
-        mut out,
-        mut repairs,
-        ..
+        mut out, mut log, ..
     } = parser;
     if let Some(literal) = top_string {
         if let Some(unwrapped) = stringified::unwrap_literal(text, literal, options) {
-            let mut inner = unwrapped.repairs;
-            repairs.append(&mut inner);
+            unwrapped.log_into(&mut log);
             out = unwrapped.json.into_owned();
         }
     }
-    if !repairs.is_sorted_by_key(|repair| repair.at) {
-        repairs.sort_by_key(|repair| repair.at);
-    }
+    let (repairs, omitted) = log.finish();
     // The output is JSON by construction. Debug builds check it (the property
     // and fuzz tests run them); release builds leave it to the caller's own
     // parse, which follows every repair, instead of parsing twice.
@@ -126,6 +123,7 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
     Ok(Repaired {
         json: Cow::Owned(out),
         repairs,
+        omitted,
     })
 }
 
@@ -195,7 +193,7 @@ impl<'a> Parser<'a> {
         if !self.speculating && !self.options.allows(kind) {
             return Err(refused(kind, at));
         }
-        self.repairs.push(Repair { kind, at });
+        self.log.record(Repair { kind, at });
         Ok(())
     }
 
@@ -240,7 +238,7 @@ impl<'a> Parser<'a> {
         Mark {
             pos: self.pos,
             output: self.output_mark(),
-            repairs: self.repairs.len(),
+            log: self.log.since(),
             truncated: self.truncated,
         }
     }
@@ -248,7 +246,7 @@ impl<'a> Parser<'a> {
     pub(super) fn reset(&mut self, mark: &Mark) {
         self.pos = mark.pos;
         self.reset_output(mark.output);
-        self.repairs.truncate(mark.repairs);
+        self.log.reset(&mark.log);
         self.truncated = mark.truncated;
         self.open_objects = 0;
         self.open_arrays = 0;
@@ -259,9 +257,9 @@ impl<'a> Parser<'a> {
     /// Checks the repairs recorded while speculating against the allowed set.
     pub(super) fn confirm(&mut self, mark: &Mark) -> Step {
         self.speculating = false;
-        match self.repairs[mark.repairs..]
-            .iter()
-            .find(|repair| !self.options.allows(repair.kind))
+        match self
+            .log
+            .first_since(&mark.log, mark.pos, |kind| !self.options.allows(kind))
         {
             Some(repair) => Err(refused(repair.kind, repair.at)),
             None => Ok(()),

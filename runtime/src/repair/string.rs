@@ -79,7 +79,8 @@ impl Parser<'_> {
         };
         let open_at = self.pos;
         let mark = self.output_mark();
-        let repairs_before = self.repairs.len();
+        // Only in a fence can the string be read again (below).
+        let since = self.in_fence.then(|| self.log.since());
         match quote {
             Quote::Double => {}
             Quote::Single => self.record(RepairKind::SingleQuotes, open_at)?,
@@ -108,7 +109,9 @@ impl Parser<'_> {
                         // An unfinished string in a fenced block: the fence
                         // closes the block, so the string ends before it.
                         self.reset_output(mark);
-                        self.repairs.truncate(repairs_before);
+                        if let Some(since) = &since {
+                            self.log.reset(since);
+                        }
                         // The line break before the fence belongs to it.
                         let content = open_at + open_len;
                         let mut end = content + fence;

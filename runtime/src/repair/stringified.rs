@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use super::lex::is_ws;
+use super::log::Log;
 use super::{Repair, RepairKind, RepairOptions, Repaired};
 
 /// `text` is valid JSON: if it is a string holding an object or array, that
@@ -42,17 +43,25 @@ pub(super) fn unwrap_literal(
     ) {
         return None;
     }
-    let mut repairs = vec![Repair {
+    let mut log = Log::new();
+    log.record(Repair {
         kind: RepairKind::StringifiedJson,
         at: start,
-    }];
-    repairs.extend(inner.repairs().iter().map(|repair| Repair {
-        kind: repair.kind,
-        at: offsets[repair.at],
-    }));
+    });
+    for repair in inner.repairs() {
+        log.record(Repair {
+            kind: repair.kind,
+            at: offsets[repair.at],
+        });
+    }
+    for &(kind, n) in &inner.omitted {
+        log.count_more(kind, n);
+    }
+    let (repairs, omitted) = log.finish();
     Some(Repaired {
         json: Cow::Owned(inner.into_json().into_owned()),
         repairs,
+        omitted,
     })
 }
 

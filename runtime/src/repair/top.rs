@@ -101,11 +101,11 @@ impl Parser<'_> {
         self.pos = from;
         let result = self.leading(keep_blank).and_then(|()| {
             let at = self.pos;
-            let repairs = self.repairs.len();
+            let repairs = self.log.total();
             let parsed = self.value(Ctx::Top, 0)?;
             let literal = (parsed == Parsed::Value
                 && self.quote_at(at).is_some()
-                && self.repairs.len() == repairs)
+                && self.log.total() == repairs)
                 .then_some((at, self.pos));
             Ok((parsed, literal))
         });

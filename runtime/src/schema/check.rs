@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::model::{Additional, Budget, Exceeded, Form, Limits, Node, NodeId, SchemaModel, Types};
 use super::name::Namer;
-use super::{describe_value, JsonPath, Problem};
+use super::{describe_value, PathLink, Problem};
 
 impl SchemaModel {
     /// Every way `value` breaks the schema, in the order met (an object's
@@ -30,7 +30,7 @@ impl SchemaModel {
             }),
             reported: false,
         };
-        walker.check(id, 0, value, &JsonPath::root(), &mut problems);
+        walker.check(id, 0, value, &PathLink::Root, &mut problems);
         problems
     }
 }
@@ -48,14 +48,14 @@ impl<'m> Walker<'m> {
         id: NodeId,
         depth: usize,
         value: &Value,
-        path: &JsonPath,
+        path: &PathLink<'_>,
         out: &mut Vec<Problem>,
     ) {
         if self.budget.take() == Err(Exceeded::Nodes) {
             if !self.reported {
                 self.reported = true;
                 out.push(Problem::Mismatch {
-                    path: path.clone(),
+                    path: path.to_json_path(),
                     expected: "arguments small enough to check".into(),
                     found: "more than the checker will read".into(),
                 });
@@ -65,7 +65,7 @@ impl<'m> Walker<'m> {
         let max_depth = self.budget.limits().depth;
         if depth >= max_depth {
             out.push(Problem::Mismatch {
-                path: path.clone(),
+                path: path.to_json_path(),
                 expected: format!("a value nested at most {} levels deep", max_depth / 4),
                 found: "deeper nesting".into(),
             });
@@ -161,7 +161,7 @@ impl<'m> Walker<'m> {
         node: &'m Node,
         depth: usize,
         fields: &Map<String, Value>,
-        path: &JsonPath,
+        path: &PathLink<'_>,
         out: &mut Vec<Problem>,
     ) {
         let properties = node.properties.as_ref();
@@ -170,7 +170,7 @@ impl<'m> Walker<'m> {
                 Some(property) => self.check(property, depth, field, &path.field(name), out),
                 None => match node.additional {
                     Additional::False => out.push(Problem::Unknown {
-                        path: path.field(name),
+                        path: path.field(name).to_json_path(),
                         expected: properties
                             .map(|p| p.names().map(str::to_owned).collect())
                             .unwrap_or_default(),
@@ -188,7 +188,7 @@ impl<'m> Walker<'m> {
                     .and_then(|p| p.get(name))
                     .map_or_else(|| "Any".to_owned(), |s| self.name(Some(s)));
                 out.push(Problem::Missing {
-                    path: path.field(name),
+                    path: path.field(name).to_json_path(),
                     expected,
                 });
             }
@@ -200,7 +200,7 @@ impl<'m> Walker<'m> {
         node: &'m Node,
         depth: usize,
         items: &[Value],
-        path: &JsonPath,
+        path: &PathLink<'_>,
         out: &mut Vec<Problem>,
     ) {
         let len = items.len() as u64;
@@ -220,7 +220,7 @@ impl<'m> Walker<'m> {
                 ),
             };
             out.push(Problem::Mismatch {
-                path: path.clone(),
+                path: path.to_json_path(),
                 expected,
                 found: format!("an array of {} element(s)", items.len()),
             });
@@ -254,16 +254,16 @@ impl<'m> Walker<'m> {
         id.map_or_else(|| "Any".to_owned(), |id| Namer::new(self.model).name(id))
     }
 
-    fn mismatch(&self, id: NodeId, value: &Value, path: &JsonPath) -> Problem {
+    fn mismatch(&self, id: NodeId, value: &Value, path: &PathLink<'_>) -> Problem {
         Problem::Mismatch {
-            path: path.clone(),
+            path: path.to_json_path(),
             expected: self.name(Some(id)),
             found: describe_value(value),
         }
     }
 
     /// A mismatch of range or length: "Int >= 1 and <= 50", "String of 1 to 8 characters".
-    fn bounded_mismatch(&self, id: NodeId, value: &Value, path: &JsonPath) -> Problem {
+    fn bounded_mismatch(&self, id: NodeId, value: &Value, path: &PathLink<'_>) -> Problem {
         let mut expected = self.name(Some(id));
         let b = &self.model.node(id).bounds;
         let number = |n: &Option<serde_json::Number>| n.as_ref().map(ToString::to_string);
@@ -286,7 +286,7 @@ impl<'m> Walker<'m> {
             (None, None) => {}
         }
         Problem::Mismatch {
-            path: path.clone(),
+            path: path.to_json_path(),
             expected,
             found: describe_value(value),
         }

@@ -193,6 +193,63 @@ pub(crate) fn write_list(f: &mut fmt::Formatter<'_>, names: &[String]) -> fmt::R
     Ok(())
 }
 
+/// Where a walk of a value is, as a list linked through the walker's stack:
+/// a [`JsonPath`] is made only for what is reported (a problem, a coercion),
+/// not for each of a million items walked.
+#[derive(Clone, Copy)]
+pub(crate) enum PathLink<'p> {
+    Root,
+    Field(&'p PathLink<'p>, &'p str),
+    Index(&'p PathLink<'p>, usize),
+}
+
+impl<'p> PathLink<'p> {
+    pub(crate) fn field(&'p self, name: &'p str) -> PathLink<'p> {
+        PathLink::Field(self, name)
+    }
+
+    pub(crate) fn index(&'p self, index: usize) -> PathLink<'p> {
+        PathLink::Index(self, index)
+    }
+
+    pub(crate) fn to_json_path(self) -> JsonPath {
+        let mut segments = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                PathLink::Root => break,
+                PathLink::Field(parent, name) => {
+                    segments.push(PathSegment::Field(name.to_owned()));
+                    at = *parent;
+                }
+                PathLink::Index(parent, index) => {
+                    segments.push(PathSegment::Index(index));
+                    at = *parent;
+                }
+            }
+        }
+        segments.reverse();
+        JsonPath(segments)
+    }
+}
+
+/// A count written with thousands separators (`1,048,571`), for the
+/// "… and N more" of capped lists of changes.
+pub(crate) struct Thousands(pub(crate) usize);
+
+impl fmt::Display for Thousands {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let digits = self.0.to_string();
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                f.write_str(",")?;
+            }
+            write!(f, "{digit}")?;
+        }
+        Ok(())
+    }
+}
+
 /// Every way `value` breaks `schema`, in the order met (an object's fields
 /// before its missing fields). Empty when the value fits.
 pub fn check(schema: &Value, value: &Value) -> Vec<Problem> {

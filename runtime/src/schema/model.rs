@@ -62,6 +62,16 @@ pub(crate) enum Types {
 }
 
 impl Types {
+    /// The type names, as [`Types::names`], without allocating (coercion
+    /// asks once per value).
+    pub(crate) fn list(&self) -> &[String] {
+        match self {
+            Types::One(t) => std::slice::from_ref(t),
+            Types::Many(ts) => ts,
+            Types::Absent | Types::Other => &[],
+        }
+    }
+
     /// The type names: one, the list's, or none.
     pub(crate) fn names(&self) -> Vec<&str> {
         match self {

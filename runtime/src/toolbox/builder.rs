@@ -22,6 +22,7 @@ pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
     default_policy: Policy,
     /// Per-tool policies, by tool name; each replaces the default for its tool.
     policies: Vec<(String, Policy)>,
+    max_argument_bytes: usize,
     _allowed: PhantomData<fn() -> A>,
 }
 
@@ -39,6 +40,7 @@ impl<A: Effects> fmt::Debug for ToolboxBuilder<A> {
             .field("allowed", &A::SET)
             .field("default_policy", &self.default_policy)
             .field("policies", &self.policies)
+            .field("max_argument_bytes", &self.max_argument_bytes)
             .finish()
     }
 }
@@ -49,8 +51,41 @@ impl<A: Effects> ToolboxBuilder<A> {
             entries: Vec::new(),
             default_policy: Policy::none(),
             policies: Vec::new(),
+            max_argument_bytes: Toolbox::DEFAULT_MAX_ARGUMENT_BYTES,
             _allowed: PhantomData,
         }
+    }
+
+    /// The longest argument text a call may send, in bytes; the default is
+    /// [`Toolbox::DEFAULT_MAX_ARGUMENT_BYTES`] (1 MiB). Longer text is
+    /// refused with [`ToolError::ArgsTooLarge`](crate::ToolError::ArgsTooLarge)
+    /// before any of it is read, and no recovery policy is tried on it; a
+    /// recovery step whose rewrite grows past the limit stops there too.
+    /// (A plan's arguments, passed as values, are checked only when they are
+    /// written as text.)
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, ToolError, Toolbox};
+    ///
+    /// /// Echo a text.
+    /// #[tool(effects = Pure)]
+    /// fn echo(text: String) -> String { text }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Echo).max_argument_bytes(16 << 20).build()?;
+    /// assert_eq!(toolbox.max_argument_bytes(), 16 << 20);
+    /// let args = format!(r#"{{"text": "{}"}}"#, "a".repeat(2 << 20));
+    /// assert!(toolbox.call("echo", &args).await.is_ok());
+    ///
+    /// let small = Toolbox::builder().tool(Echo).build()?;
+    /// let error = small.call("echo", &args).await.unwrap_err();
+    /// assert!(matches!(error, ToolError::ArgsTooLarge { max: 1_048_576, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn max_argument_bytes(mut self, max: usize) -> Self {
+        self.max_argument_bytes = max;
+        self
     }
 
     /// The recovery policy of every tool without one of its own (see
@@ -202,6 +237,7 @@ impl<A: Effects> ToolboxBuilder<A> {
         }
         Ok(Toolbox {
             shared: Arc::new(Shared {
+                max_argument_bytes: self.max_argument_bytes,
                 entries: self.entries,
                 by_name,
                 catalogs: Mutex::default(),

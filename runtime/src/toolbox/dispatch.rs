@@ -28,6 +28,8 @@ use crate::tool::ToolSpec;
 
 /// What every view of a toolbox shares: the tools, the name map, the catalog cache.
 pub(crate) struct Shared {
+    /// The longest argument text read, in bytes.
+    pub(crate) max_argument_bytes: usize,
     pub(crate) entries: Vec<Entry>,
     pub(crate) by_name: HashMap<String, usize, BuildHasherDefault<Fnv>>,
     pub(crate) catalogs: Mutex<HashMap<(CatalogFormat, EffectSet), Catalog>>,
@@ -56,20 +58,25 @@ impl Entry {
     /// the tool refuses them before running (then from their text, so that
     /// the error, and any recovery, is the text path's) or they nest deeper
     /// than the text parser reads (then the text path refuses them).
-    fn start_json<'a>(&'a self, args: &'a Value) -> (Erased<'a>, Args<'a>) {
+    fn start_json<'a>(
+        &'a self,
+        args: &'a Value,
+        max: usize,
+    ) -> Result<(Erased<'a>, Args<'a>), ToolError> {
         if nests_within(args, JSON_NESTING) {
             let call = AssertUnwindSafe(|| self.tool.call_json(&self.spec, args));
             match std::panic::catch_unwind(call) {
                 Ok(Erased::Done(Err(Failure::Args(_) | Failure::Schema(_)))) => {}
-                Ok(erased) => return (erased, Args::Json(args)),
+                Ok(erased) => return Ok((erased, Args::Json(args))),
                 Err(panic) => {
                     let failure = Failure::Panicked(panic_message(panic));
-                    return (Erased::Done(Err(failure)), Args::Json(args));
+                    return Ok((Erased::Done(Err(failure)), Args::Json(args)));
                 }
             }
         }
         let text = args.to_string();
-        (self.start(&text), Args::Text(Cow::Owned(text)))
+        self.check_size(&text, max)?;
+        Ok((self.start(&text), Args::Text(Cow::Owned(text))))
     }
 
     fn poll_running(
@@ -89,6 +96,25 @@ impl Entry {
             Erased::Running(mut future) => {
                 futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
             }
+        }
+    }
+
+    /// Refuses argument text longer than `max` bytes, before it is read.
+    #[inline]
+    pub(crate) fn check_size(&self, args: &str, max: usize) -> Result<(), ToolError> {
+        if args.len() > max {
+            return Err(self.too_large(args.len(), max));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_large(&self, bytes: usize, max: usize) -> ToolError {
+        ToolError::ArgsTooLarge {
+            tool: self.spec.name().to_owned(),
+            bytes,
+            max,
         }
     }
 
@@ -176,6 +202,7 @@ enum CallState<'a> {
     },
     Running {
         entry: &'a Entry,
+        max_argument_bytes: usize,
         args: Args<'a>,
         future: BoxFuture<'a, Result<String, Failure>>,
     },
@@ -237,68 +264,82 @@ impl Future for Call<'_> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         loop {
-            let (entry, args, failure) = match std::mem::replace(&mut this.state, CallState::Done) {
-                CallState::Start {
-                    shared,
-                    allowed,
-                    name,
-                    args,
-                } => {
-                    let entry = match shared.entry(name, allowed) {
-                        Ok(entry) => entry,
-                        Err(error) => return Poll::Ready(Err(error)),
-                    };
-                    let (erased, args) = match args {
-                        Args::Text(text) => (entry.start(&text), Args::Text(text)),
-                        Args::Json(value) => entry.start_json(value),
-                    };
-                    match erased {
-                        Erased::Done(Ok(json)) => {
-                            return Poll::Ready(Ok(ToolOutput::from_json(json)))
+            let (entry, max, args, failure) =
+                match std::mem::replace(&mut this.state, CallState::Done) {
+                    CallState::Start {
+                        shared,
+                        allowed,
+                        name,
+                        args,
+                    } => {
+                        let entry = match shared.entry(name, allowed) {
+                            Ok(entry) => entry,
+                            Err(error) => return Poll::Ready(Err(error)),
+                        };
+                        let max = shared.max_argument_bytes;
+                        let started = match args {
+                            // One comparison on the fast path.
+                            Args::Text(text) => entry
+                                .check_size(&text, max)
+                                .map(|()| (entry.start(&text), Args::Text(text))),
+                            Args::Json(value) => entry.start_json(value, max),
+                        };
+                        let (erased, args) = match started {
+                            Ok(started) => started,
+                            Err(error) => return Poll::Ready(Err(error)),
+                        };
+                        match erased {
+                            Erased::Done(Ok(json)) => {
+                                return Poll::Ready(Ok(ToolOutput::from_json(json)))
+                            }
+                            Erased::Done(Err(failure)) => (entry, max, args, failure),
+                            Erased::Running(future) => {
+                                this.state = CallState::Running {
+                                    entry,
+                                    max_argument_bytes: max,
+                                    args,
+                                    future,
+                                };
+                                continue;
+                            }
                         }
-                        Erased::Done(Err(failure)) => (entry, args, failure),
-                        Erased::Running(future) => {
+                    }
+                    CallState::Running {
+                        entry,
+                        max_argument_bytes: max,
+                        args,
+                        mut future,
+                    } => match Entry::poll_running(&mut future, cx) {
+                        Poll::Pending => {
                             this.state = CallState::Running {
                                 entry,
+                                max_argument_bytes: max,
                                 args,
                                 future,
                             };
-                            continue;
+                            return Poll::Pending;
                         }
+                        Poll::Ready(Ok(json)) => {
+                            return Poll::Ready(Ok(ToolOutput::from_json(json)))
+                        }
+                        Poll::Ready(Err(failure)) => (entry, max, args, failure),
+                    },
+                    CallState::Recovering(mut future) => {
+                        let poll = future.as_mut().poll(cx);
+                        if poll.is_pending() {
+                            this.state = CallState::Recovering(future);
+                        }
+                        return poll;
                     }
-                }
-                CallState::Running {
-                    entry,
-                    args,
-                    mut future,
-                } => match Entry::poll_running(&mut future, cx) {
-                    Poll::Pending => {
-                        this.state = CallState::Running {
-                            entry,
-                            args,
-                            future,
-                        };
-                        return Poll::Pending;
-                    }
-                    Poll::Ready(Ok(json)) => return Poll::Ready(Ok(ToolOutput::from_json(json))),
-                    Poll::Ready(Err(failure)) => (entry, args, failure),
-                },
-                CallState::Recovering(mut future) => {
-                    let poll = future.as_mut().poll(cx);
-                    if poll.is_pending() {
-                        this.state = CallState::Recovering(future);
-                    }
-                    return poll;
-                }
-                CallState::Done => panic!("`Call` polled after it completed"),
-            };
+                    CallState::Done => panic!("`Call` polled after it completed"),
+                };
             // The fast path failed: explain, or hand over to the tool's policy.
             let args = args.into_text();
             if entry.policy.is_none() {
                 return Poll::Ready(Err(entry.explain(&args, failure)));
             }
             this.state =
-                CallState::Recovering(Box::pin(recover(entry, args.into_owned(), failure)));
+                CallState::Recovering(Box::pin(recover(entry, max, args.into_owned(), failure)));
         }
     }
 }

@@ -101,6 +101,22 @@ impl<A: Effects> fmt::Debug for Toolbox<A> {
 }
 
 impl Toolbox {
+    /// The default limit on a call's argument text: 1 MiB, a hundred times
+    /// any real tool call, and small enough that a server can parse and
+    /// recover many at once (recovering a list of a million wrong values
+    /// holds about 40 bytes per byte of text at its peak, `tests/bounds.rs`
+    /// measures it). Set another with
+    /// [`ToolboxBuilder::max_argument_bytes`].
+    ///
+    /// ```
+    /// use typed_tools::Toolbox;
+    ///
+    /// assert_eq!(Toolbox::DEFAULT_MAX_ARGUMENT_BYTES, 1 << 20);
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// assert_eq!(toolbox.max_argument_bytes(), Toolbox::DEFAULT_MAX_ARGUMENT_BYTES);
+    /// ```
+    pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1 << 20;
+
     /// Starts a toolbox that admits every effect.
     pub fn builder() -> ToolboxBuilder<ReadWriteNetwork> {
         ToolboxBuilder::new()
@@ -115,6 +131,19 @@ impl Toolbox {
 }
 
 impl<A: Effects> Toolbox<A> {
+    /// The longest argument text a call may send, in bytes
+    /// ([`ToolboxBuilder::max_argument_bytes`]).
+    ///
+    /// ```
+    /// use typed_tools::Toolbox;
+    ///
+    /// let toolbox = Toolbox::builder().max_argument_bytes(4096).build().unwrap();
+    /// assert_eq!(toolbox.max_argument_bytes(), 4096);
+    /// ```
+    pub fn max_argument_bytes(&self) -> usize {
+        self.shared.max_argument_bytes
+    }
+
     /// The effects allowed now: `A`, or less after [`restrict`](Self::restrict).
     pub fn allowed(&self) -> EffectSet {
         self.allowed

@@ -13,7 +13,7 @@ use super::output::ToolOutput;
 use crate::error::{Escalation, NextStep, ToolError};
 use crate::model::{Message, Request};
 use crate::recover::{Fix, GiveUp, Policy, Recovered};
-use crate::repair;
+use crate::repair::{self, Repaired};
 
 /// A sleep that needs no async runtime: a thread wakes the task when the time
 /// is up. Retries are rare and short, so a thread each is cheap enough, and
@@ -50,9 +50,12 @@ pub(crate) fn jitter_sample() -> f64 {
 }
 
 /// The recovery of one failed call, by the tool's policy: each step, then the
-/// call again, until it succeeds or the steps run out.
+/// call again, until it succeeds or the steps run out. A step whose rewrite
+/// is longer than `max` bytes (the toolbox's limit on argument text) ends
+/// recovery with [`ToolError::ArgsTooLarge`].
 pub(crate) async fn recover(
     entry: &Entry,
+    max: usize,
     args: String,
     failure: Failure,
 ) -> Result<ToolOutput, ToolError> {
@@ -68,22 +71,32 @@ pub(crate) async fn recover(
     };
     let mut text = args;
     let mut failure = failure;
-    let mut original = None;
+    // The first error is kept as the original, not cloned: its problems
+    // may be thousands.
+    let mut original: Option<ToolError> = None;
+    let mut latest: Option<ToolError> = None;
     loop {
-        let error = entry.explain(&text, failure);
-        let original = original.get_or_insert_with(|| error.clone());
-        let next = match &error {
-            ToolError::InvalidArgs { .. } => run.fix(&text, &error).await,
+        let explained = entry.explain(&text, failure);
+        if original.is_none() {
+            original = Some(explained);
+        } else {
+            latest = Some(explained);
+        }
+        let error = latest.as_ref().or(original.as_ref()).expect("one is set");
+        let next = match error {
+            ToolError::InvalidArgs { .. } => run.fix(&text, error).await,
             ToolError::Deserialization { .. } => match run.sanitize(&text) {
                 Some(coerced) => Some(coerced),
-                None => run.ask_model(&text, &error).await,
+                None => run.ask_model(&text, error).await,
             },
-            ToolError::Execution { .. } => run.retry(&error).await.then(|| text.clone()),
+            ToolError::Execution { .. } => run.retry(error).await.then(|| text.clone()),
             _ => None,
         };
         let Some(next) = next else {
-            return Err(run.give_up(error, original.clone()));
+            let original = original.clone().expect("set on the first pass");
+            return Err(run.give_up(error.clone(), original));
         };
+        entry.check_size(&next, max)?;
         text = next;
         match entry.run(&text).await {
             Ok(json) => return Ok(ToolOutput::recovered(json, run.notes)),
@@ -120,8 +133,15 @@ impl Run<'_> {
                     };
                     if !repaired.is_unchanged() {
                         self.fixes += 1;
+                        // The first few of each kind, then how many more.
                         self.notes
                             .extend(repaired.repairs().iter().cloned().map(Recovered::Repaired));
+                        self.notes.extend(
+                            repaired
+                                .omitted_by_kind()
+                                .iter()
+                                .map(|&(kind, count)| Recovered::MoreRepairs { kind, count }),
+                        );
                         return Some(repaired.json().to_owned());
                     }
                 }
@@ -153,13 +173,23 @@ impl Run<'_> {
         }
         self.sanitized = true;
         let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
-        let coercions = self.entry.spec.input_model().coerce(&mut value);
+        let coercions = self
+            .entry
+            .spec
+            .input_model()
+            .coerce(&mut value, Repaired::KEPT_PER_KIND);
         if coercions.is_empty() {
             return None;
         }
         self.fixes += 1;
+        // The first few of each kind, then how many more.
+        let more = coercions
+            .omitted()
+            .map(|(kind, count)| Recovered::MoreCoercions { kind, count });
+        let more: Vec<Recovered> = more.collect();
         self.notes
-            .extend(coercions.into_iter().map(Recovered::Coerced));
+            .extend(coercions.kept.into_iter().map(Recovered::Coerced));
+        self.notes.extend(more);
         Some(value.to_string())
     }
 

@@ -229,6 +229,7 @@ pub(super) fn kind(error: &ToolError) -> &'static str {
     match error {
         ToolError::UnknownTool { .. } => "unknown_tool",
         ToolError::EffectDenied { .. } => "effect_denied",
+        ToolError::ArgsTooLarge { .. } => "args_too_large",
         ToolError::InvalidArgs { .. } => "invalid_args",
         ToolError::Deserialization { .. } => "deserialization",
         ToolError::Execution { .. } => "execution",
