@@ -344,3 +344,60 @@ fn a_recovery_rewrite_past_the_limit_stops_there() {
         "{error}"
     );
 }
+
+// ---- call readers ----
+
+#[test]
+fn call_readers_read_long_answers_in_linear_time() {
+    let _one = lock();
+    let toolbox = std::sync::Arc::new(Toolbox::builder().tool(Sum).build().unwrap());
+    // Each reader's worst shapes: many calls; one deeply nested argument;
+    // an answer that is all opening brackets.
+    let shapes: [(&str, fn(usize) -> String, usize); 4] = [
+        (
+            "pythonic calls",
+            |n| {
+                let unit = "sum(items=[1, 2, 3]), ";
+                format!("[{}]", unit.repeat(n / unit.len()).trim_end_matches(", "))
+            },
+            48,
+        ),
+        (
+            "hermes tags",
+            |n| {
+                let unit =
+                    "<tool_call>{\"name\": \"sum\", \"arguments\": {\"xs\": [1]}}</tool_call>\n";
+                unit.repeat(n / unit.len())
+            },
+            48,
+        ),
+        (
+            "brackets in a tag",
+            |n| format!("<tool_call>{}</tool_call>", "[".repeat(n)),
+            8,
+        ),
+        ("braces in text", |n| "{".repeat(n), 8),
+    ];
+    for (what, shape, factor) in shapes {
+        let run = |size: usize| {
+            let toolbox = std::sync::Arc::clone(&toolbox);
+            measure(shape(size), move |text| {
+                toolbox
+                    .read_calls(typed_tools::CallFormat::Auto, text)
+                    .map(|calls| calls.len())
+            })
+        };
+        let (small_calls, small) = run(MB);
+        let (large_calls, large) = run(10 * MB);
+        // Either every call is read, or the answer is refused with a typed
+        // error: never a crash.
+        if let (Ok(small_calls), Ok(large_calls)) = (&small_calls, &large_calls) {
+            assert!(
+                *large_calls >= 9 * small_calls,
+                "{what}: {small_calls} then {large_calls}"
+            );
+        }
+        flat(&small, &large, what);
+        peak_within(&large, factor, what);
+    }
+}
