@@ -353,7 +353,9 @@ fn call_readers_read_long_answers_in_linear_time() {
     let toolbox = std::sync::Arc::new(Toolbox::builder().tool(Sum).build().unwrap());
     // Each reader's worst shapes: many calls; one deeply nested argument;
     // an answer that is all opening brackets.
-    let shapes: [(&str, fn(usize) -> String, usize); 4] = [
+    // (what, the text of about `n` bytes, its peak memory bound as a multiple)
+    type Shape = (&'static str, fn(usize) -> String, usize);
+    let shapes: [Shape; 4] = [
         (
             "pythonic calls",
             |n| {
