@@ -1,7 +1,9 @@
 //! Dispatch: one call from a name and argument text to a [`ToolOutput`] or a
 //! [`ToolError`](crate::ToolError). The fast path (look up, gate, deserialize, run) allocates
 //! nothing for a sync tool; only a failure reaches [`Entry::explain`] and, when
-//! the tool has a policy, the recovery loop.
+//! the tool has a policy, the recovery loop. A tool some approval asks about
+//! takes the gated path instead ([`gated_call`]): read, ask, run what was
+//! read, with recovery's rewrites read and asked about in turn.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -16,7 +18,8 @@ use std::task::{Context, Poll};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use super::erased::{Erased, ErasedTool, Failure};
+use super::approval::Gates;
+use super::erased::{Erased, ErasedTool, Failure, Input};
 use super::lookup::Fnv;
 use super::output::ToolOutput;
 use super::recovery::recover;
@@ -96,6 +99,50 @@ impl Entry {
             Erased::Running(mut future) => {
                 futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
             }
+        }
+    }
+
+    /// Reads argument text into the tool's input, running nothing. A panic
+    /// is a failure.
+    pub(crate) fn read(&self, args: &str) -> Result<Input, Failure> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.read(&self.spec, args)))
+            .unwrap_or_else(|panic| Err(Failure::Panicked(panic_message(panic))))
+    }
+
+    /// Reads parsed arguments into the tool's input, as
+    /// [`start_json`](Self::start_json) would call with them: from the value
+    /// itself, unless the tool refuses it or it nests too deep (then from its
+    /// text, which is also what the approval is shown).
+    fn read_json<'a>(
+        &self,
+        args: &'a Value,
+        max: usize,
+    ) -> Result<(Result<Input, Failure>, Args<'a>), ToolError> {
+        if nests_within(args, JSON_NESTING) {
+            let read = AssertUnwindSafe(|| self.tool.read_json(&self.spec, args));
+            match std::panic::catch_unwind(read) {
+                Ok(Err(Failure::Args(_) | Failure::Schema(_))) => {}
+                Ok(read) => return Ok((read, Args::Json(args))),
+                Err(panic) => {
+                    let failure = Failure::Panicked(panic_message(panic));
+                    return Ok((Err(failure), Args::Json(args)));
+                }
+            }
+        }
+        let text = args.to_string();
+        self.check_size(&text, max)?;
+        Ok((self.read(&text), Args::Text(Cow::Owned(text))))
+    }
+
+    /// Runs the tool to the end with an input [`read`](Self::read) gave.
+    pub(crate) async fn run_input(&self, input: Input) -> Result<String, Failure> {
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.run(input)));
+        match started {
+            Ok(Erased::Done(result)) => result,
+            Ok(Erased::Running(mut future)) => {
+                futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
+            }
+            Err(panic) => Err(Failure::Panicked(panic_message(panic))),
         }
     }
 
@@ -197,6 +244,7 @@ enum CallState<'a> {
     Start {
         shared: &'a Shared,
         allowed: EffectSet,
+        gates: Gates<'a>,
         name: &'a str,
         args: Args<'a>,
     },
@@ -206,8 +254,9 @@ enum CallState<'a> {
         args: Args<'a>,
         future: BoxFuture<'a, Result<String, Failure>>,
     },
-    /// A failure met the tool's policy: repair, coerce, retry, escalate.
-    Recovering(BoxFuture<'a, Result<ToolOutput, ToolError>>),
+    /// Off the fast path: a failure met the tool's policy (repair, coerce,
+    /// retry, escalate), or an approval asks about the tool.
+    Slow(BoxFuture<'a, Result<ToolOutput, ToolError>>),
     Done,
 }
 
@@ -227,6 +276,106 @@ impl<'a> Args<'a> {
     }
 }
 
+/// A call of a tool that some approval asks about: which approvals, and the
+/// tool's position in the toolbox.
+pub(super) struct Gated<'a> {
+    gates: Gates<'a>,
+    index: usize,
+}
+
+impl Gated<'_> {
+    /// Asks the approvals about `args`, which were just read into the input
+    /// the tool will run with: `Err` is the refusal. The text last approved
+    /// (`approved`) is not asked about again, so that a retry of an
+    /// idempotent tool with the same arguments waits for no one.
+    pub(super) async fn approve(
+        &self,
+        entry: &Entry,
+        args: &Args<'_>,
+        approved: &mut Option<String>,
+    ) -> Result<(), ToolError> {
+        let shown = match args {
+            Args::Json(value) => (*value).clone(),
+            Args::Text(text) if approved.as_deref() == Some(&**text) => return Ok(()),
+            // The input was read from this text, so it parses; if it did not,
+            // no one is asked and nothing runs.
+            Args::Text(text) => serde_json::from_str(text)
+                .map_err(|error| entry.explain(text, Failure::Args(Some(error))))?,
+        };
+        let written = match args {
+            Args::Json(value) => value.to_string(),
+            Args::Text(text) => text.to_string(),
+        };
+        match self.gates.decide(self.index, &entry.spec, shown).await {
+            Ok(()) => {
+                *approved = Some(written);
+                Ok(())
+            }
+            Err(reason) => Err(ToolError::Refused {
+                tool: entry.spec.name().to_owned(),
+                reason,
+            }),
+        }
+    }
+
+    /// Reads `text`, asks about it, and runs the tool with what was read:
+    /// the outcome of the run (or of the read), or the refusal.
+    pub(super) async fn attempt(
+        &self,
+        entry: &Entry,
+        text: &str,
+        approved: &mut Option<String>,
+    ) -> Result<Result<String, Failure>, ToolError> {
+        let input = match entry.read(text) {
+            Ok(input) => input,
+            Err(failure) => return Ok(Err(failure)),
+        };
+        self.approve(entry, &Args::Text(Cow::Borrowed(text)), approved)
+            .await?;
+        Ok(entry.run_input(input).await)
+    }
+}
+
+/// The gated path: read the arguments, ask, then run the tool with the input
+/// read. A failure before or after goes to the tool's policy, whose every
+/// rewrite is read and asked about in turn.
+async fn gated_call<'a>(
+    entry: &'a Entry,
+    gated: Gated<'a>,
+    max: usize,
+    args: Args<'a>,
+) -> Result<ToolOutput, ToolError> {
+    let (read, args) = match args {
+        Args::Json(value) => entry.read_json(value, max)?,
+        // Its size was checked before.
+        Args::Text(text) => (entry.read(&text), Args::Text(text)),
+    };
+    let mut approved = None;
+    let outcome = match read {
+        Err(failure) => Err(failure),
+        Ok(input) => {
+            gated.approve(entry, &args, &mut approved).await?;
+            entry.run_input(input).await
+        }
+    };
+    let failure = match outcome {
+        Ok(json) => return Ok(ToolOutput::from_json(json)),
+        Err(failure) => failure,
+    };
+    let text = args.into_text();
+    if entry.policy.is_none() {
+        return Err(entry.explain(&text, failure));
+    }
+    recover(
+        entry,
+        Some((&gated, approved)),
+        max,
+        text.into_owned(),
+        failure,
+    )
+    .await
+}
+
 /// How deeply parsed arguments may nest to be read from the value: below
 /// serde_json's parser's limit (128), where reading the text would fail.
 const JSON_NESTING: usize = 100;
@@ -244,6 +393,7 @@ impl<'a> Call<'a> {
     pub(super) fn new(
         shared: &'a Shared,
         allowed: EffectSet,
+        gates: Gates<'a>,
         name: &'a str,
         args: Args<'a>,
     ) -> Call<'a> {
@@ -251,6 +401,7 @@ impl<'a> Call<'a> {
             state: CallState::Start {
                 shared,
                 allowed,
+                gates,
                 name,
                 args,
             },
@@ -269,14 +420,26 @@ impl Future for Call<'_> {
                     CallState::Start {
                         shared,
                         allowed,
+                        gates,
                         name,
                         args,
                     } => {
-                        let entry = match shared.entry(name, allowed) {
-                            Ok(entry) => entry,
+                        let (index, entry) = match shared.lookup(name, allowed) {
+                            Ok(found) => found,
                             Err(error) => return Poll::Ready(Err(error)),
                         };
                         let max = shared.max_argument_bytes;
+                        if gates.ask_about(index, &entry.spec) {
+                            if let Args::Text(text) = &args {
+                                if let Err(error) = entry.check_size(text, max) {
+                                    return Poll::Ready(Err(error));
+                                }
+                            }
+                            let gated = Gated { gates, index };
+                            this.state =
+                                CallState::Slow(Box::pin(gated_call(entry, gated, max, args)));
+                            continue;
+                        }
                         let started = match args {
                             // One comparison on the fast path.
                             Args::Text(text) => entry
@@ -324,10 +487,10 @@ impl Future for Call<'_> {
                         }
                         Poll::Ready(Err(failure)) => (entry, max, args, failure),
                     },
-                    CallState::Recovering(mut future) => {
+                    CallState::Slow(mut future) => {
                         let poll = future.as_mut().poll(cx);
                         if poll.is_pending() {
-                            this.state = CallState::Recovering(future);
+                            this.state = CallState::Slow(future);
                         }
                         return poll;
                     }
@@ -338,8 +501,13 @@ impl Future for Call<'_> {
             if entry.policy.is_none() {
                 return Poll::Ready(Err(entry.explain(&args, failure)));
             }
-            this.state =
-                CallState::Recovering(Box::pin(recover(entry, max, args.into_owned(), failure)));
+            this.state = CallState::Slow(Box::pin(recover(
+                entry,
+                None,
+                max,
+                args.into_owned(),
+                failure,
+            )));
         }
     }
 }
@@ -349,7 +517,7 @@ impl fmt::Debug for Call<'_> {
         let state = match &self.state {
             CallState::Start { name, .. } => format!("not started: {name}"),
             CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
-            CallState::Recovering(_) => "recovering".to_owned(),
+            CallState::Slow(_) => "recovering or waiting for approval".to_owned(),
             CallState::Done => "done".to_owned(),
         };
         f.debug_tuple("Call").field(&state).finish()

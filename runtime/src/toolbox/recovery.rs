@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 
-use super::dispatch::Entry;
+use super::dispatch::{Entry, Gated};
 use super::erased::Failure;
 use super::output::ToolOutput;
 use crate::error::{Escalation, NextStep, ToolError};
@@ -53,12 +53,22 @@ pub(crate) fn jitter_sample() -> f64 {
 /// call again, until it succeeds or the steps run out. A step whose rewrite
 /// is longer than `max` bytes (the toolbox's limit on argument text) ends
 /// recovery with [`ToolError::ArgsTooLarge`].
+///
+/// For a tool an approval asks about (`gated`, with the text approved so
+/// far), each call again reads the rewritten text, asks about what it read,
+/// and runs with that; a refusal ends recovery with
+/// [`ToolError::Refused`], and the tool does not run.
 pub(crate) async fn recover(
     entry: &Entry,
+    gated: Option<(&Gated<'_>, Option<String>)>,
     max: usize,
     args: String,
     failure: Failure,
 ) -> Result<ToolOutput, ToolError> {
+    let (gated, mut approved) = match gated {
+        Some((gated, approved)) => (Some(gated), approved),
+        None => (None, None),
+    };
     let mut run = Run {
         entry,
         policy: &entry.policy,
@@ -98,7 +108,11 @@ pub(crate) async fn recover(
         };
         entry.check_size(&next, max)?;
         text = next;
-        match entry.run(&text).await {
+        let outcome = match gated {
+            None => entry.run(&text).await,
+            Some(gated) => gated.attempt(entry, &text, &mut approved).await?,
+        };
+        match outcome {
             Ok(json) => return Ok(ToolOutput::recovered(json, run.notes)),
             Err(again) => failure = again,
         }

@@ -234,6 +234,7 @@ pub(super) fn kind(error: &ToolError) -> &'static str {
         ToolError::Deserialization { .. } => "deserialization",
         ToolError::Execution { .. } => "execution",
         ToolError::Escalation(_) => "escalation",
+        ToolError::Refused { .. } => "refused",
     }
 }
 
