@@ -14,6 +14,7 @@ mod erased;
 mod lookup;
 mod output;
 mod recovery;
+pub(crate) mod timer;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -3,33 +3,15 @@
 //! policy data lives in [`recover`](crate::recover); this is what runs it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
-
-use futures::future::BoxFuture;
 
 use super::dispatch::{Entry, Gated};
 use super::erased::Failure;
 use super::output::ToolOutput;
+use super::timer::Sleep;
 use crate::error::{Escalation, NextStep, ToolError};
 use crate::model::{Message, Request};
 use crate::recover::{Fix, GiveUp, Policy, Recovered};
 use crate::repair::{self, Repaired};
-
-/// A sleep that needs no async runtime: a thread wakes the task when the time
-/// is up. Retries are rare and short, so a thread each is cheap enough, and
-/// it keeps the crate runtime-agnostic.
-pub(crate) fn sleep(duration: Duration) -> BoxFuture<'static, ()> {
-    use futures::FutureExt;
-    if duration.is_zero() {
-        return futures::future::ready(()).boxed();
-    }
-    let (sender, receiver) = futures::channel::oneshot::channel::<()>();
-    std::thread::spawn(move || {
-        std::thread::sleep(duration);
-        let _ = sender.send(());
-    });
-    receiver.map(|_| ()).boxed()
-}
 
 /// A sample in `[0, 1)` for jitter: xorshift over a shared counter seeded by the
 /// clock. Not cryptographic; it only has to spread retries apart.
@@ -277,7 +259,8 @@ impl Run<'_> {
             error: error.to_string(),
             waited,
         });
-        sleep(waited).await;
+        // No async runtime needed: the crate's timer thread wakes the task.
+        Sleep::new(waited).await;
         self.executions += 1;
         true
     }
