@@ -208,6 +208,29 @@ impl ToolError {
         }
     }
 
+    /// The kind of error, one word: `unknown_tool`, `effect_denied`,
+    /// `args_too_large`, `invalid_args`, `deserialization`, `execution`,
+    /// `escalation`, `refused`. A plan's `Err` branch reads it as `e.kind`.
+    ///
+    /// ```
+    /// use typed_tools::ToolError;
+    ///
+    /// let error = ToolError::Refused { tool: "wipe".into(), reason: "never".into() };
+    /// assert_eq!(error.kind(), "refused");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::EffectDenied { .. } => "effect_denied",
+            ToolError::ArgsTooLarge { .. } => "args_too_large",
+            ToolError::InvalidArgs { .. } => "invalid_args",
+            ToolError::Deserialization { .. } => "deserialization",
+            ToolError::Execution { .. } => "execution",
+            ToolError::Escalation(_) => "escalation",
+            ToolError::Refused { .. } => "refused",
+        }
+    }
+
     /// A short message for the model: what was wrong and what to send instead.
     pub fn for_model(&self) -> String {
         ForModel(self).to_string()

@@ -73,7 +73,10 @@ use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::model::{Message, Model, Request, Response, Usage};
 use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::toolbox::timer::{within, Elapsed};
-use crate::toolbox::{Approval, Toolbox};
+use crate::toolbox::{trace, Approval, Toolbox};
+
+use tracing::field::Empty;
+use tracing::Instrument;
 
 pub use limits::Limits;
 pub use run::{CallOutcome, CallRecord, Exit, PlanRecord, PlanRefusal, Run};
@@ -223,59 +226,90 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// Runs the agent on a conversation: a transcript of an earlier run, a
     /// person's answer added, say. The limits count from here.
     pub async fn resume(&self, transcript: Vec<Message>) -> Run {
+        let span = tracing::info_span!(
+            "agent_run",
+            model = self.model.name(),
+            allowed = %self.allowed(),
+            steps = Empty,
+            tool_calls = Empty,
+            tokens = Empty,
+            exit = Empty,
+        );
         let mut state = State::new(transcript, &self.limits);
-        let exit = loop {
-            if let Some(exit) = state.before_step(&self.limits) {
-                break exit;
+        let exit = async {
+            loop {
+                if let Some(exit) = state.before_step(&self.limits) {
+                    break exit;
+                }
+                state.steps += 1;
+                let step = tracing::info_span!("agent_step", step = state.steps, answer = Empty);
+                if let Some(exit) = self.step(&mut state, &step).instrument(step.clone()).await {
+                    break exit;
+                }
             }
-            state.steps += 1;
-            let step = state.steps;
-            let request = self.request(&state.messages);
-            let response = match within(self.model.complete(request), state.deadline).await {
-                Err(Elapsed) => {
-                    break Exit::Deadline {
-                        limit: self.limits.wall_time,
-                    }
-                }
-                Ok(Err(error)) => break Exit::ModelFailed(error),
-                Ok(Ok(response)) => response,
-            };
-            state.usage += response.usage;
-            let exit = match self.read(&response) {
-                Answer::Calls(calls) => {
-                    state.messages.push(Message::Assistant {
-                        text: response.text,
-                        calls: if self.native().is_some() {
-                            calls.clone()
-                        } else {
-                            Vec::new()
-                        },
-                    });
-                    self.run_calls(&mut state, step, &calls).await
-                }
-                Answer::Plan(text) => {
-                    state
-                        .messages
-                        .push(Message::assistant(response.text.clone()));
-                    self.run_plan(&mut state, step, text).await
-                }
-                Answer::Unreadable(error) => {
-                    state.messages.push(Message::assistant(response.text));
-                    state.messages.push(Message::user(error.for_model()));
-                    None
-                }
-                Answer::Final => {
-                    state
-                        .messages
-                        .push(Message::assistant(response.text.clone()));
-                    Some(Exit::Answer(response.text))
-                }
-            };
-            if let Some(exit) = exit {
-                break exit;
+        }
+        .instrument(span.clone())
+        .await;
+        let run = state.finish(exit);
+        if !span.is_disabled() {
+            span.record("steps", run.steps);
+            span.record("tool_calls", run.tool_calls());
+            span.record("tokens", run.usage.total());
+            span.record("exit", run.exit.name());
+        }
+        run
+    }
+
+    /// One step: ask the model, then do what it answered. `Some` exit if the
+    /// run stops.
+    async fn step(&self, state: &mut State, current: &tracing::Span) -> Option<Exit> {
+        let step = state.steps;
+        let request = self.request(&state.messages);
+        let response = match within(trace::complete(&self.model, request), state.deadline).await {
+            Err(Elapsed) => {
+                return Some(Exit::Deadline {
+                    limit: self.limits.wall_time,
+                })
             }
+            Ok(Err(error)) => return Some(Exit::ModelFailed(error)),
+            Ok(Ok(response)) => response,
         };
-        state.finish(exit)
+        state.usage += response.usage;
+        let answer = self.read(&response);
+        match answer {
+            Answer::Calls(calls) => {
+                current.record("answer", "calls");
+                state.messages.push(Message::Assistant {
+                    text: response.text,
+                    calls: if self.native().is_some() {
+                        calls.clone()
+                    } else {
+                        Vec::new()
+                    },
+                });
+                self.run_calls(state, step, &calls).await
+            }
+            Answer::Plan(text) => {
+                current.record("answer", "plan");
+                state
+                    .messages
+                    .push(Message::assistant(response.text.clone()));
+                self.run_plan(state, step, text).await
+            }
+            Answer::Unreadable(error) => {
+                current.record("answer", "unreadable");
+                state.messages.push(Message::assistant(response.text));
+                state.messages.push(Message::user(error.for_model()));
+                None
+            }
+            Answer::Final => {
+                current.record("answer", "final");
+                state
+                    .messages
+                    .push(Message::assistant(response.text.clone()));
+                Some(Exit::Answer(response.text))
+            }
+        }
     }
 
     /// The format the model takes tools in natively, if any.

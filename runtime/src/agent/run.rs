@@ -124,6 +124,27 @@ impl Exit {
     pub fn is_answer(&self) -> bool {
         matches!(self, Exit::Answer(_))
     }
+
+    /// The exit's name, one word: `answer`, `out_of_steps`, ...
+    ///
+    /// ```
+    /// use typed_tools::agent::Exit;
+    ///
+    /// assert_eq!(Exit::OutOfTokens { used: 12, limit: 10 }.name(), "out_of_tokens");
+    /// ```
+    pub fn name(&self) -> &'static str {
+        match self {
+            Exit::Answer(_) => "answer",
+            Exit::OutOfSteps { .. } => "out_of_steps",
+            Exit::OutOfToolCalls { .. } => "out_of_tool_calls",
+            Exit::OutOfTokens { .. } => "out_of_tokens",
+            Exit::Deadline { .. } => "deadline",
+            Exit::Escalation(_) => "escalation",
+            Exit::Refused { .. } => "refused",
+            Exit::Repeated { .. } => "repeated",
+            Exit::ModelFailed(_) => "model_failed",
+        }
+    }
 }
 
 impl fmt::Display for Exit {

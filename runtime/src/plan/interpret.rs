@@ -48,7 +48,7 @@ use super::value::{from_json_within, Value};
 mod operations;
 
 use operations::{
-    combine, error_value, field_ref, items, json_args, kind, logical_right, short_circuit, truth,
+    combine, error_value, field_ref, items, json_args, logical_right, short_circuit, truth,
     Building, Names, Operands,
 };
 
@@ -332,8 +332,23 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             meter: Meter::new(self.limits),
             names: Names::default(),
         };
+        let span = tracing::info_span!(
+            "plan_run",
+            tools = preview.calls.len(),
+            effects = %preview.effects,
+            calls = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
         // The plan's body is the walk's first node.
-        let outcome = machine.value(&plan.body, 0).await;
+        let outcome =
+            tracing::Instrument::instrument(machine.value(&plan.body, 0), span.clone()).await;
+        if !span.is_disabled() {
+            span.record("calls", machine.trace.len());
+            match &outcome {
+                Ok(_) => span.record("outcome", "ok"),
+                Err(error) => span.record("outcome", tracing::field::display(error)),
+            };
+        }
         Ok(Run {
             outcome,
             trace: machine.trace,
@@ -734,7 +749,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             }
             Err(error) => Ok(Err(error_value(
                 tool,
-                kind(&error),
+                error.kind(),
                 &error.to_string(),
                 &mut self.meter,
             )?)),

@@ -17,12 +17,14 @@ use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
+use tracing::Span;
 
 use super::approval::Gates;
 use super::erased::{Erased, ErasedTool, Failure, Input};
 use super::lookup::Fnv;
 use super::output::ToolOutput;
 use super::recovery::recover;
+use super::trace::CallTrace;
 use crate::catalog::{Catalog, CatalogFormat};
 use crate::effect::EffectSet;
 use crate::error::ToolError;
@@ -253,11 +255,28 @@ enum CallState<'a> {
         max_argument_bytes: usize,
         args: Args<'a>,
         future: BoxFuture<'a, Result<String, Failure>>,
+        trace: Trace,
     },
     /// Off the fast path: a failure met the tool's policy (repair, coerce,
     /// retry, escalate), or an approval asks about the tool.
-    Slow(BoxFuture<'a, Result<ToolOutput, ToolError>>),
+    Slow(BoxFuture<'a, Result<ToolOutput, ToolError>>, Trace),
     Done,
+}
+
+/// A call's `tool_call` span, when a subscriber records it; carried from
+/// state to state, so that a call that ends in its first poll holds none.
+type Trace = Option<Box<CallTrace>>;
+
+/// The call's result, its span told first.
+#[inline(always)]
+fn ready(
+    trace: Trace,
+    result: Result<ToolOutput, ToolError>,
+) -> Poll<Result<ToolOutput, ToolError>> {
+    if let Some(trace) = trace {
+        trace.finish(&result);
+    }
+    Poll::Ready(result)
 }
 
 /// A call's arguments: the model's text, or JSON already parsed (a plan's).
@@ -281,6 +300,8 @@ impl<'a> Args<'a> {
 pub(super) struct Gated<'a> {
     gates: Gates<'a>,
     index: usize,
+    /// The call's span, where the approvals' answer is recorded.
+    span: Span,
 }
 
 impl Gated<'_> {
@@ -306,7 +327,9 @@ impl Gated<'_> {
             Args::Json(value) => value.to_string(),
             Args::Text(text) => text.to_string(),
         };
-        match self.gates.decide(self.index, &entry.spec, shown).await {
+        let decision = self.gates.decide(self.index, &entry.spec, shown).await;
+        CallTrace::approval(&self.span, decision.is_ok());
+        match decision {
             Ok(()) => {
                 *approved = Some(written);
                 Ok(())
@@ -413,101 +436,115 @@ impl Future for Call<'_> {
     type Output = Result<ToolOutput, ToolError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut *self;
+        let this = &mut self.state;
         loop {
-            let (entry, max, args, failure) =
-                match std::mem::replace(&mut this.state, CallState::Done) {
-                    CallState::Start {
-                        shared,
-                        allowed,
-                        gates,
-                        name,
-                        args,
-                    } => {
-                        let (index, entry) = match shared.lookup(name, allowed) {
-                            Ok(found) => found,
-                            Err(error) => return Poll::Ready(Err(error)),
-                        };
-                        let max = shared.max_argument_bytes;
-                        if gates.ask_about(index, &entry.spec) {
-                            if let Args::Text(text) = &args {
-                                if let Err(error) = entry.check_size(text, max) {
-                                    return Poll::Ready(Err(error));
-                                }
-                            }
-                            let gated = Gated { gates, index };
-                            this.state =
-                                CallState::Slow(Box::pin(gated_call(entry, gated, max, args)));
-                            continue;
-                        }
-                        let started = match args {
-                            // One comparison on the fast path.
-                            Args::Text(text) => entry
-                                .check_size(&text, max)
-                                .map(|()| (entry.start(&text), Args::Text(text))),
-                            Args::Json(value) => entry.start_json(value, max),
-                        };
-                        let (erased, args) = match started {
-                            Ok(started) => started,
-                            Err(error) => return Poll::Ready(Err(error)),
-                        };
-                        match erased {
-                            Erased::Done(Ok(json)) => {
-                                return Poll::Ready(Ok(ToolOutput::from_json(json)))
-                            }
-                            Erased::Done(Err(failure)) => (entry, max, args, failure),
-                            Erased::Running(future) => {
-                                this.state = CallState::Running {
-                                    entry,
-                                    max_argument_bytes: max,
-                                    args,
-                                    future,
-                                };
-                                continue;
-                            }
-                        }
+            let (entry, max, args, failure, trace) = match std::mem::replace(this, CallState::Done)
+            {
+                CallState::Start {
+                    shared,
+                    allowed,
+                    gates,
+                    name,
+                    args,
+                } => {
+                    let trace = CallTrace::start(name);
+                    let _entered = CallTrace::enter(&trace);
+                    let (index, entry) = match shared.lookup(name, allowed) {
+                        Ok(found) => found,
+                        Err(error) => return ready(trace, Err(error)),
+                    };
+                    if let Some(trace) = &trace {
+                        trace.found(entry.spec.effects());
                     }
-                    CallState::Running {
-                        entry,
-                        max_argument_bytes: max,
-                        args,
-                        mut future,
-                    } => match Entry::poll_running(&mut future, cx) {
-                        Poll::Pending => {
-                            this.state = CallState::Running {
+                    let max = shared.max_argument_bytes;
+                    if gates.ask_about(index, &entry.spec) {
+                        if let Args::Text(text) = &args {
+                            if let Err(error) = entry.check_size(text, max) {
+                                return ready(trace, Err(error));
+                            }
+                        }
+                        let span = trace.as_ref().map_or_else(Span::none, |t| t.span().clone());
+                        let gated = Gated { gates, index, span };
+                        let future = Box::pin(gated_call(entry, gated, max, args));
+                        *this = CallState::Slow(future, trace);
+                        continue;
+                    }
+                    let started = match args {
+                        // One comparison on the fast path.
+                        Args::Text(text) => entry
+                            .check_size(&text, max)
+                            .map(|()| (entry.start(&text), Args::Text(text))),
+                        Args::Json(value) => entry.start_json(value, max),
+                    };
+                    let (erased, args) = match started {
+                        Ok(started) => started,
+                        Err(error) => return ready(trace, Err(error)),
+                    };
+                    match erased {
+                        Erased::Done(Ok(json)) => {
+                            return ready(trace, Ok(ToolOutput::from_json(json)))
+                        }
+                        Erased::Done(Err(failure)) => (entry, max, args, failure, trace),
+                        Erased::Running(future) => {
+                            *this = CallState::Running {
                                 entry,
                                 max_argument_bytes: max,
                                 args,
                                 future,
+                                trace,
+                            };
+                            continue;
+                        }
+                    }
+                }
+                CallState::Running {
+                    entry,
+                    max_argument_bytes: max,
+                    args,
+                    mut future,
+                    trace,
+                } => {
+                    let entered = CallTrace::enter(&trace);
+                    let poll = Entry::poll_running(&mut future, cx);
+                    drop(entered);
+                    match poll {
+                        Poll::Pending => {
+                            *this = CallState::Running {
+                                entry,
+                                max_argument_bytes: max,
+                                args,
+                                future,
+                                trace,
                             };
                             return Poll::Pending;
                         }
                         Poll::Ready(Ok(json)) => {
-                            return Poll::Ready(Ok(ToolOutput::from_json(json)))
+                            return ready(trace, Ok(ToolOutput::from_json(json)))
                         }
-                        Poll::Ready(Err(failure)) => (entry, max, args, failure),
-                    },
-                    CallState::Slow(mut future) => {
-                        let poll = future.as_mut().poll(cx);
-                        if poll.is_pending() {
-                            this.state = CallState::Slow(future);
-                        }
-                        return poll;
+                        Poll::Ready(Err(failure)) => (entry, max, args, failure, trace),
                     }
-                    CallState::Done => panic!("`Call` polled after it completed"),
-                };
+                }
+                CallState::Slow(mut future, trace) => {
+                    let entered = CallTrace::enter(&trace);
+                    let poll = future.as_mut().poll(cx);
+                    drop(entered);
+                    return match poll {
+                        Poll::Pending => {
+                            *this = CallState::Slow(future, trace);
+                            Poll::Pending
+                        }
+                        Poll::Ready(result) => ready(trace, result),
+                    };
+                }
+                CallState::Done => panic!("`Call` polled after it completed"),
+            };
             // The fast path failed: explain, or hand over to the tool's policy.
             let args = args.into_text();
             if entry.policy.is_none() {
-                return Poll::Ready(Err(entry.explain(&args, failure)));
+                return ready(trace, Err(entry.explain(&args, failure)));
             }
-            this.state = CallState::Slow(Box::pin(recover(
-                entry,
-                None,
-                max,
-                args.into_owned(),
-                failure,
-            )));
+            let future = Box::pin(recover(entry, None, max, args.into_owned(), failure));
+            *this = CallState::Slow(future, trace);
         }
     }
 }
@@ -517,7 +554,7 @@ impl fmt::Debug for Call<'_> {
         let state = match &self.state {
             CallState::Start { name, .. } => format!("not started: {name}"),
             CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
-            CallState::Slow(_) => "recovering or waiting for approval".to_owned(),
+            CallState::Slow(..) => "recovering or waiting for approval".to_owned(),
             CallState::Done => "done".to_owned(),
         };
         f.debug_tuple("Call").field(&state).finish()

@@ -15,6 +15,7 @@ mod lookup;
 mod output;
 mod recovery;
 pub(crate) mod timer;
+pub(crate) mod trace;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -223,7 +223,7 @@ impl Run<'_> {
                     error.for_model(),
                 )),
             ]);
-            let Ok(response) = model.complete(request).await else {
+            let Ok(response) = super::trace::complete(&**model, request).await else {
                 continue;
             };
             // Strip the fences and prose models add even when told not to.
