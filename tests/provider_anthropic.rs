@@ -12,16 +12,15 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use typed_tools::model::{
-    Message, Model, ModelError, Request, StopReason, StreamEvent, ToolChoice, ToolResult, Usage,
+    Message, Model, ModelError, Request, StopReason, StreamEvent, ToolChoice, Usage,
 };
 use typed_tools::provider::Anthropic;
-use typed_tools::recover::{Backoff, Retry};
 use typed_tools::{tool, CatalogFormat, ToolCall, Toolbox};
 
-#[path = "support/http_replay.rs"]
-mod replay;
+#[path = "support/providers.rs"]
+mod support;
 
-use replay::{Reply, Server};
+use support::{fragments, ids, quick_retry, results, Reply, Server};
 
 const TOOL_USE: &str = include_str!("../runtime/src/provider/testdata/anthropic_tool_use.json");
 const PARALLEL: &str =
@@ -62,12 +61,7 @@ fn client(server: &Server) -> Anthropic {
     Anthropic::new("claude-sonnet-4-5")
         .base_url(&server.url)
         .api_key("sk-ant-test-0123")
-        .retry(Retry::exponential(3).with_backoff(Backoff {
-            initial: Duration::from_millis(10),
-            factor: 2.0,
-            max: Duration::from_millis(40),
-            jitter: false,
-        }))
+        .retry(quick_retry())
 }
 
 fn ask(text: &str, toolbox: &Toolbox) -> Request {
@@ -140,22 +134,10 @@ async fn parallel_tool_use_answered_by_tool_results_in_one_user_message() {
 
     let first = model.complete(request.clone()).await.unwrap();
     assert_eq!(first.text, "I'll do both.");
-    let ids: Vec<_> = first
-        .calls
-        .iter()
-        .map(|call| call.id.as_deref().unwrap())
-        .collect();
-    assert_eq!(ids, ["toolu_01Weather", "toolu_02Refund"]);
+    assert_eq!(ids(&first), ["toolu_01Weather", "toolu_02Refund"]);
     let mut messages = request.messages.clone();
     messages.push(first.to_message());
-    for call in &first.calls {
-        messages.push(Message::tool(
-            match toolbox.call(&call.name, &call.arguments).await {
-                Ok(output) => ToolResult::ok(call, output.json()),
-                Err(error) => ToolResult::error(call, &error),
-            },
-        ));
-    }
+    messages.extend(results(&toolbox, &first).await);
     let mut next = request;
     next.messages = messages;
     let last = model.complete(next).await.unwrap();
@@ -205,7 +187,7 @@ async fn parallel_tool_use_answered_by_tool_results_in_one_user_message() {
 
 #[tokio::test]
 async fn a_streamed_answer_puts_interleaved_input_json_deltas_back_together() {
-    assert!(replay::cut(STREAM_TOOL_USE.as_bytes(), 31)
+    assert!(support::cut(STREAM_TOOL_USE.as_bytes(), 31)
         .iter()
         .any(|piece| std::str::from_utf8(piece).is_err()));
     let server = Server::start([Reply::events(STREAM_TOOL_USE, 31)]).await;
@@ -234,17 +216,7 @@ async fn a_streamed_answer_puts_interleaved_input_json_deltas_back_together() {
             name: "refund".into()
         }
     );
-    let fragments = |index: usize| -> String {
-        events
-            .iter()
-            .filter_map(|event| match event {
-                StreamEvent::CallArguments { index: i, fragment } if *i == index => {
-                    Some(fragment.as_str())
-                }
-                _ => None,
-            })
-            .collect()
-    };
+    let fragments = |index: usize| fragments(&events, index).concat();
     assert_eq!(
         fragments(0),
         r#"{"city": "Medellín", "note": "say \"hi\" \u00e9"}"#

@@ -10,17 +10,15 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use serde_json::{json, Value};
-use typed_tools::model::{
-    Message, Model, ModelError, Request, StopReason, StreamEvent, ToolResult, Usage,
-};
+use typed_tools::model::{Message, Model, ModelError, Request, StopReason, StreamEvent, Usage};
 use typed_tools::provider::OpenAi;
-use typed_tools::recover::{Backoff, Retry};
+use typed_tools::recover::Retry;
 use typed_tools::{tool, ToolCall, Toolbox};
 
-#[path = "support/http_replay.rs"]
-mod replay;
+#[path = "support/providers.rs"]
+mod support;
 
-use replay::{Reply, Server};
+use support::{fragments, ids, quick_retry, results, Reply, Server};
 
 const TOOL_CALL: &str = include_str!("../runtime/src/provider/testdata/openai_tool_call.json");
 const PARALLEL_CALLS: &str =
@@ -54,21 +52,11 @@ fn toolbox() -> Toolbox {
         .unwrap()
 }
 
-/// Retries without jitter and with short waits, so that a test is quick.
-fn quick() -> Retry {
-    Retry::exponential(3).with_backoff(Backoff {
-        initial: Duration::from_millis(10),
-        factor: 2.0,
-        max: Duration::from_millis(40),
-        jitter: false,
-    })
-}
-
 fn client(server: &Server) -> OpenAi {
     OpenAi::new("gpt-4o")
         .base_url(format!("{}/v1", server.url))
         .api_key("sk-test-key-0123")
-        .retry(quick())
+        .retry(quick_retry())
 }
 
 fn ask(text: &str, toolbox: &Toolbox, model: &OpenAi) -> Request {
@@ -140,22 +128,10 @@ async fn parallel_calls_and_the_results_that_answer_their_ids() {
     let request = ask("Weather in Medellín, and refund A-7.", &toolbox, &model);
 
     let first = model.complete(request.clone()).await.unwrap();
-    let ids: Vec<_> = first
-        .calls
-        .iter()
-        .map(|call| call.id.as_deref().unwrap())
-        .collect();
-    assert_eq!(ids, ["call_weather_01", "call_refund_02"]);
+    assert_eq!(ids(&first), ["call_weather_01", "call_refund_02"]);
     let mut messages = request.messages.clone();
     messages.push(first.to_message());
-    for call in &first.calls {
-        messages.push(Message::tool(
-            match toolbox.call(&call.name, &call.arguments).await {
-                Ok(output) => ToolResult::ok(call, output.json()),
-                Err(error) => ToolResult::error(call, &error),
-            },
-        ));
-    }
+    messages.extend(results(&toolbox, &first).await);
     let mut next = request;
     next.messages = messages;
     let last = model.complete(next).await.unwrap();
@@ -199,7 +175,7 @@ async fn parallel_calls_and_the_results_that_answer_their_ids() {
 
 #[tokio::test]
 async fn a_streamed_answer_puts_interleaved_fragments_back_together() {
-    let pieces = replay::cut(STREAM_CALLS.as_bytes(), 29);
+    let pieces = support::cut(STREAM_CALLS.as_bytes(), 29);
     assert!(
         pieces
             .iter()
@@ -227,20 +203,9 @@ async fn a_streamed_answer_puts_interleaved_fragments_back_together() {
             name: "get_weather".into()
         }
     );
-    let fragments = |index: usize| -> Vec<&str> {
-        events
-            .iter()
-            .filter_map(|event| match event {
-                StreamEvent::CallArguments { index: i, fragment } if *i == index => {
-                    Some(fragment.as_str())
-                }
-                _ => None,
-            })
-            .collect()
-    };
     // As the provider cut them: mid-string, mid-escape (`\` | `"hi\"`, `\u00` | `e9`).
     assert_eq!(
-        fragments(0),
+        fragments(&events, 0),
         [
             r#"{"city": "Medell"#,
             r#"ín", "note": "say \"#,
@@ -249,7 +214,7 @@ async fn a_streamed_answer_puts_interleaved_fragments_back_together() {
         ]
     );
     assert_eq!(
-        fragments(1),
+        fragments(&events, 1),
         [r#"{"order": "A-"#, r#"7", "cents": 25"#, "0}"]
     );
     let Some(StreamEvent::Done(response)) = events.last() else {

@@ -1,25 +1,16 @@
 //! Anthropic Messages: `POST {base}/v1/messages`.
 
-use futures::future::BoxFuture;
-use futures::stream::BoxStream;
-use futures::FutureExt;
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::assemble::{self, Assembly, Flow};
-use super::http::{cut, Transport};
+use super::http::{cut, ApiKey, Env, Transport};
 use super::sse::Event;
-use super::{env_var, id_of, native_tools, transport_setters, with_ids};
+use super::{env_var, id_of, native_tools, transport_setters, with_ids, Wire};
 use crate::catalog::{Catalog, CatalogFormat};
-use crate::model::{
-    Message, Model, ModelError, Request, Response, StopReason, StreamEvent, ToolChoice,
-};
+use crate::model::{Message, ModelError, Request, Response, StopReason, ToolChoice};
 use crate::reader::{read_calls, CallFormat, ToolCall};
-
-const KEY_VAR: &str = "ANTHROPIC_API_KEY";
-const URL_VAR: &str = "ANTHROPIC_BASE_URL";
-const MODEL_VAR: &str = "ANTHROPIC_MODEL";
 
 /// A client for Anthropic Messages. Feature `anthropic`; **it needs a tokio
 /// runtime** (see the [module docs](super)).
@@ -112,24 +103,7 @@ impl Anthropic {
     /// }
     /// ```
     pub fn from_env() -> Result<Anthropic, ModelError> {
-        Anthropic::from_vars(env_var)
-    }
-
-    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Anthropic, ModelError> {
-        let model = var(MODEL_VAR).ok_or_else(|| ModelError::Config {
-            message: format!(
-                "no model named: set {MODEL_VAR} (such as `claude-sonnet-4-5`), or use `Anthropic::new(model)`"
-            ),
-        })?;
-        let mut client = Anthropic::new(model);
-        if let Some(url) = var(URL_VAR) {
-            client = client.base_url(url);
-        }
-        if let Some(key) = var(KEY_VAR) {
-            client = client.api_key(key);
-        }
-        client.endpoint()?;
-        Ok(client)
+        super::from_vars(env_var)
     }
 
     /// The token limit of a request that sets none (Anthropic requires one);
@@ -147,23 +121,51 @@ impl Anthropic {
         self
     }
 
-    fn endpoint(&self) -> Result<(reqwest::Url, HeaderMap), ModelError> {
-        let (url, key) = self
-            .transport
-            .endpoint("/v1/messages", (KEY_VAR, URL_VAR))?;
+    /// The catalog format it sends.
+    fn format(&self) -> CatalogFormat {
+        CatalogFormat::Anthropic
+    }
+}
+
+impl Wire for Anthropic {
+    const ENV: Env = Env {
+        key: "ANTHROPIC_API_KEY",
+        url: "ANTHROPIC_BASE_URL",
+        model: "ANTHROPIC_MODEL",
+        example: "`claude-sonnet-4-5`",
+    };
+    const PATH: &'static str = "/v1/messages";
+
+    fn for_model(model: String) -> Anthropic {
+        Anthropic::new(model)
+    }
+
+    fn transport(&self) -> &Transport {
+        &self.transport
+    }
+
+    fn transport_mut(&mut self) -> &mut Transport {
+        &mut self.transport
+    }
+
+    fn headers(&self, key: Option<&ApiKey>) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         headers.insert(
             "anthropic-version",
-            reqwest::header::HeaderValue::from_static(Anthropic::VERSION),
+            HeaderValue::from_static(Anthropic::VERSION),
         );
         if let Some(key) = key {
             headers.insert("x-api-key", key.header("")?);
         }
-        Ok((url, headers))
+        Ok(headers)
     }
 
-    /// The request body, as JSON.
-    fn body(&self, request: &Request, stream: bool) -> Result<Vec<u8>, ModelError> {
+    fn body(
+        &self,
+        request: &Request,
+        _: &reqwest::Url,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError> {
         let tools = native_tools(request, &[CatalogFormat::Anthropic], "an Anthropic client")?;
         let messages = with_ids(&request.messages);
         let (system, turns) = turns(&messages);
@@ -179,52 +181,20 @@ impl Anthropic {
         serde_json::to_vec(&body).map_err(|error| ModelError::other(error.to_string()))
     }
 
-    fn send(
-        &self,
-        request: &Request,
-        stream: bool,
-    ) -> Result<BoxFuture<'_, Result<reqwest::Response, ModelError>>, ModelError> {
-        let (url, headers) = self.endpoint()?;
-        let body = self.body(request, stream)?;
-        Ok(async move { self.transport.post(url, headers, body).await }.boxed())
+    fn parse(body: &[u8]) -> Result<Response, ModelError> {
+        parse(body)
     }
 
-    async fn answer(&self, request: Request) -> Result<Response, ModelError> {
-        let mut response = self.send(&request, false)?.await?;
-        let body = self
-            .transport
-            .read(&mut response, self.transport.max_response_bytes)
-            .await?;
-        parse(&body)
+    fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError> {
+        parse_event(event, assembly)
     }
 }
 
 transport_setters!(Anthropic, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL");
 
-impl Model for Anthropic {
-    fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
-        match self.transport.streaming {
-            true => assemble::collect(self.stream(request)).boxed(),
-            false => self.answer(request).boxed(),
-        }
-    }
-
-    fn stream(&self, request: Request) -> BoxStream<'_, Result<StreamEvent, ModelError>> {
-        assemble::events(&self.transport, self.send(&request, true), parse_event)
-    }
-
-    fn tool_format(&self) -> Option<CatalogFormat> {
-        Some(CatalogFormat::Anthropic)
-    }
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-/// The call's arguments as a JSON value (Anthropic's `input`): the object
-/// the model wrote, or `{}` when its text is not an object (the result that
-/// answers the call says what was wrong with it).
+/// The call's arguments as a JSON value (`input`): the object the model
+/// wrote, or `{}` when its text is not an object (the result that answers
+/// the call says what was wrong with it).
 fn arguments_value(call: &ToolCall) -> Value {
     match serde_json::from_str::<Value>(&call.arguments) {
         Ok(value @ Value::Object(_)) => value,
@@ -315,7 +285,7 @@ fn turns(messages: &[Message]) -> (Option<String>, Vec<Turn<'_>>) {
                 }
                 results_open = false;
             }
-            Message::Tool(result) => {
+            Message::ToolResult(result) => {
                 let block = Block::ToolResult {
                     tool_use_id: id_of(&result.call_id),
                     content: &result.content,
@@ -335,7 +305,7 @@ fn tool_choice(choice: &ToolChoice, parallel: Option<bool>) -> Value {
         ToolChoice::Auto => json!({ "type": "auto" }),
         ToolChoice::None => return json!({ "type": "none" }),
         ToolChoice::Required => json!({ "type": "any" }),
-        ToolChoice::Tool(name) => json!({ "type": "tool", "name": name }),
+        ToolChoice::Only(name) => json!({ "type": "tool", "name": name }),
     };
     if parallel == Some(false) {
         value["disable_parallel_tool_use"] = json!(true);
@@ -556,7 +526,7 @@ fn streamed_error(error: &Value, data: &str) -> ModelError {
 mod tests {
     use super::super::mutations;
     use super::*;
-    use crate::model::ToolResult;
+    use crate::model::{Model, ToolResult};
 
     #[test]
     fn results_of_one_turn_go_together_before_the_users_words() {
@@ -577,8 +547,8 @@ mod tests {
                 text: "On it.".into(),
                 calls: vec![a.clone(), b.clone()],
             },
-            Message::tool(ToolResult::ok(&a, "[]")),
-            Message::tool(ToolResult::refused(&b, "unknown tool `wether`")),
+            Message::tool_result(ToolResult::ok(&a, "[]")),
+            Message::tool_result(ToolResult::refused(&b, "unknown tool `wether`")),
             Message::user("Thanks."),
             Message::system("Answer in French."),
         ];
@@ -609,7 +579,7 @@ mod tests {
             json!({"type": "any"})
         );
         assert_eq!(
-            tool_choice(&ToolChoice::Tool("search".into()), Some(false)),
+            tool_choice(&ToolChoice::Only("search".into()), Some(false)),
             json!({"type": "tool", "name": "search", "disable_parallel_tool_use": true})
         );
         assert_eq!(
@@ -633,7 +603,7 @@ mod tests {
             "ANTHROPIC_MODEL" => Some("claude-haiku-4-5".to_string()),
             _ => None,
         };
-        match Anthropic::from_vars(var) {
+        match super::super::from_vars::<Anthropic>(var) {
             Err(ModelError::Config { message }) => {
                 assert!(message.contains("set ANTHROPIC_API_KEY"), "{message}")
             }
@@ -644,9 +614,9 @@ mod tests {
             "ANTHROPIC_API_KEY" => Some("sk-ant-test".to_string()),
             _ => None,
         };
-        let client = Anthropic::from_vars(var).unwrap();
+        let client = super::super::from_vars::<Anthropic>(var).unwrap();
         assert_eq!(client.name(), "anthropic/claude-haiku-4-5");
-        let (url, headers) = client.endpoint().unwrap();
+        let (url, headers) = super::super::endpoint(&client).unwrap();
         assert_eq!(url.as_str(), "https://api.anthropic.com/v1/messages");
         assert_eq!(headers["anthropic-version"], "2023-06-01");
         assert_eq!(headers["x-api-key"], "sk-ant-test");
@@ -658,54 +628,20 @@ mod tests {
     const STREAM_TOOL_USE: &str = include_str!("testdata/anthropic_stream_tool_use.sse");
     const STREAM_ANSWER: &str = include_str!("testdata/anthropic_stream_answer.sse");
 
-    fn typed(result: Result<Response, ModelError>, input: &str) -> Option<Response> {
-        match result {
-            Ok(response) => Some(response),
-            Err(ModelError::Malformed { .. }) => None,
-            Err(other) => panic!("{other:?} for {input}"),
-        }
-    }
-
     #[test]
-    fn a_whole_answer_and_its_stream_read_the_same() {
+    fn a_whole_answer_and_its_stream_read_alike() {
         for (whole, streamed) in [(PARALLEL, STREAM_TOOL_USE), (ANSWER, STREAM_ANSWER)] {
-            let whole = parse(whole.as_bytes()).unwrap();
-            let streamed = assemble::replay(streamed.as_bytes(), parse_event).unwrap();
-            assert_eq!(whole.calls.len(), streamed.calls.len());
-            for (a, b) in whole.calls.iter().zip(&streamed.calls) {
-                assert_eq!((&a.id, &a.name), (&b.id, &b.name));
-            }
-            assert_eq!((whole.text, whole.stop), (streamed.text, streamed.stop));
+            mutations::read_alike::<Anthropic>(whole, streamed);
         }
         assert_eq!(parse(TOOL_USE.as_bytes()).unwrap().calls.len(), 1);
     }
 
     #[test]
     fn mutations_of_real_answers_are_read_or_malformed_never_a_panic() {
-        for fixture in [TOOL_USE, PARALLEL, ANSWER] {
-            for prefix in mutations::prefixes(fixture.trim_end()) {
-                assert!(
-                    typed(parse(prefix.as_bytes()), prefix).is_none(),
-                    "{prefix}"
-                );
-            }
-            let value: Value = serde_json::from_str(fixture).unwrap();
-            for mutated in mutations::replaced(&value) {
-                let text = mutated.to_string();
-                typed(parse(text.as_bytes()), &text);
-            }
-        }
-        for fixture in [STREAM_TOOL_USE, STREAM_ANSWER] {
-            for prefix in mutations::prefixes(fixture) {
-                let response = typed(assemble::replay(prefix.as_bytes(), parse_event), prefix);
-                // Complete only once `message_delta` said why it stopped.
-                if response.is_some() {
-                    assert!(prefix.contains("\"stop_reason\":\""), "{prefix}");
-                }
-            }
-            for mutated in mutations::events(fixture) {
-                typed(assemble::replay(mutated.as_bytes(), parse_event), &mutated);
-            }
-        }
+        mutations::never_panic::<Anthropic>(
+            &[TOOL_USE, PARALLEL, ANSWER],
+            &[STREAM_TOOL_USE, STREAM_ANSWER],
+            "\"stop_reason\":\"",
+        );
     }
 }

@@ -48,6 +48,16 @@ impl fmt::Debug for ApiKey {
     }
 }
 
+/// The names of a client's environment variables.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Env {
+    pub(crate) key: &'static str,
+    pub(crate) url: &'static str,
+    pub(crate) model: &'static str,
+    /// A model's name, for the message that asks for one.
+    pub(crate) example: &'static str,
+}
+
 /// The connection to one provider and the settings of its requests.
 #[derive(Clone, Debug)]
 pub(crate) struct Transport {
@@ -92,13 +102,13 @@ impl Transport {
 
     /// The URL of `path` under the base URL, checked; and the key, required
     /// unless the server is on this machine (Ollama, vLLM and llama.cpp need
-    /// none). `set` names what to set when something is missing.
+    /// none). `env` names what to set when something is missing.
     pub(crate) fn endpoint(
         &self,
         path: &str,
-        set: (&str, &str),
+        env: &Env,
     ) -> Result<(reqwest::Url, Option<&ApiKey>), ModelError> {
-        let (key_var, url_var) = set;
+        let (key_var, url_var) = (env.key, env.url);
         let joined = format!("{}{path}", self.base_url.trim_end_matches('/'));
         let url = reqwest::Url::parse(&joined).map_err(|error| ModelError::Config {
             message: format!(
@@ -396,7 +406,12 @@ mod tests {
 
     #[test]
     fn a_key_is_needed_except_on_this_machine() {
-        let set = ("OPENAI_API_KEY", "OPENAI_BASE_URL");
+        let set = &Env {
+            key: "OPENAI_API_KEY",
+            url: "OPENAI_BASE_URL",
+            model: "OPENAI_MODEL",
+            example: "`gpt-4o-mini`",
+        };
         for local in [
             "http://localhost:11434/v1",
             "http://127.0.0.1:8000/v1",

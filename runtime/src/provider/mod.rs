@@ -49,8 +49,16 @@
 
 use std::borrow::Cow;
 
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::FutureExt;
+use reqwest::header::HeaderMap;
+
+use self::assemble::{Assembly, Flow};
+use self::http::{ApiKey, Env, Transport};
+use self::sse::Event;
 use crate::catalog::{Catalog, CatalogFormat};
-use crate::model::{Message, ModelError, Request, ToolChoice};
+use crate::model::{Message, ModelError, Request, Response, StreamEvent, ToolChoice};
 
 mod assemble;
 mod http;
@@ -66,9 +74,138 @@ pub use anthropic::Anthropic;
 #[cfg(feature = "openai")]
 pub use openai::OpenAi;
 
-/// The setters both clients share, each over the client's `Transport`.
+/// What a client adds to the [`Transport`] both share: where it posts, its
+/// headers and body, and how it reads an answer and a stream's events. The
+/// rest of a request's way (retries, limits, streaming) is written once,
+/// below.
+pub(crate) trait Wire: Sized + Sync {
+    /// Its environment variables.
+    const ENV: Env;
+    /// The path under the base URL it posts to.
+    const PATH: &'static str;
+    /// A client for `model`, every other setting at its default.
+    fn for_model(model: String) -> Self;
+    fn transport(&self) -> &Transport;
+    fn transport_mut(&mut self) -> &mut Transport;
+    /// The headers of every request: authentication, version.
+    fn headers(&self, key: Option<&ApiKey>) -> Result<HeaderMap, ModelError>;
+    /// The request body, as JSON.
+    fn body(
+        &self,
+        request: &Request,
+        url: &reqwest::Url,
+        stream: bool,
+    ) -> Result<Vec<u8>, ModelError>;
+    /// A whole answer.
+    fn parse(body: &[u8]) -> Result<Response, ModelError>;
+    /// One server-sent event of a streamed answer.
+    fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError>;
+}
+
+/// A client from the environment's variables, read by `var`: the model is
+/// required, the base URL and the key are taken when set, and the result
+/// is checked as a request would check it.
+pub(crate) fn from_vars<W: Wire>(var: impl Fn(&str) -> Option<String>) -> Result<W, ModelError> {
+    let env = W::ENV;
+    let model = var(env.model).ok_or_else(|| ModelError::Config {
+        message: format!(
+            "no model named: set {} (such as {}), or build the client with `new(model)`",
+            env.model, env.example
+        ),
+    })?;
+    let mut client = W::for_model(model);
+    if let Some(url) = var(env.url) {
+        client.transport_mut().base_url = url;
+    }
+    client.transport_mut().api_key = var(env.key).and_then(|key| ApiKey::new(&key));
+    endpoint(&client)?;
+    Ok(client)
+}
+
+/// Where a request goes and with which headers, or what is missing.
+pub(crate) fn endpoint<W: Wire>(client: &W) -> Result<(reqwest::Url, HeaderMap), ModelError> {
+    let (url, key) = client.transport().endpoint(W::PATH, &W::ENV)?;
+    Ok((url, client.headers(key)?))
+}
+
+/// The request, ready to be sent (and retried) by the transport.
+fn send<'a, W: Wire>(
+    client: &'a W,
+    request: &Request,
+    stream: bool,
+) -> Result<BoxFuture<'a, Result<reqwest::Response, ModelError>>, ModelError> {
+    let (url, headers) = endpoint(client)?;
+    let body = client.body(request, &url, stream)?;
+    Ok(client.transport().post(url, headers, body).boxed())
+}
+
+/// [`Model::complete`](crate::model::Model::complete) for any client: the
+/// whole answer, or the stream collected when the client streams.
+pub(crate) fn complete<W: Wire>(
+    client: &W,
+    request: Request,
+) -> BoxFuture<'_, Result<Response, ModelError>> {
+    if client.transport().streaming {
+        return assemble::collect(stream(client, request)).boxed();
+    }
+    let sent = send(client, &request, false);
+    async move {
+        let mut response = sent?.await?;
+        let transport = client.transport();
+        let body = transport
+            .read(&mut response, transport.max_response_bytes)
+            .await?;
+        W::parse(&body)
+    }
+    .boxed()
+}
+
+/// [`Model::stream`](crate::model::Model::stream) for any client.
+pub(crate) fn stream<W: Wire>(
+    client: &W,
+    request: Request,
+) -> BoxStream<'_, Result<StreamEvent, ModelError>> {
+    assemble::events(
+        client.transport(),
+        send(client, &request, true),
+        W::parse_event,
+    )
+}
+
+/// The setters both clients share, each over the client's `Transport`, and
+/// their `Model` implementation, over [`complete`] and [`stream`].
 macro_rules! transport_setters {
     ($client:ident, $key_var:literal, $url_var:literal) => {
+        impl $crate::model::Model for $client {
+            fn complete(
+                &self,
+                request: $crate::model::Request,
+            ) -> ::futures::future::BoxFuture<
+                '_,
+                Result<$crate::model::Response, $crate::model::ModelError>,
+            > {
+                $crate::provider::complete(self, request)
+            }
+
+            fn stream(
+                &self,
+                request: $crate::model::Request,
+            ) -> ::futures::stream::BoxStream<
+                '_,
+                Result<$crate::model::StreamEvent, $crate::model::ModelError>,
+            > {
+                $crate::provider::stream(self, request)
+            }
+
+            fn tool_format(&self) -> Option<$crate::catalog::CatalogFormat> {
+                Some(self.format())
+            }
+
+            fn name(&self) -> &str {
+                &self.name
+            }
+        }
+
         impl $client {
             #[doc = concat!("Sends requests to `url` (the environment's `", $url_var, "`).")]
             pub fn base_url(mut self, url: impl Into<String>) -> $client {
@@ -135,7 +272,7 @@ pub(crate) use transport_setters;
 pub(crate) fn with_ids(messages: &[Message]) -> Cow<'_, [Message]> {
     let complete = messages.iter().all(|message| match message {
         Message::Assistant { calls, .. } => calls.iter().all(|call| call.id.is_some()),
-        Message::Tool(result) => result.call_id.is_some(),
+        Message::ToolResult(result) => result.call_id.is_some(),
         _ => true,
     });
     if complete {
@@ -152,7 +289,7 @@ pub(crate) fn with_ids(messages: &[Message]) -> Cow<'_, [Message]> {
                     unanswered.push((id.clone(), call.name.clone()));
                 }
             }
-            Message::Tool(result) => {
+            Message::ToolResult(result) => {
                 let answered = match &result.call_id {
                     Some(id) => unanswered.iter().position(|(open, _)| open == id),
                     None => unanswered
@@ -212,7 +349,7 @@ pub(crate) fn native_tools<'r>(
     if tools.is_none()
         && matches!(
             request.tool_choice,
-            ToolChoice::Required | ToolChoice::Tool(_)
+            ToolChoice::Required | ToolChoice::Only(_)
         )
     {
         return Err(ModelError::Config {
@@ -237,6 +374,61 @@ pub(crate) fn env_var(name: &str) -> Option<String> {
 #[cfg(test)]
 pub(crate) mod mutations {
     use serde_json::Value;
+
+    use super::{assemble, Wire};
+    use crate::model::{ModelError, Response};
+
+    /// The answer, `None` for `Malformed`; any other error fails the test.
+    fn read_or_malformed(result: Result<Response, ModelError>, input: &str) -> Option<Response> {
+        match result {
+            Ok(response) => Some(response),
+            Err(ModelError::Malformed { .. }) => None,
+            Err(other) => panic!("{other:?} for {input}"),
+        }
+    }
+
+    /// A whole answer and the stream of the same answer read alike.
+    pub(crate) fn read_alike<W: Wire>(whole: &str, streamed: &str) {
+        let whole = W::parse(whole.as_bytes()).unwrap();
+        let streamed = assemble::replay(streamed.as_bytes(), W::parse_event).unwrap();
+        assert_eq!(whole.calls.len(), streamed.calls.len());
+        for (a, b) in whole.calls.iter().zip(&streamed.calls) {
+            assert_eq!((&a.id, &a.name), (&b.id, &b.name));
+        }
+        assert_eq!((whole.text, whole.stop), (streamed.text, streamed.stop));
+    }
+
+    /// Every prefix and every value-kind mutation of each real answer
+    /// (`wholes`) and stream (`streams`) is read or `Malformed`, never a
+    /// panic or another error; a proper prefix of an answer is always
+    /// `Malformed`, and a stream's prefix is read only once it holds
+    /// `stopped`, the provider's stop reason.
+    pub(crate) fn never_panic<W: Wire>(wholes: &[&str], streams: &[&str], stopped: &str) {
+        for whole in wholes {
+            for prefix in prefixes(whole.trim_end()) {
+                assert!(read_or_malformed(W::parse(prefix.as_bytes()), prefix).is_none());
+            }
+            let value: Value = serde_json::from_str(whole).unwrap();
+            for mutated in replaced(&value) {
+                let text = mutated.to_string();
+                read_or_malformed(W::parse(text.as_bytes()), &text);
+            }
+        }
+        for stream in streams {
+            for prefix in prefixes(stream) {
+                let read = assemble::replay(prefix.as_bytes(), W::parse_event);
+                if read_or_malformed(read, prefix).is_some() {
+                    assert!(prefix.contains(stopped), "{prefix}");
+                }
+            }
+            for mutated in events(stream) {
+                read_or_malformed(
+                    assemble::replay(mutated.as_bytes(), W::parse_event),
+                    &mutated,
+                );
+            }
+        }
+    }
 
     /// Every value made from `value` by putting, in place of one of its
     /// parts (the whole included), a value of each kind.
@@ -341,8 +533,8 @@ mod tests {
                 calls: vec![a.clone(), b.clone()],
             },
             // Answered out of order: each result finds its call by name.
-            Message::tool(ToolResult::ok(&b, "1")),
-            Message::tool(ToolResult::ok(&a, "2")),
+            Message::tool_result(ToolResult::ok(&b, "1")),
+            Message::tool_result(ToolResult::ok(&a, "2")),
         ];
         let filled = with_ids(&messages);
         assert!(matches!(filled, Cow::Owned(_)));
@@ -353,7 +545,7 @@ mod tests {
             .collect();
         assert_eq!(ids, ["call_1_0", "call_1_1"]);
         let answered = |m: usize| match &filled[m] {
-            Message::Tool(result) => result.call_id.clone().unwrap(),
+            Message::ToolResult(result) => result.call_id.clone().unwrap(),
             _ => unreachable!(),
         };
         assert_eq!(answered(2), "call_1_1");
@@ -368,7 +560,7 @@ mod tests {
                 text: String::new(),
                 calls: vec![a.clone()],
             },
-            Message::tool(ToolResult::ok(&a, "1")),
+            Message::tool_result(ToolResult::ok(&a, "1")),
         ];
         assert!(matches!(with_ids(&messages), Cow::Borrowed(_)));
     }

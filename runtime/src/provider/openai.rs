@@ -1,25 +1,16 @@
 //! OpenAI-compatible Chat Completions: `POST {base}/chat/completions`.
 
-use futures::future::BoxFuture;
-use futures::stream::BoxStream;
-use futures::FutureExt;
 use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::assemble::{self, Assembly, Flow};
-use super::http::{cut, Transport};
+use super::http::{cut, ApiKey, Env, Transport};
 use super::sse::Event;
-use super::{env_var, id_of, native_tools, transport_setters, with_ids};
+use super::{env_var, id_of, native_tools, transport_setters, with_ids, Wire};
 use crate::catalog::{Catalog, CatalogFormat};
-use crate::model::{
-    Message, Model, ModelError, Request, Response, StopReason, StreamEvent, ToolChoice, Usage,
-};
+use crate::model::{Message, ModelError, Request, Response, StopReason, ToolChoice, Usage};
 use crate::reader::{read_calls, CallFormat};
-
-const KEY_VAR: &str = "OPENAI_API_KEY";
-const URL_VAR: &str = "OPENAI_BASE_URL";
-const MODEL_VAR: &str = "OPENAI_MODEL";
 
 /// A client for OpenAI-compatible Chat Completions: OpenAI itself, and the
 /// servers that speak its API on your machine or your cluster (Ollama,
@@ -74,7 +65,7 @@ const MODEL_VAR: &str = "OPENAI_MODEL";
 ///         Ok(output) => ToolResult::ok(call, output.json()),
 ///         Err(error) => ToolResult::error(call, &error),
 ///     };
-///     messages.push(Message::tool(result));
+///     messages.push(Message::tool_result(result));
 /// }
 /// let last = model.complete(Request::new(messages).tools(catalog)).await?;
 /// println!("{}", last.text);
@@ -126,24 +117,7 @@ impl OpenAi {
     /// }
     /// ```
     pub fn from_env() -> Result<OpenAi, ModelError> {
-        OpenAi::from_vars(env_var)
-    }
-
-    fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<OpenAi, ModelError> {
-        let model = var(MODEL_VAR).ok_or_else(|| ModelError::Config {
-            message: format!(
-                "no model named: set {MODEL_VAR} (such as `gpt-4o-mini`, or `llama3.2` for Ollama), or use `OpenAi::new(model)`"
-            ),
-        })?;
-        let mut client = OpenAi::new(model);
-        if let Some(url) = var(URL_VAR) {
-            client = client.base_url(url);
-        }
-        if let Some(key) = var(KEY_VAR) {
-            client = client.api_key(key);
-        }
-        client.endpoint()?;
-        Ok(client)
+        super::from_vars(env_var)
     }
 
     /// Sends the catalog in OpenAI's strict form
@@ -172,18 +146,44 @@ impl OpenAi {
         self
     }
 
-    fn endpoint(&self) -> Result<(reqwest::Url, HeaderMap), ModelError> {
-        let (url, key) = self
-            .transport
-            .endpoint("/chat/completions", (KEY_VAR, URL_VAR))?;
+    /// The catalog format it sends.
+    fn format(&self) -> CatalogFormat {
+        match self.strict {
+            true => CatalogFormat::OpenAiChatStrict,
+            false => CatalogFormat::OpenAiChat,
+        }
+    }
+}
+
+impl Wire for OpenAi {
+    const ENV: Env = Env {
+        key: "OPENAI_API_KEY",
+        url: "OPENAI_BASE_URL",
+        model: "OPENAI_MODEL",
+        example: "`gpt-4o-mini`, or `llama3.2` for Ollama",
+    };
+    const PATH: &'static str = "/chat/completions";
+
+    fn for_model(model: String) -> OpenAi {
+        OpenAi::new(model)
+    }
+
+    fn transport(&self) -> &Transport {
+        &self.transport
+    }
+
+    fn transport_mut(&mut self) -> &mut Transport {
+        &mut self.transport
+    }
+
+    fn headers(&self, key: Option<&ApiKey>) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
         if let Some(key) = key {
             headers.insert(AUTHORIZATION, key.header("Bearer ")?);
         }
-        Ok((url, headers))
+        Ok(headers)
     }
 
-    /// The request body, as JSON.
     fn body(
         &self,
         request: &Request,
@@ -202,7 +202,7 @@ impl OpenAi {
             .unwrap_or(url.host_str() == Some("api.openai.com"));
         let body = Body {
             model: &self.model,
-            messages: messages.iter().map(wire).collect(),
+            messages: messages.iter().map(chat_message).collect(),
             tools,
             tool_choice: tools.map(|_| tool_choice(&request.tool_choice)),
             parallel_tool_calls: tools.and(self.parallel_tool_calls),
@@ -214,56 +214,21 @@ impl OpenAi {
         serde_json::to_vec(&body).map_err(|error| ModelError::other(error.to_string()))
     }
 
-    fn send(
-        &self,
-        request: &Request,
-        stream: bool,
-    ) -> Result<BoxFuture<'_, Result<reqwest::Response, ModelError>>, ModelError> {
-        let (url, headers) = self.endpoint()?;
-        let body = self.body(request, &url, stream)?;
-        Ok(async move { self.transport.post(url, headers, body).await }.boxed())
+    fn parse(body: &[u8]) -> Result<Response, ModelError> {
+        parse(body)
     }
 
-    async fn answer(&self, request: Request) -> Result<Response, ModelError> {
-        let mut response = self.send(&request, false)?.await?;
-        let body = self
-            .transport
-            .read(&mut response, self.transport.max_response_bytes)
-            .await?;
-        parse(&body)
+    fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError> {
+        parse_event(event, assembly)
     }
 }
 
 transport_setters!(OpenAi, "OPENAI_API_KEY", "OPENAI_BASE_URL");
 
-impl Model for OpenAi {
-    fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
-        match self.transport.streaming {
-            true => assemble::collect(self.stream(request)).boxed(),
-            false => self.answer(request).boxed(),
-        }
-    }
-
-    fn stream(&self, request: Request) -> BoxStream<'_, Result<StreamEvent, ModelError>> {
-        assemble::events(&self.transport, self.send(&request, true), parse_event)
-    }
-
-    fn tool_format(&self) -> Option<CatalogFormat> {
-        Some(match self.strict {
-            true => CatalogFormat::OpenAiChatStrict,
-            false => CatalogFormat::OpenAiChat,
-        })
-    }
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-}
-
 #[derive(Serialize)]
 struct Body<'a> {
     model: &'a str,
-    messages: Vec<Wire<'a>>,
+    messages: Vec<ChatMessage<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tools: Option<&'a Catalog>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -283,7 +248,7 @@ struct Body<'a> {
 /// A message as Chat Completions takes it.
 #[derive(Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
-enum Wire<'a> {
+enum ChatMessage<'a> {
     System {
         content: &'a str,
     },
@@ -302,11 +267,11 @@ enum Wire<'a> {
     },
 }
 
-fn wire(message: &Message) -> Wire<'_> {
+fn chat_message(message: &Message) -> ChatMessage<'_> {
     match message {
-        Message::System(text) => Wire::System { content: text },
-        Message::User(text) => Wire::User { content: text },
-        Message::Assistant { text, calls } => Wire::Assistant {
+        Message::System(text) => ChatMessage::System { content: text },
+        Message::User(text) => ChatMessage::User { content: text },
+        Message::Assistant { text, calls } => ChatMessage::Assistant {
             content: (!text.is_empty() || calls.is_empty()).then_some(text.as_str()),
             tool_calls: calls
                 .iter()
@@ -319,7 +284,7 @@ fn wire(message: &Message) -> Wire<'_> {
                 })
                 .collect(),
         },
-        Message::Tool(result) => Wire::Tool {
+        Message::ToolResult(result) => ChatMessage::Tool {
             tool_call_id: id_of(&result.call_id),
             content: &result.content,
         },
@@ -331,7 +296,7 @@ fn tool_choice(choice: &ToolChoice) -> Value {
         ToolChoice::Auto => json!("auto"),
         ToolChoice::None => json!("none"),
         ToolChoice::Required => json!("required"),
-        ToolChoice::Tool(name) => json!({ "type": "function", "function": { "name": name } }),
+        ToolChoice::Only(name) => json!({ "type": "function", "function": { "name": name } }),
     }
 }
 
@@ -517,7 +482,7 @@ fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelErro
 mod tests {
     use super::super::mutations;
     use super::*;
-    use crate::model::ToolResult;
+    use crate::model::{Model, ToolResult};
     use crate::reader::ToolCall;
 
     fn vars(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
@@ -535,7 +500,7 @@ mod tests {
 
     #[test]
     fn the_environment_names_model_url_and_key() {
-        let client = OpenAi::from_vars(vars(&[
+        let client = super::super::from_vars::<OpenAi>(vars(&[
             ("OPENAI_MODEL", "gpt-4o-mini"),
             ("OPENAI_API_KEY", "sk-test"),
         ]))
@@ -543,7 +508,7 @@ mod tests {
         assert_eq!(client.name(), "openai/gpt-4o-mini");
         assert_eq!(client.transport.base_url, OpenAi::DEFAULT_BASE_URL);
 
-        let local = OpenAi::from_vars(vars(&[
+        let local = super::super::from_vars::<OpenAi>(vars(&[
             ("OPENAI_MODEL", "qwen2.5"),
             ("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1"),
         ]))
@@ -554,7 +519,7 @@ mod tests {
             ("OPENAI_MODEL", &[("OPENAI_API_KEY", "sk-test")][..]),
             ("OPENAI_API_KEY", &[("OPENAI_MODEL", "gpt-4o")][..]),
         ] {
-            match OpenAi::from_vars(vars(pairs)) {
+            match super::super::from_vars::<OpenAi>(vars(pairs)) {
                 Err(ModelError::Config { message }) => {
                     assert!(message.contains(&format!("set {missing}")), "{message}")
                 }
@@ -577,11 +542,11 @@ mod tests {
                 text: String::new(),
                 calls: vec![call.clone()],
             },
-            Message::tool(ToolResult::ok(&call, r#""sunny""#)),
+            Message::tool_result(ToolResult::ok(&call, r#""sunny""#)),
         ])
         .max_tokens(100);
         let client = OpenAi::new("llama3.2").base_url("http://localhost:11434/v1");
-        let (url, _) = client.endpoint().unwrap();
+        let (url, _) = super::super::endpoint(&client).unwrap();
         let body: Value =
             serde_json::from_slice(&client.body(&request, &url, false).unwrap()).unwrap();
         assert_eq!(
@@ -601,7 +566,7 @@ mod tests {
             })
         );
         let hosted = OpenAi::new("o3").api_key("sk-test");
-        let (url, _) = hosted.endpoint().unwrap();
+        let (url, _) = super::super::endpoint(&hosted).unwrap();
         let body: Value =
             serde_json::from_slice(&hosted.body(&request, &url, true).unwrap()).unwrap();
         assert_eq!(body["max_completion_tokens"], 100);
@@ -613,7 +578,7 @@ mod tests {
     #[test]
     fn tools_in_another_format_or_a_choice_without_tools_are_refused() {
         let client = OpenAi::new("m").base_url("http://localhost:1/v1");
-        let (url, _) = client.endpoint().unwrap();
+        let (url, _) = super::super::endpoint(&client).unwrap();
         let anthropic = crate::catalog::render(CatalogFormat::Anthropic, &[]);
         let request = Request::new(vec![Message::user("hi")]).tools(anthropic);
         assert!(matches!(
@@ -649,55 +614,20 @@ mod tests {
     const STREAM_CALLS: &str = include_str!("testdata/openai_stream_calls.sse");
     const STREAM_ANSWER: &str = include_str!("testdata/openai_stream_answer.sse");
 
-    fn typed(result: Result<Response, ModelError>, input: &str) -> Option<Response> {
-        match result {
-            Ok(response) => Some(response),
-            Err(ModelError::Malformed { .. }) => None,
-            Err(other) => panic!("{other:?} for {input}"),
-        }
-    }
-
     #[test]
-    fn a_whole_answer_and_its_stream_read_the_same() {
+    fn a_whole_answer_and_its_stream_read_alike() {
         for (whole, streamed) in [(PARALLEL_CALLS, STREAM_CALLS), (ANSWER, STREAM_ANSWER)] {
-            let whole = parse(whole.as_bytes()).unwrap();
-            let streamed = assemble::replay(streamed.as_bytes(), parse_event).unwrap();
-            assert_eq!(whole.calls.len(), streamed.calls.len());
-            for (a, b) in whole.calls.iter().zip(&streamed.calls) {
-                assert_eq!((&a.id, &a.name), (&b.id, &b.name));
-            }
-            assert_eq!((whole.text, whole.stop), (streamed.text, streamed.stop));
+            mutations::read_alike::<OpenAi>(whole, streamed);
         }
         assert_eq!(parse(TOOL_CALL.as_bytes()).unwrap().calls.len(), 1);
     }
 
     #[test]
     fn mutations_of_real_answers_are_read_or_malformed_never_a_panic() {
-        for fixture in [TOOL_CALL, PARALLEL_CALLS, ANSWER] {
-            for prefix in mutations::prefixes(fixture.trim_end()) {
-                assert!(
-                    typed(parse(prefix.as_bytes()), prefix).is_none(),
-                    "{prefix}"
-                );
-            }
-            let value: Value = serde_json::from_str(fixture).unwrap();
-            for mutated in mutations::replaced(&value) {
-                let text = mutated.to_string();
-                typed(parse(text.as_bytes()), &text);
-            }
-        }
-        for fixture in [STREAM_CALLS, STREAM_ANSWER] {
-            for prefix in mutations::prefixes(fixture) {
-                let response = typed(assemble::replay(prefix.as_bytes(), parse_event), prefix);
-                // Complete only once the finish reason came.
-                if response.is_some() {
-                    assert!(prefix.contains(r#""finish_reason":"#.to_owned().as_str()));
-                    assert!(!prefix.ends_with("\"finish_reason\":null}],\"usage\":null}"));
-                }
-            }
-            for mutated in mutations::events(fixture) {
-                typed(assemble::replay(mutated.as_bytes(), parse_event), &mutated);
-            }
-        }
+        mutations::never_panic::<OpenAi>(
+            &[TOOL_CALL, PARALLEL_CALLS, ANSWER],
+            &[STREAM_CALLS, STREAM_ANSWER],
+            "\"finish_reason\":\"",
+        );
     }
 }

@@ -1,7 +1,7 @@
-//! An HTTP server on 127.0.0.1 for the provider tests: it answers each
-//! request with the next reply written in advance (a provider's body as it
-//! sends it, an error status, a stream of events cut where the test says),
-//! and records what it was sent.
+//! What the provider tests share: an HTTP server on 127.0.0.1 that answers
+//! each request with the next reply written in advance (a provider's body
+//! as it sends it, an error status, a stream of events cut where the test
+//! says) and records what it was sent; and what a test does with an answer.
 
 #![allow(dead_code)] // Each provider test uses its own part of it.
 
@@ -13,9 +13,59 @@ use std::time::{Duration, Instant};
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::response::IntoResponse;
 use axum::Router;
 use futures::StreamExt as _;
+use typed_tools::model::{Message, Response, StreamEvent, ToolResult};
+use typed_tools::recover::{Backoff, Retry};
+use typed_tools::Toolbox;
+
+/// Retries without jitter and with short waits, so that a test is quick.
+pub(crate) fn quick_retry() -> Retry {
+    Retry::exponential(3).with_backoff(Backoff {
+        initial: Duration::from_millis(10),
+        factor: 2.0,
+        max: Duration::from_millis(40),
+        jitter: false,
+    })
+}
+
+/// The ids of an answer's calls.
+pub(crate) fn ids(response: &Response) -> Vec<&str> {
+    response
+        .calls
+        .iter()
+        .map(|call| call.id.as_deref().unwrap_or_default())
+        .collect()
+}
+
+/// The results of an answer's calls, run by `toolbox`, as messages: the
+/// output, or the error told for the model.
+pub(crate) async fn results(toolbox: &Toolbox, response: &Response) -> Vec<Message> {
+    let mut results = Vec::new();
+    for call in &response.calls {
+        results.push(Message::tool_result(
+            match toolbox.call(&call.name, &call.arguments).await {
+                Ok(output) => ToolResult::ok(call, output.json()),
+                Err(error) => ToolResult::error(call, &error),
+            },
+        ));
+    }
+    results
+}
+
+/// The argument fragments of call `index`, in the order they came.
+pub(crate) fn fragments(events: &[StreamEvent], index: usize) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            StreamEvent::CallArguments { index: i, fragment } if *i == index => {
+                Some(fragment.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
 
 /// One answer of the server.
 #[derive(Clone, Debug)]
@@ -131,7 +181,7 @@ async fn answer(
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
+) -> axum::response::Response {
     script.received.lock().unwrap().push(Received {
         path: uri.path().to_owned(),
         headers,
