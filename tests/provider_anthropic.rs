@@ -129,7 +129,9 @@ async fn a_tool_use_comes_back_with_its_id_and_the_catalog_went_in_tools() {
 async fn parallel_tool_use_answered_by_tool_results_in_one_user_message() {
     let server = Server::start([Reply::json(PARALLEL), Reply::json(ANSWER)]).await;
     let toolbox = toolbox();
-    let model = client(&server).parallel_tool_calls(false).max_tokens(512);
+    let model = client(&server)
+        .parallel_tool_calls(false)
+        .default_max_tokens(512);
     let request = ask("Weather in Medellín, and refund A-7.", &toolbox);
 
     let first = model.complete(request.clone()).await.unwrap();

@@ -393,6 +393,24 @@ async fn a_server_error_is_retried_and_a_client_error_is_not() {
 }
 
 #[tokio::test]
+async fn a_redirect_is_not_followed() {
+    // Following it would carry the key to wherever it points.
+    let elsewhere = Server::start([Reply::json(ANSWER)]).await;
+    let moved = format!("{}/v1/chat/completions", elsewhere.url);
+    let server = Server::start([Reply::status(307, "").header("location", &moved)]).await;
+    let error = client(&server)
+        .complete(Request::new(vec![Message::user("Hi")]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ModelError::Status { status: 307, .. }),
+        "{error:?}"
+    );
+    assert_eq!(server.received().len(), 1);
+    assert_eq!(elsewhere.received().len(), 0);
+}
+
+#[tokio::test]
 async fn a_body_that_is_not_what_the_api_documents_is_malformed() {
     let half = &ANSWER[..ANSWER.len() / 2];
     let bodies = [

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::assemble::{self, Assembly, Flow};
 use super::http::{cut, ApiKey, Env, Transport};
 use super::sse::Event;
-use super::{env_var, id_of, native_tools, transport_setters, with_ids, Wire};
+use super::{client_api, env_var, id_of, native_tools, with_ids, Wire};
 use crate::catalog::{Catalog, CatalogFormat};
 use crate::model::{Message, ModelError, Request, Response, StopReason, ToolChoice};
 use crate::reader::{read_calls, CallFormat, ToolCall};
@@ -22,7 +22,7 @@ use crate::reader::{read_calls, CallFormat, ToolCall};
 /// `is_error` for a failed call), the results of one turn together in one
 /// user message. Requests carry `x-api-key` and `anthropic-version`
 /// ([`VERSION`](Self::VERSION)). Anthropic requires a token limit: a request
-/// without [`Request::max_tokens`] takes [`max_tokens`](Self::max_tokens)
+/// without [`Request::max_tokens`] takes [`default_max_tokens`](Self::default_max_tokens)
 /// (4096 by default).
 ///
 /// ```
@@ -30,7 +30,7 @@ use crate::reader::{read_calls, CallFormat, ToolCall};
 /// use typed_tools::provider::Anthropic;
 /// use typed_tools::CatalogFormat;
 ///
-/// let model = Anthropic::new("claude-sonnet-4-5").api_key("sk-ant-...").max_tokens(1024);
+/// let model = Anthropic::new("claude-sonnet-4-5").api_key("sk-ant-...").default_max_tokens(1024);
 /// assert_eq!(model.name(), "anthropic/claude-sonnet-4-5");
 /// assert_eq!(model.tool_format(), Some(CatalogFormat::Anthropic));
 /// assert!(!format!("{model:?}").contains("sk-ant-..."));
@@ -106,9 +106,9 @@ impl Anthropic {
         super::from_vars(env_var)
     }
 
-    /// The token limit of a request that sets none (Anthropic requires one);
-    /// 4096 by default.
-    pub fn max_tokens(mut self, tokens: u32) -> Anthropic {
+    /// The token limit of a request that sets none
+    /// ([`Request::max_tokens`]): Anthropic requires one. 4096 by default.
+    pub fn default_max_tokens(mut self, tokens: u32) -> Anthropic {
         self.max_tokens = tokens;
         self
     }
@@ -190,7 +190,7 @@ impl Wire for Anthropic {
     }
 }
 
-transport_setters!(Anthropic, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL");
+client_api!(Anthropic, "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL");
 
 /// The call's arguments as a JSON value (`input`): the object the model
 /// wrote, or `{}` when its text is not an object (the result that answers

@@ -261,6 +261,9 @@ pub(crate) fn too_long(limit: usize, start: &[u8]) -> ModelError {
 
 /// reqwest over rustls with the `ring` provider, given explicitly so that no
 /// process-wide default is needed or installed, and the platform's roots.
+/// Redirects are not followed: an API does not redirect a request, and
+/// reqwest would carry a key in a header of our own (`x-api-key`) to
+/// whatever host the redirect names; a 3xx is an error status instead.
 fn http_client() -> Result<reqwest::Client, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let tls = rustls::ClientConfig::builder_with_provider(provider)
@@ -271,6 +274,7 @@ fn http_client() -> Result<reqwest::Client, String> {
         .with_no_client_auth();
     reqwest::Client::builder()
         .http1_only()
+        .redirect(reqwest::redirect::Policy::none())
         .tls_backend_preconfigured(tls)
         .user_agent(concat!("typed-tools/", env!("CARGO_PKG_VERSION")))
         .build()

@@ -174,7 +174,7 @@ pub(crate) fn stream<W: Wire>(
 
 /// The setters both clients share, each over the client's `Transport`, and
 /// their `Model` implementation, over [`complete`] and [`stream`].
-macro_rules! transport_setters {
+macro_rules! client_api {
     ($client:ident, $key_var:literal, $url_var:literal) => {
         impl $crate::model::Model for $client {
             fn complete(
@@ -262,7 +262,7 @@ macro_rules! transport_setters {
         }
     };
 }
-pub(crate) use transport_setters;
+pub(crate) use client_api;
 
 /// The conversation with an id on every assistant call and every tool
 /// result: a call read from text has none, and both providers need one. A

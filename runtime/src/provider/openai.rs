@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::assemble::{self, Assembly, Flow};
 use super::http::{cut, ApiKey, Env, Transport};
 use super::sse::Event;
-use super::{env_var, id_of, native_tools, transport_setters, with_ids, Wire};
+use super::{client_api, env_var, id_of, native_tools, with_ids, Wire};
 use crate::catalog::{Catalog, CatalogFormat};
 use crate::model::{Message, ModelError, Request, Response, StopReason, ToolChoice, Usage};
 use crate::reader::{read_calls, CallFormat};
@@ -223,7 +223,7 @@ impl Wire for OpenAi {
     }
 }
 
-transport_setters!(OpenAi, "OPENAI_API_KEY", "OPENAI_BASE_URL");
+client_api!(OpenAi, "OPENAI_API_KEY", "OPENAI_BASE_URL");
 
 #[derive(Serialize)]
 struct Body<'a> {
