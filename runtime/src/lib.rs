@@ -12,6 +12,8 @@ pub mod error;
 mod json;
 pub mod model;
 pub mod plan;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+pub mod provider;
 pub mod reader;
 pub mod recover;
 pub mod repair;

@@ -1,0 +1,227 @@
+//! What the provider tests share: an HTTP server on 127.0.0.1 that answers
+//! each request with the next reply written in advance (a provider's body
+//! as it sends it, an error status, a stream of events cut where the test
+//! says) and records what it was sent; and what a test does with an answer.
+
+#![allow(dead_code)] // Each provider test uses its own part of it.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
+use axum::response::IntoResponse;
+use axum::Router;
+use futures::StreamExt as _;
+use typed_tools::model::{Message, Response, StreamEvent, ToolResult};
+use typed_tools::recover::{Backoff, Retry};
+use typed_tools::Toolbox;
+
+/// Retries without jitter and with short waits, so that a test is quick.
+pub(crate) fn quick_retry() -> Retry {
+    Retry::exponential(3).with_backoff(Backoff {
+        initial: Duration::from_millis(10),
+        factor: 2.0,
+        max: Duration::from_millis(40),
+        jitter: false,
+    })
+}
+
+/// The ids of an answer's calls.
+pub(crate) fn ids(response: &Response) -> Vec<&str> {
+    response
+        .calls
+        .iter()
+        .map(|call| call.id.as_deref().unwrap_or_default())
+        .collect()
+}
+
+/// The results of an answer's calls, run by `toolbox`, as messages: the
+/// output, or the error told for the model.
+pub(crate) async fn results(toolbox: &Toolbox, response: &Response) -> Vec<Message> {
+    let mut results = Vec::new();
+    for call in &response.calls {
+        results.push(Message::tool_result(
+            match toolbox.call(&call.name, &call.arguments).await {
+                Ok(output) => ToolResult::ok(call, output.json()),
+                Err(error) => ToolResult::error(call, &error),
+            },
+        ));
+    }
+    results
+}
+
+/// The argument fragments of call `index`, in the order they came.
+pub(crate) fn fragments(events: &[StreamEvent], index: usize) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            StreamEvent::CallArguments { index: i, fragment } if *i == index => {
+                Some(fragment.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// One answer of the server.
+#[derive(Clone, Debug)]
+pub(crate) enum Reply {
+    /// A whole body with a status.
+    Whole {
+        status: u16,
+        headers: Vec<(&'static str, String)>,
+        body: String,
+    },
+    /// `text/event-stream`, each piece written as its own HTTP chunk.
+    Events { pieces: Vec<Vec<u8>> },
+    /// A 200 that comes only after `after`.
+    Late { after: Duration, body: String },
+}
+
+impl Reply {
+    /// A 200 with a JSON body.
+    pub(crate) fn json(body: &str) -> Reply {
+        Reply::status(200, body)
+    }
+
+    /// `status` with `body`.
+    pub(crate) fn status(status: u16, body: &str) -> Reply {
+        Reply::Whole {
+            status,
+            headers: vec![("content-type", "application/json".into())],
+            body: body.into(),
+        }
+    }
+
+    /// The same, with a header more.
+    pub(crate) fn header(mut self, name: &'static str, value: &str) -> Reply {
+        if let Reply::Whole { headers, .. } = &mut self {
+            headers.push((name, value.into()));
+        }
+        self
+    }
+
+    /// A stream of server-sent events, cut into network chunks inside every
+    /// multi-byte character and every `every` bytes besides.
+    pub(crate) fn events(body: &str, every: usize) -> Reply {
+        Reply::Events {
+            pieces: cut(body.as_bytes(), every),
+        }
+    }
+}
+
+/// `bytes` cut inside each multi-byte UTF-8 character (after its first
+/// byte) and every `every` bytes.
+pub(crate) fn cut(bytes: &[u8], every: usize) -> Vec<Vec<u8>> {
+    let mut pieces = vec![Vec::new()];
+    for (at, &byte) in bytes.iter().enumerate() {
+        let inside_character = byte & 0b1100_0000 == 0b1000_0000;
+        if at > 0 && (inside_character || at % every == 0) {
+            pieces.push(Vec::new());
+        }
+        pieces.last_mut().unwrap().push(byte);
+    }
+    pieces
+}
+
+/// A request the server received.
+#[derive(Clone, Debug)]
+pub(crate) struct Received {
+    pub(crate) path: String,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: serde_json::Value,
+    pub(crate) at: Instant,
+}
+
+#[derive(Default)]
+struct Script {
+    replies: Mutex<VecDeque<Reply>>,
+    received: Mutex<Vec<Received>>,
+}
+
+/// The server, running on the test's tokio runtime until it ends.
+pub(crate) struct Server {
+    /// `http://127.0.0.1:PORT`.
+    pub(crate) url: String,
+    script: Arc<Script>,
+}
+
+impl Server {
+    /// Serves `replies`, one per request, in order; a request past the last
+    /// is answered 599, which no test expects.
+    pub(crate) async fn start(replies: impl IntoIterator<Item = Reply>) -> Server {
+        let script = Arc::new(Script {
+            replies: Mutex::new(replies.into_iter().collect()),
+            received: Mutex::default(),
+        });
+        let app = Router::new().fallback(answer).with_state(script.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        Server { url, script }
+    }
+
+    /// The requests received so far.
+    pub(crate) fn received(&self) -> Vec<Received> {
+        self.script.received.lock().unwrap().clone()
+    }
+
+    /// The replies not used.
+    pub(crate) fn left(&self) -> usize {
+        self.script.replies.lock().unwrap().len()
+    }
+}
+
+async fn answer(
+    State(script): State<Arc<Script>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> axum::response::Response {
+    script.received.lock().unwrap().push(Received {
+        path: uri.path().to_owned(),
+        headers,
+        body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+        at: Instant::now(),
+    });
+    let reply = script.replies.lock().unwrap().pop_front();
+    match reply {
+        Some(Reply::Whole {
+            status,
+            headers,
+            body,
+        }) => {
+            let mut map = HeaderMap::new();
+            for (name, value) in headers {
+                map.insert(
+                    HeaderName::from_static(name),
+                    HeaderValue::from_str(&value).unwrap(),
+                );
+            }
+            (StatusCode::from_u16(status).unwrap(), map, body).into_response()
+        }
+        Some(Reply::Events { pieces }) => {
+            let chunks = futures::stream::iter(pieces).then(|piece| async move {
+                // A pause between pieces, so that each reaches the client
+                // on its own.
+                tokio::task::yield_now().await;
+                Ok::<_, Infallible>(Bytes::from(piece))
+            });
+            let mut map = HeaderMap::new();
+            map.insert(
+                "content-type",
+                HeaderValue::from_static("text/event-stream"),
+            );
+            (StatusCode::OK, map, Body::from_stream(chunks)).into_response()
+        }
+        Some(Reply::Late { after, body }) => {
+            tokio::time::sleep(after).await;
+            (StatusCode::OK, body).into_response()
+        }
+        None => (StatusCode::from_u16(599).unwrap(), "no reply left").into_response(),
+    }
+}
