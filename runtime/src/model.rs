@@ -549,7 +549,10 @@ impl fmt::Display for ModelError {
             ModelError::Timeout { after } => write!(f, "no answer within {after:?}"),
             ModelError::Connection { message } => write!(f, "connection failed: {message}"),
             ModelError::Malformed { message, .. } => {
-                write!(f, "the answer is not what the provider documents: {message}")
+                write!(
+                    f,
+                    "the answer is not what the provider documents: {message}"
+                )
             }
             ModelError::Config { message } | ModelError::Other { message } => f.write_str(message),
         }

@@ -222,6 +222,25 @@ impl Plan {
     }
 }
 
+/// Parses a type annotation alone, as λ-Tool writes it (`{id: Int}`,
+/// `[String]`): the JSON form of a plan gives a parameter's annotation as
+/// this text.
+pub(crate) fn parse_type(text: &str) -> Result<Type, ParseError> {
+    let mut lexer = Lexer::new(text);
+    let current = lexer.next();
+    let mut parser = Parser {
+        lexer,
+        current,
+        ahead: None,
+        depth: 0,
+    };
+    let ty = parser.ty()?;
+    match parser.peek() {
+        Tok::End => Ok(ty),
+        _ => Err(parser.expected("the end of the type")),
+    }
+}
+
 struct Parser<'t> {
     lexer: Lexer<'t>,
     /// The token at hand.
