@@ -279,7 +279,7 @@ impl AnswerError {
     /// let error = read_plan("while true { 1 }", &ParseOptions::default()).unwrap_err();
     /// assert_eq!(error.for_model(), "the plan does not parse, nothing ran; fix it and send the whole plan again:
     /// - line 1, column 7: expected an operator or the end of the plan, found `true`
-    ///   hint: λ-Tool has no loops and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)");
+    ///   hint: λ-Tool has no loops, no recursion and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)");
     /// ```
     pub fn for_model(&self) -> String {
         match self {
@@ -351,8 +351,8 @@ impl std::error::Error for AnswerError {}
 /// A hint for a word models write that λ-Tool does not have.
 fn word_hint(word: &str) -> Option<&'static str> {
     Some(match word {
-        "while" | "for" | "loop" | "do" | "retry" | "repeat" | "until" | "foreach" => {
-            "λ-Tool has no loops and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)"
+        "while" | "for" | "loop" | "do" | "retry" | "repeat" | "until" | "foreach" | "rec" => {
+            "λ-Tool has no loops, no recursion and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)"
         }
         "try" | "except" | "catch" | "raise" | "throw" | "finally" => {
             "λ-Tool has no exceptions: a tool's failure is the `Err(e)` branch of its `match`"
@@ -363,14 +363,22 @@ fn word_hint(word: &str) -> Option<&'static str> {
         "def" | "function" | "func" | "fun" | "lambda" | "return" | "const" | "var" | "val" => {
             "a plan is one expression, not statements: name a value with `let x = ... in ...`; a callback is written `(fn x => ...)`"
         }
+        "=" => "a plan is one expression, not statements: name a value with `let x = ... in ...`",
         "True" | "False" => "the booleans are `true` and `false`",
         "elif" => "write `else if`",
+        "f" => "strings do not interpolate: join text with `++`",
         "&&" => "write `and`",
         "||" => "write `or`",
         "!" => "write `not`",
         ";" => "a plan is one expression: chain steps with `let x = ... in` or nested `match`es, not `;`",
         "'" => "strings are written in double quotes",
         "#" | "//" => "comments are written (* like this *)",
+        "(" => {
+            "nothing is applied with parentheses: call a tool with `match exec tool NAME {arg = ...} { Ok(x) => ..., Err(e) => ... }` (`call tool NAME {...}` for a pure one), and iterate with `map (fn x => ...) list`"
+        }
+        "<" => {
+            "tools are not called one by one here: write one plan that calls them, in λ-Tool"
+        }
         _ => return None,
     })
 }
@@ -428,7 +436,18 @@ fn last_token(before: &str) -> &str {
 /// variable and stops at `true`).
 fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
     let at = offset_of(text, line, column);
-    word_hint(first_token(&text[at..])).or_else(|| word_hint(last_token(&text[..at])))
+    let here = first_token(&text[at..]);
+    if here == "<" && !text[at..].starts_with("<tool_call>") {
+        return word_hint(last_token(&text[..at]));
+    }
+    // A `(` says least: the word before it may say more (`retry(3)`).
+    let hint_here = || word_hint(here);
+    let hint_before = || word_hint(last_token(&text[..at]));
+    if here == "(" {
+        hint_before().or_else(hint_here)
+    } else {
+        hint_here().or_else(hint_before)
+    }
 }
 
 /// Reads the plan in a model's answer ([`find_plan`]), text or JSON, within

@@ -514,7 +514,7 @@ fn unknown_kind_hint(kind: &str) -> &'static str {
     match kind {
         "while" | "for" | "loop" | "repeat" | "retry" | "do" | "until" | "for_each"
         | "foreach" => {
-            "λ-Tool has no loops and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)"
+            "λ-Tool has no loops, no recursion and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)"
         }
         "try" | "catch" | "try_catch" | "throw" | "raise" => {
             "λ-Tool has no exceptions: a tool's failure is the `err` branch of its `match`"
