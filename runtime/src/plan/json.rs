@@ -495,6 +495,18 @@ fn found(json: &Json) -> String {
     }
 }
 
+/// An integer as JSON Schema counts one: a number with no fraction (`49.0`
+/// too), within `i64`.
+fn integer(json: &Json) -> Option<i64> {
+    match json.as_i64() {
+        Some(i) => Some(i),
+        None => json
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= -(2f64.powi(63)) && *f < 2f64.powi(63))
+            .map(|f| f as i64),
+    }
+}
+
 /// What a scalar written where an expression is due should have been.
 fn literal_for(json: &Json) -> Option<String> {
     let node = match json {
@@ -663,7 +675,7 @@ impl<'j> Reader<'j> {
             }
             "int" => {
                 self.keys(object, "an `int`", &["kind", "value"])?;
-                let value = self.get(object, "value", "an `int`", |r, v| match v.as_i64() {
+                let value = self.get(object, "value", "an `int`", |r, v| match integer(v) {
                     Some(i) => Ok(i),
                     None => Err(r.error(format!("expected an integer, found {}", found(v)))),
                 })?;
@@ -936,7 +948,12 @@ impl<'j> Reader<'j> {
         self.keys(object, "a parameter", &["name", "type"])?;
         let name = self.get(object, "name", "a parameter", |r, v| r.name(v))?;
         let ty = match object.get("type") {
-            None | Some(Json::Null) => None,
+            None => {
+                return Err(self.error(
+                    "missing `type` in a parameter; write \"type\": null for no annotation".into(),
+                ))
+            }
+            Some(Json::Null) => None,
             Some(ty) => Some(self.at(Seg::Key("type"), |r| {
                 let text = r.string(ty)?;
                 parse_type(text).map_err(|e| {
