@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use futures::executor::block_on;
 use peak_alloc::PeakAlloc;
 use serde_json::json;
-use typed_tools::plan::{Interpreter, Limit, Limits, Plan, Run, RunError, Value};
+use typed_tools::plan::{check, Interpreter, Limit, Limits, Plan, Run, RunError, Value};
 use typed_tools::{tool, Toolbox};
 
 #[global_allocator]
@@ -197,6 +197,38 @@ fn each_hostile_plan_stops_at_its_limit_within_a_second_and_64_mib() {
             assert_eq!(run.trace.len(), 1, "{name}");
         }
     }
+}
+
+/// The path a model's plan takes: the hostile plans that type-check (all
+/// but those whose `fold` wraps its accumulator) pass the checker, and
+/// `Interpreter::run`, which checks first, stops each at its limit within a
+/// second and 64 MiB, as above.
+#[test]
+fn hostile_plans_that_type_check_stop_at_their_limit_when_run_checked() {
+    let _lock = lock();
+    let toolbox = toolbox();
+    let interpreter = Interpreter::new(&toolbox);
+    let mut checked = 0;
+    for (name, body, limit) in hostile() {
+        let text = after_a_call(&body);
+        let plan = Plan::parse(&text).unwrap();
+        if check(&plan, &toolbox).is_err() {
+            assert!(body.contains("fold (fn acc, x => [acc"), "{name} is refused");
+            continue;
+        }
+        checked += 1;
+        let before = PEAK.current_usage();
+        PEAK.reset_peak_usage();
+        let started = Instant::now();
+        let run = block_on(interpreter.run(&plan)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let elapsed = started.elapsed();
+        let peak = PEAK.peak_usage().saturating_sub(before);
+        assert_eq!(run.outcome, Err(RunError::LimitExceeded { limit }), "{name}");
+        assert!(elapsed < Duration::from_secs(1), "{name}: {elapsed:?}");
+        assert!(peak < 64 << 20, "{name}: {peak} bytes");
+        assert_eq!(run.trace[0].tool, "inc", "{name}");
+    }
+    assert_eq!(checked, hostile().len() - 2);
 }
 
 #[test]
