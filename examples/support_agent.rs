@@ -23,8 +23,8 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_tools::effect::{EffectSet, ReadWrite};
-use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::model::{estimate_tokens, ScriptedModel};
+use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::plan::{Author, CallResult, Decision, Interpreter, Plan};
 use typed_tools::{call, exec, field, on, tool, CatalogFormat, Toolbox};
 
@@ -337,16 +337,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         prompt.len(),
         estimate_tokens(&prompt)
     );
-    let authored = block_on(author.write(&model, "Refund customer cust_67890's last charge and tell them."))?;
+    let authored = block_on(author.write(
+        &model,
+        "Refund customer cust_67890's last charge and tell them.",
+    ))?;
     for (i, attempt) in authored.attempts.iter().enumerate() {
         println!("-- attempt {}: the model wrote", i + 1);
-        println!("   {}", attempt.response.text.trim_end().replace('\n', "\n   "));
+        println!(
+            "   {}",
+            attempt.response.text.trim_end().replace('\n', "\n   ")
+        );
         match &attempt.error {
             Some(error) => println!(
                 "-- the model is told (nothing ran):\n   {}\n",
                 error.for_model().replace('\n', "\n   ")
             ),
-            None => println!("-- it checks ({} tokens spent in all)\n", authored.usage.total()),
+            None => println!(
+                "-- it checks ({} tokens spent in all)\n",
+                authored.usage.total()
+            ),
         }
     }
     println!("-- preview (nothing has run yet)\n{}", authored.preview);

@@ -100,7 +100,10 @@ fn the_schema_is_json_schema_2020_12_and_an_anthropic_tool() {
 
 #[test]
 fn gemini_gets_the_openapi_subset_with_the_outermost_expression_held() {
-    let entry = catalog::render_tool(CatalogFormat::Gemini, &submit_tool());
+    let entry = catalog::render_tool(
+        CatalogFormat::Gemini,
+        &json::submit_tool_for(CatalogFormat::Gemini),
+    );
     assert!(fits(&gemini_shape(), &entry));
     let parameters = schema_for(CatalogFormat::Gemini).unwrap();
     assert_gemini(SUBMIT_TOOL, &parameters);

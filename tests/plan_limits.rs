@@ -213,7 +213,10 @@ fn hostile_plans_that_type_check_stop_at_their_limit_when_run_checked() {
         let text = after_a_call(&body);
         let plan = Plan::parse(&text).unwrap();
         if check(&plan, &toolbox).is_err() {
-            assert!(body.contains("fold (fn acc, x => [acc"), "{name} is refused");
+            assert!(
+                body.contains("fold (fn acc, x => [acc"),
+                "{name} is refused"
+            );
             continue;
         }
         checked += 1;
@@ -223,7 +226,11 @@ fn hostile_plans_that_type_check_stop_at_their_limit_when_run_checked() {
         let run = block_on(interpreter.run(&plan)).unwrap_or_else(|e| panic!("{name}: {e}"));
         let elapsed = started.elapsed();
         let peak = PEAK.peak_usage().saturating_sub(before);
-        assert_eq!(run.outcome, Err(RunError::LimitExceeded { limit }), "{name}");
+        assert_eq!(
+            run.outcome,
+            Err(RunError::LimitExceeded { limit }),
+            "{name}"
+        );
         assert!(elapsed < Duration::from_secs(1), "{name}: {elapsed:?}");
         assert!(peak < 64 << 20, "{name}: {peak} bytes");
         assert_eq!(run.trace[0].tool, "inc", "{name}");

@@ -18,6 +18,9 @@
 //! | [`interpret`] | the [`Interpreter`]: outcome and trace |
 //! | [`limits`] | [`Limits`], what a run may consume, and [`Limit`], the one a stopped run reached |
 //! | [`error`] | [`PlanError`] (refused, nothing ran), [`RunError`] (stopped while running) |
+//! | [`json`] | the JSON form a model writes under a structured-output schema, the schema, the `submit_plan` tool |
+//! | [`prompt`] | [`PlanPrompt`]: what a model reads to write a plan, generated from the code |
+//! | [`author`] | plans written by a model: [`find_plan`](author::find_plan) in an answer, [`check_plan`](author::check_plan) with every error, the fix-and-resubmit loop [`Author`] |
 
 pub mod author;
 pub mod check;

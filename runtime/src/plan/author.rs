@@ -784,7 +784,7 @@ impl<'t, A: Effects> Author<'t, A> {
     ) -> Result<Authored, AuthorError> {
         let tools: Option<Catalog> = model
             .tool_format()
-            .map(|format| catalog::render(format, &[&json::submit_tool()]));
+            .map(|format| catalog::render(format, &[&json::submit_tool_for(format)]));
         let prompt = self.prompt(tools.is_some()).to_string();
         let mut messages = vec![Message::system(prompt), Message::user(task)];
         let mut attempts: Vec<Attempt> = Vec::new();

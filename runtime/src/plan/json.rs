@@ -64,17 +64,23 @@
 //! - OpenAI strict mode (`response_format` `json_schema` with `strict`, or
 //!   the strict [`submit_tool`]): the schema as it is. It follows the strict
 //!   rules (every key required, `additionalProperties: false`, a `$ref`
-//!   alone, no unsupported keyword, 4 object levels of the 10 allowed, the
+//!   alone, no unsupported keyword, within the 10 levels of nesting, the
 //!   root an object), and strict mode supports recursion through `$defs`,
 //!   so every plan can be written under it, at any depth.
 //! - Anthropic: the schema as a tool's `input_schema` (JSON Schema 2020-12).
 //!   Anthropic's strict tool use and JSON outputs do not support recursive
 //!   schemas, so there the schema guides the model and the reader checks.
-//! - Gemini's `Schema` (an OpenAPI 3.0 subset with no `$ref`): the catalog's
-//!   Gemini rendering, which inlines each definition on a path at most twice
-//!   and cuts below that to an untyped schema with the definition's
-//!   description: the top levels of a plan are held to the schema, deeper
-//!   expressions are free JSON, read and checked here.
+//! - Gemini's `Schema` (an OpenAPI 3.0 subset with no `$ref`): inlined,
+//!   the recursive schema grows some 24-fold a level (263 KB at the two
+//!   levels the catalog's Gemini rendering expands), so Gemini gets the
+//!   outermost expression held to the schema (its kind and keys, a `match`'s
+//!   step with its keys) and the expressions inside it described, not
+//!   constrained (12 KB, rendered by the catalog's Gemini rewriter). Gemini's
+//!   newer `responseJsonSchema` takes `$ref`s, but a cycle only through
+//!   properties that are not required, which an expression's are.
+//!
+//! Whatever a provider constrains, the reader checks every key and the
+//! checker every type: a model held to no schema at all is read the same way.
 
 use std::fmt;
 
@@ -390,6 +396,26 @@ pub fn submit_tool() -> ToolSpec {
     submit_tool_with(schema())
 }
 
+/// The [`submit_tool`] to offer a model that reads tools in `format`: for
+/// Gemini, whose schemas have no `$ref`, with the schema whose outermost
+/// expression is held and whose inner ones are described (inlined, the
+/// recursive schema grows some 24-fold a level: 263 KB at the two levels
+/// the catalog's Gemini rendering expands); for the others, [`submit_tool`].
+///
+/// ```
+/// use typed_tools::{catalog, CatalogFormat};
+/// use typed_tools::plan::json::submit_tool_for;
+///
+/// let gemini = catalog::render(CatalogFormat::Gemini, &[&submit_tool_for(CatalogFormat::Gemini)]);
+/// assert!(gemini.to_string().len() < 16_000);
+/// ```
+pub fn submit_tool_for(format: CatalogFormat) -> ToolSpec {
+    match format {
+        CatalogFormat::Gemini => submit_tool_with(build_schema(true)),
+        _ => submit_tool(),
+    }
+}
+
 fn submit_tool_with(schema: Json) -> ToolSpec {
     DynamicTool::new(SUBMIT_TOOL)
         .description(
@@ -402,10 +428,10 @@ fn submit_tool_with(schema: Json) -> ToolSpec {
 }
 
 /// [`schema`] in a provider's dialect, as its structured-output mode takes
-/// it: the parameters of [`submit_tool`] as the catalog renders them for
-/// `format` (OpenAI strict: the schema itself; Gemini: its OpenAPI subset,
-/// recursion inlined then cut; Anthropic and MCP: the schema). `None` for
-/// [`CatalogFormat::Text`].
+/// it: the parameters of [`submit_tool_for`] `format` as the catalog renders
+/// them (OpenAI strict: the schema itself; Gemini: its OpenAPI subset, the
+/// outermost expression held and the ones inside it described; Anthropic
+/// and MCP: the schema). `None` for [`CatalogFormat::Text`].
 ///
 /// ```
 /// use typed_tools::CatalogFormat;
@@ -419,13 +445,7 @@ fn submit_tool_with(schema: Json) -> ToolSpec {
 /// assert_eq!(schema_for(CatalogFormat::Text), None);
 /// ```
 pub fn schema_for(format: CatalogFormat) -> Option<Json> {
-    let spec = match format {
-        // Inlined, the recursive schema grows 24-fold a level (263 KB at
-        // the two levels the catalog expands): the outermost expression is
-        // held to the schema, what is inside it is described.
-        CatalogFormat::Gemini => submit_tool_with(build_schema(true)),
-        _ => submit_tool(),
-    };
+    let spec = submit_tool_for(format);
     let entry = catalog::render_tool(format, &spec);
     let parameters = match format {
         CatalogFormat::OpenAiChat | CatalogFormat::OpenAiChatStrict => {
