@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use typed_tools::effect::{EffectSet, ReadWrite};
 use typed_tools::model::{estimate_tokens, ScriptedModel};
 use typed_tools::plan::typed::{lit, TypedPlan};
-use typed_tools::plan::{Author, CallResult, Decision, Interpreter, Plan};
+use typed_tools::plan::{Author, CallResult, Decision, Interpreter, Plan, Run};
 use typed_tools::{call, exec, field, on, tool, CatalogFormat, Toolbox};
 
 /// A customer account.
@@ -135,6 +135,19 @@ fn format_cents(cents: i64) -> String {
     let sign = if cents < 0 { "-" } else { "" };
     let cents = cents.unsigned_abs();
     format!("{sign}${}.{:02}", cents / 100, cents % 100)
+}
+
+/// Prints a run's trace, each call with its arguments and result, and its outcome.
+fn print_run(run: &Run) {
+    println!("-- trace");
+    for call in &run.trace {
+        let result = match &call.result {
+            CallResult::Ok(value) => format!("Ok({value})"),
+            other => format!("{other:?}"),
+        };
+        println!("   {} {} -> {result}", call.tool, call.args);
+    }
+    println!("-- outcome: {:?}\n", run.outcome);
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -283,15 +296,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("-- run");
     let run = block_on(interpreter.run(&plan))?;
-    println!("-- trace");
-    for call in &run.trace {
-        let result = match &call.result {
-            CallResult::Ok(value) => format!("Ok({value})"),
-            other => format!("{other:?}"),
-        };
-        println!("   {} {} -> {result}", call.tool, call.args);
-    }
-    println!("-- outcome: {:?}\n", run.outcome);
+    print_run(&run);
 
     println!("== A plan as a model writes it, with two mistakes\n");
     // Models write the same plans as text; each is type-checked against the
@@ -361,14 +366,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("-- preview (nothing has run yet)\n{}", authored.preview);
     println!("-- run");
     let run = block_on(interpreter.run(&authored.plan))?;
-    for call in &run.trace {
-        let result = match &call.result {
-            CallResult::Ok(value) => format!("Ok({value})"),
-            other => format!("{other:?}"),
-        };
-        println!("   {} {} -> {result}", call.tool, call.args);
-    }
-    println!("-- outcome: {:?}\n", run.outcome);
+    print_run(&run);
 
     println!("== What happened to the store");
     println!("   refunds: {:?}", store.refunds.lock().unwrap());
