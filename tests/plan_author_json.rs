@@ -314,3 +314,66 @@ fn text_and_json_reach_the_same_plan_and_the_same_checker() {
         assert_eq!(verdicts[0], direct);
     }
 }
+
+// ---------------------------------------------------------------- hostile answers
+
+mod hostile {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value};
+    use typed_tools::plan::author::read_plan;
+    use typed_tools::plan::json;
+
+    /// JSON made of the form's own keys and kinds, nested at random.
+    fn answer_json() -> impl Strategy<Value = Value> {
+        let key = prop::sample::select(vec![
+            "plan", "kind", "value", "name", "of", "field", "fields", "items", "on", "ok", "err",
+            "bind", "body", "cond", "then", "else", "op", "left", "right", "param", "type", "list",
+            "init", "acc", "item", "tool", "arg", "operand",
+        ]);
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            prop::sample::select(vec![
+                "match", "exec", "traverse", "let", "int", "string", "var", "get", "record",
+                "list", "map", "fold", "binary", "==", "++", "Int", "{a: Int}", "", "x",
+            ])
+            .prop_map(Value::from),
+        ];
+        leaf.prop_recursive(8, 256, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..6).prop_map(|pairs| {
+                    Value::Object(
+                        pairs
+                            .into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect::<Map<String, Value>>(),
+                    )
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Any JSON reads as a plan or is refused with a path; never a panic.
+        #[test]
+        fn any_json_is_read_or_refused(value in answer_json()) {
+            match json::from_value(&value) {
+                Ok(plan) => prop_assert_eq!(json::from_value(&json::to_value(&plan)).unwrap(), plan),
+                Err(error) => prop_assert!(error.path.starts_with('$')),
+            }
+        }
+
+        /// Any answer text is read or refused; never a panic.
+        #[test]
+        fn any_answer_is_read_or_refused(
+            answer in "((```|~~~|json|lambda-tool|\\{|\\}|\"|:|plan|kind|match|let|tool|Ok|Err|\\(|\\)|=>|,|\n| |[a-zA-Z0-9_]|é|€|;|#|'|<tool_call>|-|\\*)){0,120}"
+        ) {
+            let _ = read_plan(&answer, &Default::default());
+        }
+    }
+}
