@@ -80,8 +80,9 @@ const PLAN_STARTS: [&str; 12] = [
 /// Finds the plan in a model's answer, or `None` when it holds none.
 ///
 /// - In fenced blocks (```` ``` ````, `~~~`), the last one tagged as a plan
-///   (`lambda-tool`, `λ-tool`, `plan`, `json`, ...), else the last block
-///   that is more than tool declarations; an unclosed fence runs to the end.
+///   (`lambda-tool`, `λ-tool`, `plan`, `json`, ...) that is more than tool
+///   declarations, else the last one that is; an unclosed fence
+///   runs to the end.
 /// - Without fences: from the first line that starts like a plan (a
 ///   keyword such as `match`, `let` or `tool`, or `{`, `[`, `(`, a string, a
 ///   number), else the first line that is not prose, to the line before the
@@ -111,11 +112,13 @@ pub fn find_plan(answer: &str) -> Option<Written<'_>> {
     let candidate = if blocks.is_empty() {
         unfenced(answer)?
     } else {
-        let tagged = blocks
+        // A tagged block over an untagged one, one with a plan over one of
+        // declarations only, a later one over an earlier one.
+        let tagged = |tag: &str| PLAN_TAGS.contains(&tag.to_lowercase().as_str());
+        let chosen = blocks
             .iter()
             .rev()
-            .find(|(tag, _)| PLAN_TAGS.contains(&tag.to_lowercase().as_str()));
-        let chosen = tagged
+            .find(|(tag, body)| tagged(tag) && !only_declarations(body))
             .or_else(|| {
                 blocks
                     .iter()
