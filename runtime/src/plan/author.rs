@@ -739,7 +739,7 @@ impl<'t, A: Effects> Author<'t, A> {
 
     /// At most `tokens` spent in all (in and out, as the model's
     /// [`Usage`] says). A request is not sent when the tokens spent and its
-    /// messages (estimated at one token per four bytes,
+    /// messages and tools (estimated at one token per four bytes,
     /// [`estimate_tokens`]) reach the budget; each request's `max_tokens` is
     /// what is left.
     pub fn token_budget(mut self, tokens: u64) -> Self {
@@ -788,6 +788,9 @@ impl<'t, A: Effects> Author<'t, A> {
         let tools: Option<Catalog> = model
             .tool_format()
             .map(|format| catalog::render(format, &[&json::submit_tool_for(format)]));
+        let tools_tokens = tools
+            .as_ref()
+            .map_or(0, |tools| estimate_tokens(&tools.to_string()));
         let prompt = self.prompt(tools.is_some()).to_string();
         let mut messages = vec![Message::system(prompt), Message::user(task)];
         let mut attempts: Vec<Attempt> = Vec::new();
@@ -798,7 +801,11 @@ impl<'t, A: Effects> Author<'t, A> {
                 request = request.tools(tools.clone());
             }
             if let Some(budget) = self.token_budget {
-                let asked: u64 = messages.iter().map(|m| estimate_tokens(m.text())).sum();
+                let asked: u64 = messages
+                    .iter()
+                    .map(|m| estimate_tokens(m.text()))
+                    .sum::<u64>()
+                    + tools_tokens;
                 let left = budget.saturating_sub(usage.total().saturating_add(asked));
                 if left == 0 {
                     return Err(AuthorError::Budget {
