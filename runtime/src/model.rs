@@ -34,7 +34,7 @@
 //! assert_eq!(first.stop, StopReason::ToolUse);
 //! // The program decides what runs; the result answers the call's id.
 //! messages.push(first.to_message());
-//! messages.push(Message::tool(ToolResult::ok(&call, r#""sunny""#)));
+//! messages.push(Message::tool_result(ToolResult::ok(&call, r#""sunny""#)));
 //! let second = model.complete(Request::new(messages)).await?;
 //! assert_eq!(second.text, "Sunny in Lima.");
 //! assert_eq!(model.requests()[1].messages[2].text(), r#""sunny""#);
@@ -67,7 +67,7 @@ pub enum Role {
     /// The model.
     Assistant,
     /// A tool's result, handed back to the model.
-    Tool,
+    ToolResult,
 }
 
 /// One message of a conversation.
@@ -95,7 +95,7 @@ pub enum Message {
         calls: Vec<ToolCall>,
     },
     /// A tool's result, answering one call of the previous assistant message.
-    Tool(ToolResult),
+    ToolResult(ToolResult),
 }
 
 impl Message {
@@ -118,8 +118,8 @@ impl Message {
     }
 
     /// A tool's result.
-    pub fn tool(result: ToolResult) -> Message {
-        Message::Tool(result)
+    pub fn tool_result(result: ToolResult) -> Message {
+        Message::ToolResult(result)
     }
 
     /// Who wrote it.
@@ -128,7 +128,7 @@ impl Message {
             Message::System(_) => Role::System,
             Message::User(_) => Role::User,
             Message::Assistant { .. } => Role::Assistant,
-            Message::Tool(_) => Role::Tool,
+            Message::ToolResult(_) => Role::ToolResult,
         }
     }
 
@@ -138,7 +138,7 @@ impl Message {
         match self {
             Message::System(text) | Message::User(text) => text,
             Message::Assistant { text, .. } => text,
-            Message::Tool(result) => &result.content,
+            Message::ToolResult(result) => &result.content,
         }
     }
 
@@ -222,8 +222,8 @@ pub enum ToolChoice {
     None,
     /// It must call some tool.
     Required,
-    /// It must call this tool.
-    Tool(String),
+    /// It must call this tool, and only it.
+    Only(String),
 }
 
 /// What is sent to a model.

@@ -282,13 +282,16 @@ impl<A: Effects> Toolbox<A> {
         crate::reader::read_calls_with(format, text, &parameters)
     }
 
-    /// Calls tool `name` with arguments already parsed.
+    /// Calls tool `name` with arguments already parsed: as
+    /// [`call`](Self::call) with their JSON text. Arguments of any depth are
+    /// safe to pass: those nested deeper than JSON text is read (128 levels)
+    /// are refused as [`ToolError::InvalidArgs`](crate::ToolError::InvalidArgs).
     pub fn call_value<'a>(&'a self, name: &'a str, args: &Value) -> Call<'a> {
         Call::new(
             &self.shared,
             self.allowed,
             name,
-            Args::Text(Cow::Owned(args.to_string())),
+            Args::Text(Cow::Owned(crate::json::to_text(args))),
         )
     }
 
