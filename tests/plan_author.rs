@@ -345,7 +345,7 @@ fn a_native_model_answers_in_json_through_submit_plan() {
         .text()
         .contains("or call the tool `submit_plan`"));
     // The errors answer the call, by its id.
-    let Message::Tool(result) = requests[1].messages.last().unwrap() else {
+    let Message::ToolResult(result) = requests[1].messages.last().unwrap() else {
         panic!("{:?}", requests[1].messages)
     };
     assert_eq!(result.call_id.as_deref(), Some("call_1"));

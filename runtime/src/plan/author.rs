@@ -858,7 +858,7 @@ impl<'t, A: Effects> Author<'t, A> {
                             "not run: tools are not called one by one here; hand in one plan that calls them (`{SUBMIT_TOOL}`, or λ-Tool text in a fenced block)"
                         ),
                     };
-                    messages.push(Message::tool(ToolResult::refused(call, content)));
+                    messages.push(Message::tool_result(ToolResult::refused(call, content)));
                 }
             }
             attempts.push(Attempt {
