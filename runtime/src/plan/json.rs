@@ -407,7 +407,7 @@ pub fn submit_tool() -> ToolSpec {
 /// use typed_tools::plan::json::submit_tool_for;
 ///
 /// let gemini = catalog::render(CatalogFormat::Gemini, &[&submit_tool_for(CatalogFormat::Gemini)]);
-/// assert!(gemini.to_string().len() < 16_000);
+/// assert!(gemini.to_json().to_string().len() < 16_000);
 /// ```
 pub fn submit_tool_for(format: CatalogFormat) -> ToolSpec {
     match format {
