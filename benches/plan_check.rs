@@ -7,6 +7,11 @@
 //! structure with no checking at all. Each size reports parse alone, parse +
 //! check (`Preview::check`: depth, tools, effects, counts, types), and the
 //! baseline; growth from 50 to 1,000 nodes should be linear (20x the nodes).
+//!
+//! Measured (medians, `-- --warm-up-time 1 --measurement-time 3`, 2 cores
+//! at a load average of 10): 61 nodes, parse 22.9 µs, parse + check 45.7
+//! µs, baseline 46.8 µs (0.98x); 1,009 nodes, parse 406 µs, parse + check
+//! 841 µs, baseline 1,072 µs (0.78x). 16.5x the nodes cost 18.4x the time.
 
 use std::hint::black_box;
 
