@@ -181,7 +181,7 @@ fn main() {
 
     println!("== 3. A plan, and a refund too large to approve\n");
     let model = pick_model(ScriptedModel::new([
-        r#"```plan
+        r#"```lambda-tool
 match exec tool lookup_account {id = "cust_777"} {
   Ok(account) =>
     match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {

@@ -9,6 +9,9 @@
 //! with the typed plan builder, prints its text and preview, and runs it
 //! with an approval hook that sees each Write call before it happens; then
 //! a plan as a model writes it, with mistakes, refused before anything runs.
+//! Last, the model path: a (scripted) model is given the plan prompt and a
+//! task, writes the plan with `account.plan`, gets the checker's errors
+//! back, sends the corrected plan, which is previewed and run.
 //! No network, no API key.
 //!
 //! Run it with `cargo run --example support_agent`.
@@ -20,8 +23,9 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_tools::effect::{EffectSet, ReadWrite};
+use typed_tools::model::{estimate_tokens, ScriptedModel};
 use typed_tools::plan::typed::{lit, TypedPlan};
-use typed_tools::plan::{CallResult, Decision, Interpreter, Plan};
+use typed_tools::plan::{Author, CallResult, Decision, Interpreter, Plan, Run};
 use typed_tools::{call, exec, field, on, tool, CatalogFormat, Toolbox};
 
 /// A customer account.
@@ -133,6 +137,19 @@ fn format_cents(cents: i64) -> String {
     format!("{sign}${}.{:02}", cents / 100, cents % 100)
 }
 
+/// Prints a run's trace, each call with its arguments and result, and its outcome.
+fn print_run(run: &Run) {
+    println!("-- trace");
+    for call in &run.trace {
+        let result = match &call.result {
+            CallResult::Ok(value) => format!("Ok({value})"),
+            other => format!("{other:?}"),
+        };
+        println!("   {} {} -> {result}", call.tool, call.args);
+    }
+    println!("-- outcome: {:?}\n", run.outcome);
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut store = Store::default();
     store.accounts.insert(
@@ -142,6 +159,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             subscription_tier: "pro".into(),
             email: "ada@example.com".into(),
             last_charge_cents: 4900,
+        },
+    );
+    store.accounts.insert(
+        "cust_67890".into(),
+        Account {
+            id: "cust_67890".into(),
+            subscription_tier: "free".into(),
+            email: "grace@example.com".into(),
+            last_charge_cents: 1250,
         },
     );
     let store = std::sync::Arc::new(store);
@@ -270,15 +296,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("-- run");
     let run = block_on(interpreter.run(&plan))?;
-    println!("-- trace");
-    for call in &run.trace {
-        let result = match &call.result {
-            CallResult::Ok(value) => format!("Ok({value})"),
-            other => format!("{other:?}"),
-        };
-        println!("   {} {} -> {result}", call.tool, call.args);
-    }
-    println!("-- outcome: {:?}\n", run.outcome);
+    print_run(&run);
 
     println!("== A plan as a model writes it, with two mistakes\n");
     // Models write the same plans as text; each is type-checked against the
@@ -294,6 +312,61 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{written}\n");
     let refused = block_on(interpreter.run(&Plan::parse(written)?)).unwrap_err();
     println!("-- the model is told:\n{refused}\n");
+
+    println!("== The model path: a model writes the plan, the checker answers\n");
+    // The model is given the plan prompt (generated from the toolbox) and a
+    // task. Here it is scripted: first it writes λ-Tool's plan with
+    // `account.plan`, a field the account does not have; then, told so, the
+    // corrected plan. Any `Model` (a provider's client) goes the same way.
+    let slip = r#"match exec tool lookup_account {id = "cust_67890"} {
+  Ok(account) =>
+    match exec tool issue_refund {account_id = account.id, amount = account.plan} {
+      Ok(refund) =>
+        match exec tool send_reply {to = account.email, body = "Your refund " ++ refund.tx_id ++ " is on its way."} {
+          Ok(sent) => "refund processed and customer notified",
+          Err(e) => "refund succeeded but notification failed"
+        },
+      Err(e) => "refund failed, customer not refunded: " ++ e.message
+    },
+  Err(e) => "account lookup failed"
+}"#;
+    let fixed = slip.replace("account.plan", "account.last_charge_cents");
+    let model = ScriptedModel::new([
+        format!("I'll look the account up, refund its last charge and tell the customer.\n\n```lambda-tool\n{slip}\n```"),
+        format!("`plan` is not a field of the account; the amount is `last_charge_cents`.\n\n```lambda-tool\n{fixed}\n```"),
+    ]);
+    let author = Author::new(&toolbox).attempts(3).token_budget(20_000);
+    let prompt = author.prompt(false).to_string();
+    println!(
+        "-- the prompt: {} bytes, about {} tokens (the tools' catalog, the syntax, the rules, three examples)\n",
+        prompt.len(),
+        estimate_tokens(&prompt)
+    );
+    let authored = block_on(author.write(
+        &model,
+        "Refund customer cust_67890's last charge and tell them.",
+    ))?;
+    for (i, attempt) in authored.attempts.iter().enumerate() {
+        println!("-- attempt {}: the model wrote", i + 1);
+        println!(
+            "   {}",
+            attempt.response.text.trim_end().replace('\n', "\n   ")
+        );
+        match &attempt.error {
+            Some(error) => println!(
+                "-- the model is told (nothing ran):\n   {}\n",
+                error.for_model().replace('\n', "\n   ")
+            ),
+            None => println!(
+                "-- it checks ({} tokens spent in all)\n",
+                authored.usage.total()
+            ),
+        }
+    }
+    println!("-- preview (nothing has run yet)\n{}", authored.preview);
+    println!("-- run");
+    let run = block_on(interpreter.run(&authored.plan))?;
+    print_run(&run);
 
     println!("== What happened to the store");
     println!("   refunds: {:?}", store.refunds.lock().unwrap());

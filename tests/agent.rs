@@ -18,6 +18,7 @@ use support::{calls, tools_called, Charge, IssueRefund, LookupAccount, SendReply
 use typed_tools::agent::{Agent, CallOutcome, Exit, Limits, OnRefusal, PlanRefusal};
 use typed_tools::effect::EffectSet;
 use typed_tools::model::{Message, Model, ModelError, Request, Response, ScriptedModel, Usage};
+use typed_tools::plan::author::AnswerError;
 use typed_tools::plan::{CallResult, PlanError};
 use typed_tools::recover::Policy;
 use typed_tools::toolbox::{Approval, ApprovalRequest, Decision};
@@ -605,7 +606,7 @@ fn approval_in_an_agent_step_sees_the_rewritten_arguments() {
 #[test]
 fn a_plan_runs_as_a_step_under_the_agents_effects_and_approval() {
     let (toolbox, shop) = shop_toolbox(Policy::none());
-    let refunding_plan = r#"```plan
+    let refunding_plan = r#"```lambda-tool
 match exec tool lookup_account {id = "cust_1"} {
   Ok(account) => match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
     Ok(r) => r.tx_id,
@@ -627,16 +628,17 @@ match exec tool lookup_account {id = "cust_1"} {
     let agent = Agent::new(&toolbox, Arc::clone(&model))
         .restrict(EffectSet::READ)
         .plans(true);
-    assert!(agent.system_prompt().contains("```plan"));
+    assert!(agent.system_prompt().contains("```lambda-tool"));
     let run = block_on(agent.run("Find Ana's email."));
     assert_eq!(run.answer(), Some("Ana's email is ana@example.com."));
-    assert!(matches!(
-        run.plans[0].outcome,
-        Err(PlanRefusal::Check(PlanError::UnknownTool { .. }))
-    ));
+    let Err(PlanRefusal::Refused(AnswerError::Refused { errors, .. })) = &run.plans[0].outcome
+    else {
+        panic!("{:?}", run.plans[0].outcome)
+    };
+    assert!(matches!(errors[..], [PlanError::UnknownTool { .. }]));
     assert!(run.transcript[3]
         .text()
-        .starts_with("Your plan was refused before anything ran"));
+        .starts_with("the plan was refused, nothing ran"));
     let ran = run.plans[1].outcome.as_ref().unwrap();
     assert_eq!(ran.trace.len(), 1);
     assert!(

@@ -48,11 +48,16 @@
 //!   function name: starts with a letter or `_`, then a-z A-Z 0-9 `_` `.` `-`,
 //!   at most 64.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use typed_tools::effect::{Effect, EffectSet};
 use typed_tools::{catalog, CatalogFormat, DynamicTool, ToolSpec, Toolbox};
 
+mod provider_rules;
 mod support;
+
+use provider_rules::{
+    anthropic_shape, assert_gemini, assert_openai_strict, fits, gemini_shape, keys, openai_shape,
+};
 
 use support::domain::{
     CountFolders, LookupAccount, ServerTime, ShipOrder, TagItems, UpdateAddress,
@@ -106,70 +111,6 @@ fn input_schema(format: CatalogFormat, entry: &Value) -> Option<Value> {
         _ => None,
     };
     schema.cloned()
-}
-
-/// Whether `instance` fits `schema`, by a full JSON Schema validator.
-fn fits(schema: &Value, instance: &Value) -> bool {
-    jsonschema::validator_for(schema)
-        .unwrap_or_else(|e| panic!("a usable schema: {e}\n{schema:#}"))
-        .is_valid(instance)
-}
-
-/// Every subschema of a JSON Schema, the root first, with its JSON pointer.
-fn subschemas(schema: &Value) -> Vec<(String, Value)> {
-    fn walk(path: String, schema: &Value, out: &mut Vec<(String, Value)>) {
-        out.push((path.clone(), schema.clone()));
-        let Value::Object(keywords) = schema else {
-            return;
-        };
-        if let Some(child @ Value::Object(_)) = keywords.get("additionalProperties") {
-            walk(format!("{path}/additionalProperties"), child, out);
-        }
-        for key in ["items", "not", "contains", "if", "then", "else"] {
-            if let Some(child @ (Value::Object(_) | Value::Bool(_))) = keywords.get(key) {
-                walk(format!("{path}/{key}"), child, out);
-            }
-        }
-        for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
-            for (i, child) in keywords
-                .get(key)
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
-                walk(format!("{path}/{key}/{i}"), child, out);
-            }
-        }
-        for key in ["properties", "$defs", "definitions", "patternProperties"] {
-            for (name, child) in keywords
-                .get(key)
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
-                walk(format!("{path}/{key}/{name}"), child, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(String::new(), schema, &mut out);
-    out
-}
-
-fn keys(value: &Value) -> Vec<&str> {
-    value
-        .as_object()
-        .map(|m| m.keys().map(String::as_str).collect())
-        .unwrap_or_default()
-}
-
-fn types_of(schema: &Value) -> Vec<&str> {
-    match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
 }
 
 // ---------------------------------------------------------------- every format
@@ -251,42 +192,6 @@ fn a_restricted_toolbox_lists_only_what_it_allows() {
 
 // ---------------------------------------------------------------- OpenAI
 
-/// [OPENAI-FN], as JSON Schemas of one `tools[]` element.
-fn openai_shape(format: CatalogFormat) -> Value {
-    let name = json!({ "type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$" });
-    let function = json!({
-        "type": "object",
-        "required": ["name"],
-        "additionalProperties": false,
-        "properties": {
-            "name": name,
-            "description": { "type": "string" },
-            "parameters": { "type": "object" },
-            "strict": { "type": ["boolean", "null"] }
-        }
-    });
-    match format {
-        CatalogFormat::OpenAiChat | CatalogFormat::OpenAiChatStrict => json!({
-            "type": "object",
-            "required": ["type", "function"],
-            "additionalProperties": false,
-            "properties": { "type": { "const": "function" }, "function": function }
-        }),
-        _ => json!({
-            "type": "object",
-            "required": ["type", "name", "parameters"],
-            "additionalProperties": false,
-            "properties": {
-                "type": { "const": "function" },
-                "name": name,
-                "description": { "type": "string" },
-                "parameters": { "type": ["object", "null"] },
-                "strict": { "type": ["boolean", "null"] }
-            }
-        }),
-    }
-}
-
 #[test]
 fn openai_entries_have_the_published_shape() {
     let toolbox = toolbox();
@@ -321,143 +226,6 @@ fn openai_plain_parameters_are_the_schema() {
         assert_eq!(responses[i]["parameters"], expected);
         assert_eq!(responses[i]["strict"], false);
     }
-}
-
-/// Keywords [OPENAI-SO] supports (plus the structure around them).
-const OPENAI_STRICT_KEYWORDS: [&str; 22] = [
-    "type",
-    "description",
-    "title",
-    "enum",
-    "const",
-    "anyOf",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "$ref",
-    "$defs",
-    "definitions",
-    "pattern",
-    "format",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "minItems",
-    "maxItems",
-];
-
-const OPENAI_STRING_FORMATS: [&str; 9] = [
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
-
-/// Checks one strict parameters schema against [OPENAI-SO] and [OPENAI-REF].
-fn assert_openai_strict(name: &str, schema: &Value) {
-    assert_eq!(schema["type"], "object", "{name}: the root is an object");
-    assert!(
-        schema.get("anyOf").is_none(),
-        "{name}: the root is not anyOf"
-    );
-    let mut properties = 0;
-    let mut enum_values = 0;
-    for (path, node) in subschemas(schema) {
-        let at = format!("{name}{path}");
-        let Value::Object(keywords) = &node else {
-            panic!("{at}: a boolean schema");
-        };
-        for key in keywords.keys() {
-            assert!(
-                OPENAI_STRICT_KEYWORDS.contains(&key.as_str()),
-                "{at}: `{key}` is not supported"
-            );
-        }
-        if keywords.contains_key("$ref") {
-            assert_eq!(keywords.len(), 1, "{at}: a $ref has no sibling keywords");
-            continue;
-        }
-        assert!(
-            ["type", "enum", "const", "anyOf"]
-                .iter()
-                .any(|k| keywords.contains_key(*k)),
-            "{at}: says what the value is"
-        );
-        if let Some(format) = keywords.get("format").and_then(Value::as_str) {
-            assert!(
-                OPENAI_STRING_FORMATS.contains(&format),
-                "{at}: format `{format}`"
-            );
-        }
-        if types_of(&node).contains(&"object") || keywords.contains_key("properties") {
-            assert_eq!(
-                node["additionalProperties"], false,
-                "{at}: additionalProperties: false"
-            );
-            let listed = keys(&node["properties"]);
-            let required: Vec<&str> = node["required"]
-                .as_array()
-                .unwrap_or_else(|| panic!("{at}: `required`"))
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
-            assert_eq!(required, listed, "{at}: every property is required");
-            properties += listed.len();
-        }
-        if types_of(&node).contains(&"array") {
-            assert!(keywords.contains_key("items"), "{at}: items");
-        }
-        enum_values += node
-            .get("enum")
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-    }
-    assert!(properties <= 5000, "{name}: at most 5000 properties");
-    assert!(enum_values <= 1000, "{name}: at most 1000 enum values");
-    assert!(
-        nesting(schema, schema, &mut Vec::new()) <= 10,
-        "{name}: at most 10 levels"
-    );
-}
-
-/// Object levels, following each `$ref` once on a path.
-fn nesting(root: &Value, schema: &Value, seen: &mut Vec<String>) -> usize {
-    let mut deepest = 0;
-    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-        if !seen.iter().any(|s| s == reference) {
-            let pointer = reference.trim_start_matches('#');
-            if let Some(target) = root.pointer(pointer) {
-                seen.push(reference.to_owned());
-                deepest = nesting(root, target, seen);
-                seen.pop();
-            }
-        }
-    }
-    let children = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(Map::values)
-        .chain(schema.get("items"))
-        .chain(
-            schema
-                .get("anyOf")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten(),
-        );
-    for child in children {
-        deepest = deepest.max(nesting(root, child, seen));
-    }
-    deepest + usize::from(schema.get("properties").is_some())
 }
 
 #[test]
@@ -545,24 +313,7 @@ fn openai_strict_falls_back_when_it_must() {
 
 #[test]
 fn anthropic_entries_follow_the_messages_api() {
-    let shape = json!({
-        "type": "object",
-        "required": ["name", "input_schema"],
-        "additionalProperties": false,
-        "properties": {
-            "name": { "type": "string", "pattern": "^[a-zA-Z0-9_-]{1,64}$" },
-            "description": { "type": "string" },
-            "input_schema": {
-                "type": "object",
-                "required": ["type"],
-                "properties": {
-                    "type": { "const": "object" },
-                    "properties": { "type": ["object", "null"] },
-                    "required": { "type": ["array", "null"], "items": { "type": "string" } }
-                }
-            }
-        }
-    });
+    let shape = anthropic_shape();
     let toolbox = toolbox();
     let catalog = toolbox.catalog(CatalogFormat::Anthropic).to_json();
     for (entry, spec) in entries(CatalogFormat::Anthropic, &catalog)
@@ -709,118 +460,9 @@ fn mcp_annotations_are_explicit_and_follow_the_effects() {
 
 // ---------------------------------------------------------------- Gemini
 
-const GEMINI_SCHEMA_FIELDS: [&str; 22] = [
-    "type",
-    "format",
-    "title",
-    "description",
-    "nullable",
-    "enum",
-    "maxItems",
-    "minItems",
-    "properties",
-    "required",
-    "minProperties",
-    "maxProperties",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "example",
-    "anyOf",
-    "propertyOrdering",
-    "default",
-    "items",
-    "minimum",
-    "maximum",
-];
-
-/// Checks one parameters schema against [GEMINI], node by node.
-fn assert_gemini(name: &str, schema: &Value) {
-    assert_eq!(schema["type"], "object", "{name}: parameters are an object");
-    for (path, node) in subschemas(schema) {
-        let at = format!("{name}{path}");
-        let Value::Object(fields) = &node else {
-            panic!("{at}: a boolean schema");
-        };
-        for key in fields.keys() {
-            assert!(
-                GEMINI_SCHEMA_FIELDS.contains(&key.as_str()),
-                "{at}: unknown name `{key}`"
-            );
-        }
-        let the_type = fields.get("type").map(|t| {
-            let t = t
-                .as_str()
-                .unwrap_or_else(|| panic!("{at}: `type` is not repeating"));
-            assert!(
-                ["string", "number", "integer", "boolean", "array", "object"].contains(&t),
-                "{at}: type {t}"
-            );
-            t
-        });
-        if let Some(format) = fields.get("format").and_then(Value::as_str) {
-            let known = matches!(
-                (the_type, format),
-                (Some("integer"), "int32" | "int64")
-                    | (Some("number"), "float" | "double")
-                    | (Some("string"), "date-time" | "enum")
-            );
-            assert!(known, "{at}: format {format}");
-        }
-        if let Some(values) = fields.get("enum") {
-            assert!(
-                values
-                    .as_array()
-                    .is_some_and(|v| v.iter().all(Value::is_string)),
-                "{at}: enum is string[]"
-            );
-        }
-        if let Some(nullable) = fields.get("nullable") {
-            assert!(nullable.is_boolean(), "{at}: nullable");
-        }
-        if the_type == Some("object") {
-            let listed = keys(&node["properties"]);
-            assert!(
-                !listed.is_empty(),
-                "{at}: properties should be non-empty for OBJECT type"
-            );
-            let ordering: Vec<&str> = node["propertyOrdering"]
-                .as_array()
-                .unwrap_or_else(|| panic!("{at}: propertyOrdering"))
-                .iter()
-                .filter_map(Value::as_str)
-                .collect();
-            assert_eq!(ordering, listed, "{at}: declaration order");
-            for required in node
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                assert!(
-                    listed.contains(&required.as_str().unwrap_or("")),
-                    "{at}: required {required}"
-                );
-            }
-        }
-        if the_type == Some("array") {
-            assert!(fields.contains_key("items"), "{at}: items");
-        }
-    }
-}
-
 #[test]
 fn gemini_declarations_use_the_openapi_subset() {
-    let shape = json!({
-        "type": "object",
-        "required": ["name"],
-        "additionalProperties": false,
-        "properties": {
-            "name": { "type": "string", "pattern": "^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$" },
-            "description": { "type": "string" },
-            "parameters": { "type": "object" }
-        }
-    });
+    let shape = gemini_shape();
     let toolbox = toolbox();
     let catalog = toolbox.catalog(CatalogFormat::Gemini).to_json();
     assert_eq!(keys(&catalog), ["functionDeclarations"]);

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use futures::executor::block_on;
 use peak_alloc::PeakAlloc;
 use serde_json::json;
-use typed_tools::plan::{Interpreter, Limit, Limits, Plan, Run, RunError, Value};
+use typed_tools::plan::{check, Interpreter, Limit, Limits, Plan, Run, RunError, Value};
 use typed_tools::{tool, Toolbox};
 
 #[global_allocator]
@@ -63,16 +63,25 @@ struct Measured {
 }
 
 fn measure(interpreter: &Interpreter<'_>, text: &str) -> Measured {
-    let plan = Plan::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let before = PEAK.current_usage();
-    PEAK.reset_peak_usage();
-    let started = Instant::now();
     // Some of these plans are ill-typed (a `fold` that wraps its
     // accumulator), which the checker refuses before anything runs
     // (tests/plan_check.rs); the limits are the second line, so they are
     // measured with the type check left out.
-    let run = block_on(interpreter.__run_without_type_check(&plan))
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    measure_run(interpreter, text, false)
+}
+
+/// [`measure`], through `Interpreter::run` (which checks first) when `checked`.
+fn measure_run(interpreter: &Interpreter<'_>, text: &str, checked: bool) -> Measured {
+    let plan = Plan::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let before = PEAK.current_usage();
+    PEAK.reset_peak_usage();
+    let started = Instant::now();
+    let run = if checked {
+        block_on(interpreter.run(&plan))
+    } else {
+        block_on(interpreter.__run_without_type_check(&plan))
+    }
+    .unwrap_or_else(|e| panic!("{e}\n{text}"));
     let elapsed = started.elapsed();
     let peak = PEAK.peak_usage().saturating_sub(before);
     Measured { run, elapsed, peak }
@@ -167,35 +176,57 @@ fn hostile() -> Vec<(&'static str, String, Limit)> {
     ]
 }
 
+/// Each hostile plan stops at its limit, within a second and 64 MiB: run
+/// without the type check (the limits are the second line), and through
+/// `Interpreter::run`, which checks first, the path a model's plan takes:
+/// there the plans that type-check (all but those whose `fold` wraps its
+/// accumulator, which the checker refuses) stop the same way.
 #[test]
 fn each_hostile_plan_stops_at_its_limit_within_a_second_and_64_mib() {
     let _lock = lock();
     let toolbox = toolbox();
     let interpreter = Interpreter::new(&toolbox);
-    for (name, body, limit) in hostile() {
-        let text = after_a_call(&body);
-        assert!(text.len() <= 4096, "{name}: {} bytes", text.len());
-        let Measured { run, elapsed, peak } = measure(&interpreter, &text);
-        eprintln!(
-            "{name}: {limit:?} after {elapsed:?}, peak {:.1} MiB, {} bytes of text",
-            peak as f64 / f64::from(1 << 20),
-            text.len()
-        );
-        assert_eq!(
-            run.outcome,
-            Err(RunError::LimitExceeded { limit }),
-            "{name}"
-        );
-        assert!(elapsed < Duration::from_secs(1), "{name}: {elapsed:?}");
-        assert!(peak < 64 << 20, "{name}: {peak} bytes");
-        // The calls before the limit are kept, and nothing after it ran.
-        assert_eq!(run.trace[0].tool, "inc", "{name}");
-        if let Limit::Calls(calls) = limit {
-            // `inc` first, `range`, then `inc` until the limit.
-            assert_eq!(run.trace.len() as u64, calls, "{name}");
-        } else {
-            assert_eq!(run.trace.len(), 1, "{name}");
+    for checked in [false, true] {
+        let mut ran = 0;
+        for (name, body, limit) in hostile() {
+            let text = after_a_call(&body);
+            assert!(text.len() <= 4096, "{name}: {} bytes", text.len());
+            if checked && check(&Plan::parse(&text).unwrap(), &toolbox).is_err() {
+                assert!(
+                    body.contains("fold (fn acc, x => [acc"),
+                    "{name} is refused"
+                );
+                continue;
+            }
+            ran += 1;
+            let Measured { run, elapsed, peak } = measure_run(&interpreter, &text, checked);
+            eprintln!(
+                "{name} (checked: {checked}): {limit:?} after {elapsed:?}, peak {:.1} MiB, {} bytes of text",
+                peak as f64 / f64::from(1 << 20),
+                text.len()
+            );
+            assert_eq!(
+                run.outcome,
+                Err(RunError::LimitExceeded { limit }),
+                "{name}"
+            );
+            assert!(elapsed < Duration::from_secs(1), "{name}: {elapsed:?}");
+            assert!(peak < 64 << 20, "{name}: {peak} bytes");
+            // The calls before the limit are kept, and nothing after it ran.
+            assert_eq!(run.trace[0].tool, "inc", "{name}");
+            if let Limit::Calls(calls) = limit {
+                // `inc` first, `range`, then `inc` until the limit.
+                assert_eq!(run.trace.len() as u64, calls, "{name}");
+            } else {
+                assert_eq!(run.trace.len(), 1, "{name}");
+            }
         }
+        let expected = if checked {
+            hostile().len() - 2
+        } else {
+            hostile().len()
+        };
+        assert_eq!(ran, expected, "checked: {checked}");
     }
 }
 

@@ -18,19 +18,26 @@
 //! | [`interpret`] | the [`Interpreter`]: outcome and trace |
 //! | [`limits`] | [`Limits`], what a run may consume, and [`Limit`], the one a stopped run reached |
 //! | [`error`] | [`PlanError`] (refused, nothing ran), [`RunError`] (stopped while running) |
+//! | [`json`] | the JSON form a model writes under a structured-output schema, the schema, the `submit_plan` tool |
+//! | [`prompt`] | [`PlanPrompt`]: what a model reads to write a plan, generated from the code |
+//! | [`author`] | plans written by a model: [`find_plan`](author::find_plan) in an answer, [`check_plan`](author::check_plan) with every error, the fix-and-resubmit loop [`Author`] |
 
+pub mod author;
 pub mod check;
 pub mod error;
 pub mod interpret;
 pub mod ir;
+pub mod json;
 mod lex;
 pub mod limits;
 pub mod parse;
 pub mod preview;
+pub mod prompt;
 pub mod text;
 pub mod typed;
 pub mod value;
 
+pub use author::{Author, AuthorError, Authored};
 pub use check::check;
 pub use error::{PlanError, RunError};
 pub use interpret::{CallResult, Interpreter, Run, TracedCall};
@@ -38,4 +45,5 @@ pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, M
 pub use limits::{Limit, Limits};
 pub use parse::{ParseError, ParseLimit, ParseOptions};
 pub use preview::{ApprovalRequest, Decision, PlannedCall, Preview, Runs};
+pub use prompt::PlanPrompt;
 pub use value::{List, Record, Value};

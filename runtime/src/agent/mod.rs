@@ -289,12 +289,12 @@ impl<M: Model, A: Effects> Agent<M, A> {
                 });
                 self.run_calls(state, step, &calls).await
             }
-            Answer::Plan(text) => {
+            Answer::Plan(written) => {
                 current.record("answer", "plan");
                 state
                     .messages
                     .push(Message::assistant(response.text.clone()));
-                self.run_plan(state, step, text).await
+                self.run_plan(state, step, written).await
             }
             Answer::Unreadable(error) => {
                 current.record("answer", "unreadable");
@@ -357,8 +357,8 @@ impl<M: Model, A: Effects> Agent<M, A> {
 enum Answer<'r> {
     /// Run these calls.
     Calls(Vec<ToolCall>),
-    /// Run this plan (its text).
-    Plan(&'r str),
+    /// Run this plan (its text, or its JSON form).
+    Plan(crate::plan::author::Written<'r>),
     /// A call that could not be read: tell the model.
     Unreadable(ReadError),
     /// Nothing: it is the final answer.

@@ -9,27 +9,41 @@ use std::time::Duration;
 use super::{Agent, Exit, OnRefusal, PlanRecord, PlanRefusal, State};
 use crate::effect::Effects;
 use crate::model::{Message, Model};
-use crate::plan::{self, CallResult, Interpreter, Limit, Plan, RunError};
+use crate::plan::author::{self, Written};
+use crate::plan::{self, CallResult, Interpreter, Limit, ParseOptions, Plan, RunError};
 use crate::toolbox::timer::within;
 use crate::ToolError;
 
-/// The plan in an answer: a ```plan fenced block, or the whole answer when
-/// it is plan text that calls a tool (prose never parses as one).
-pub(super) fn find(answer: &str) -> Option<&str> {
-    if let Some(start) = answer.find("```plan") {
-        let body = &answer[start + "```plan".len()..];
-        let body = body.split_once('\n').map_or("", |(_, rest)| rest);
-        let end = body.find("```").unwrap_or(body.len());
-        return Some(body[..end].trim());
-    }
-    let text = answer.trim();
-    let calls_a_tool = text.contains("exec tool") || text.contains("call tool");
-    (calls_a_tool && Plan::parse(text).is_ok_and(|plan| !plan.tools().is_empty())).then_some(text)
+/// The plan in an answer, found as [`author::find_plan`] finds it, when the
+/// answer means one: a fenced block tagged as a plan (then even one that
+/// does not parse is a plan, and its errors go back to the model), λ-Tool
+/// text that parses and calls a tool (prose never does), or the JSON form
+/// (an object with a `plan` key).
+pub(super) fn find(answer: &str) -> Option<Written<'_>> {
+    let written = author::find_plan(answer)?;
+    let meant = author::has_plan_fence(answer)
+        || match written {
+            Written::Text(text) => {
+                (text.contains("exec tool") || text.contains("call tool"))
+                    && Plan::parse(text).is_ok_and(|plan| !plan.tools().is_empty())
+            }
+            Written::Json(text) => serde_json::from_str::<serde_json::Value>(text)
+                .is_ok_and(|value| value.get("plan").is_some()),
+        };
+    meant.then_some(written)
 }
 
 impl<M: Model, A: Effects> Agent<M, A> {
     /// Runs a plan the model wrote: `Some` exit if the run stops.
-    pub(super) async fn run_plan(&self, state: &mut State, step: u32, text: &str) -> Option<Exit> {
+    pub(super) async fn run_plan(
+        &self,
+        state: &mut State,
+        step: u32,
+        written: Written<'_>,
+    ) -> Option<Exit> {
+        let text = match written {
+            Written::Text(text) | Written::Json(text) => text,
+        };
         if state.over_budget(&self.limits) {
             return Some(state.out_of_tokens(&self.limits));
         }
@@ -38,13 +52,16 @@ impl<M: Model, A: Effects> Agent<M, A> {
             text: text.to_owned(),
             outcome,
         };
-        let plan = match Plan::parse(text) {
+        // Read and checked as an author's plan is: every error at once,
+        // with hints, before anything runs.
+        let checked = author::read_written(written, &ParseOptions::default()).and_then(|plan| {
+            author::check_plan(&plan, &self.toolbox, self.toolbox.allowed()).map(|_| plan)
+        });
+        let plan = match checked {
             Ok(plan) => plan,
             Err(error) => {
-                state.messages.push(Message::user(format!(
-                    "Your plan could not be read: {error}\nFix it and send it again."
-                )));
-                state.plans.push(record(Err(PlanRefusal::Parse(error))));
+                state.messages.push(Message::user(error.for_model()));
+                state.plans.push(record(Err(PlanRefusal::Refused(error))));
                 return None;
             }
         };
@@ -61,10 +78,13 @@ impl<M: Model, A: Effects> Agent<M, A> {
                 });
             }
             Ok(Err(error)) => {
-                state.messages.push(Message::user(format!(
-                    "Your plan was refused before anything ran: {error}\nFix it and send it again."
-                )));
-                state.plans.push(record(Err(PlanRefusal::Check(error))));
+                // The checks passed above; the interpreter's are the same.
+                let error = author::AnswerError::Refused {
+                    errors: vec![error],
+                    nearest: Vec::new(),
+                };
+                state.messages.push(Message::user(error.for_model()));
+                state.plans.push(record(Err(PlanRefusal::Refused(error))));
                 return None;
             }
             Ok(Ok(run)) => run,
@@ -142,17 +162,26 @@ mod tests {
         let fenced = "I will do it in one go.\n```plan\nmatch exec tool a {} { Ok(x) => x, Err(e) => e.message }\n```\nDone.";
         assert_eq!(
             find(fenced),
-            Some("match exec tool a {} { Ok(x) => x, Err(e) => e.message }")
+            Some(Written::Text(
+                "match exec tool a {} { Ok(x) => x, Err(e) => e.message }\n"
+            ))
         );
+        // Fenced as a plan, it is one even when it does not parse.
+        let broken = "```lambda-tool\nwhile true { exec tool a {} }\n```";
+        assert!(find(broken).is_some());
         let alone = "match exec tool a {} { Ok(x) => x, Err(e) => e.message }";
-        assert_eq!(find(alone), Some(alone));
-        for prose in [
+        assert_eq!(find(alone), Some(Written::Text(alone)));
+        let json = r#"{"plan": {"kind": "int", "value": 1}}"#;
+        assert_eq!(find(json), Some(Written::Json(json)));
+        for not_a_plan in [
             "The refund went through.",
             "\"done\"",
             "I would call exec tool a, but it is not needed.",
+            r#"{"name": "a", "arguments": {}}"#,
+            "```json\n{\"name\": \"a\", \"arguments\": {}}\n```",
             "",
         ] {
-            assert_eq!(find(prose), None, "{prose}");
+            assert_eq!(find(not_a_plan), None, "{not_a_plan}");
         }
     }
 }

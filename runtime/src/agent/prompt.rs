@@ -8,6 +8,7 @@ use super::Agent;
 use crate::catalog::CatalogFormat;
 use crate::effect::Effects;
 use crate::model::Model;
+use crate::plan::PlanPrompt;
 use crate::reader::ReadError;
 
 /// How a model that reads tools as text is told to call them.
@@ -16,17 +17,6 @@ const CALLS_AS_TEXT: &str = "To call tools, answer with only a JSON array of cal
 the next messages. Calls in one answer may run in any order or at once: send a call that \
 needs another's result in a later answer. When you are done, answer in plain text, without \
 a call.";
-
-/// How a model is told it may write a plan.
-const PLANS: &str = "Instead of calls, you may answer with a plan: a small program of tool \
-calls in the λ-Tool text language, in a ```plan fenced block. Every tool call is \
-`exec tool name {arg = value, ...}` and yields a Result that must be matched on both branches: \
-`match exec tool name {...} { Ok(x) => ..., Err(e) => ... }` (`e.message` says what went wrong). \
-Use `let x = ... in ...`, `if ... then ... else ...`, records `{a = 1}`, lists `[1, 2]`, \
-field access `x.a`, `++` to join strings; `map`, `filter`, `fold` take pure callbacks \
-`(fn x => ...)`; `traverse (fn x => exec tool name {...}) list` runs a tool once per element \
-and stops at the first error. There are no loops and no recursion. The plan is checked \
-before anything runs; its value, or what is wrong with it, comes back in the next message.";
 
 pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
     let mut prompt = agent.system.clone();
@@ -51,7 +41,14 @@ pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
         }
     }
     if agent.plans {
-        paragraph(PLANS);
+        // The prompt authoring uses, generated from the parser and checked
+        // by its tests; the tools are listed once.
+        let plans = PlanPrompt::new(&agent.toolbox).list_tools(agent.native().is_some());
+        paragraph(&format!(
+            "Instead of calls, you may answer with a plan: a program of tool calls that runs \
+             at once, which suits work of several steps. Its value, or what is wrong with it, \
+             comes back in the next message.\n\n{plans}"
+        ));
     }
     prompt
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::error::Escalation;
 use crate::model::{Message, ModelError, Usage};
-use crate::plan::{self, PlanError};
+use crate::plan;
 use crate::reader::ToolCall;
 use crate::toolbox::ToolOutput;
 use crate::ToolError;
@@ -236,10 +236,9 @@ pub struct PlanRecord {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum PlanRefusal {
-    /// It is not valid plan text.
-    Parse(plan::ParseError),
-    /// It was checked and refused: nothing ran.
-    Check(PlanError),
+    /// It could not be read, or the checks refused it: nothing ran. The
+    /// model was told [`AnswerError::for_model`](plan::author::AnswerError::for_model).
+    Refused(plan::author::AnswerError),
     /// The run's deadline passed while it ran; calls made until then ran.
     Deadline,
 }
@@ -247,8 +246,7 @@ pub enum PlanRefusal {
 impl fmt::Display for PlanRefusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PlanRefusal::Parse(error) => write!(f, "{error}"),
-            PlanRefusal::Check(error) => write!(f, "{error}"),
+            PlanRefusal::Refused(error) => write!(f, "{error}"),
             PlanRefusal::Deadline => f.write_str("the run's time ran out while the plan ran"),
         }
     }

@@ -206,19 +206,24 @@ impl Plan {
             });
         }
         let text = skip_declarations(text);
-        let mut lexer = Lexer::new(&text);
-        let current = lexer.next();
-        let mut parser = Parser {
-            lexer,
-            current,
-            ahead: None,
-            depth: 0,
-        };
+        let mut parser = Parser::new(&text);
         let body = parser.expr()?;
         match parser.peek() {
             Tok::End => Ok(Plan { body }),
             _ => Err(parser.expected("an operator or the end of the plan")),
         }
+    }
+}
+
+/// Parses a type annotation alone, as λ-Tool writes it (`{id: Int}`,
+/// `[String]`): the JSON form of a plan gives a parameter's annotation as
+/// this text.
+pub(crate) fn parse_type(text: &str) -> Result<Type, ParseError> {
+    let mut parser = Parser::new(text);
+    let ty = parser.ty()?;
+    match parser.peek() {
+        Tok::End => Ok(ty),
+        _ => Err(parser.expected("the end of the type")),
     }
 }
 
@@ -239,6 +244,19 @@ struct Pos {
 }
 
 type Parsed<T> = Result<T, ParseError>;
+
+impl<'t> Parser<'t> {
+    fn new(text: &'t str) -> Parser<'t> {
+        let mut lexer = Lexer::new(text);
+        let current = lexer.next();
+        Parser {
+            lexer,
+            current,
+            ahead: None,
+            depth: 0,
+        }
+    }
+}
 
 impl Parser<'_> {
     fn peek(&self) -> &Tok {

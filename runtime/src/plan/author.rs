@@ -1,0 +1,904 @@
+//! Plans written by a model: find the plan in an answer ([`find_plan`],
+//! [`read_plan`]), check it with every error at once ([`check_plan`]), and
+//! the fix-and-resubmit loop ([`Author`]) that sends the errors back until
+//! a plan checks, within a number of attempts and a token budget.
+//!
+//! Nothing runs here: a plan is only read and checked. [`Author::write`]
+//! gives a checked plan with its [`Preview`], ready for an
+//! [`Interpreter`](super::Interpreter), or an [`AuthorError`] holding every
+//! attempt and what was wrong with it.
+//!
+//! ```
+//! # futures::executor::block_on(async {
+//! use typed_tools::model::ScriptedModel;
+//! use typed_tools::plan::Author;
+//! use typed_tools::plan::prompt::example_toolbox;
+//!
+//! let toolbox = example_toolbox();
+//! let model = ScriptedModel::new([
+//!     // A field the account does not have: refused, the errors go back.
+//!     "```lambda-tool\nmatch exec tool lookup_account {id = \"c1\"} {\n  Ok(a) => a.plan,\n  Err(e) => e.message\n}\n```",
+//!     // Fixed.
+//!     "```lambda-tool\nmatch exec tool lookup_account {id = \"c1\"} {\n  Ok(a) => a.subscription_tier,\n  Err(e) => e.message\n}\n```",
+//! ]);
+//! let authored = Author::new(&toolbox).write(&model, "Which plan is customer c1 on?").await.unwrap();
+//! assert_eq!(authored.attempts.len(), 2);
+//! assert_eq!(authored.preview.to_string(), "lookup_account {Read}: at most once\n");
+//! let told = model.requests()[1].messages.last().unwrap().text().to_owned();
+//! assert!(told.contains("field `plan` not found in record type {id: String, subscription_tier: String"), "{told}");
+//! # });
+//! ```
+
+use std::fmt;
+
+use futures::FutureExt;
+
+use crate::catalog::{self, Catalog};
+use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
+use crate::error::ToolError;
+use crate::model::{
+    estimate_tokens, Message, Model, ModelError, Request, Response, ToolResult, Usage,
+};
+use crate::toolbox::Toolbox;
+
+use super::check::TypeErrorKind;
+use super::error::PlanError;
+use super::ir::{Child, Plan};
+use super::json::{self, JsonError, SUBMIT_TOOL};
+use super::parse::{ParseError, ParseOptions};
+use super::preview::Preview;
+use super::prompt::{PlanPrompt, FENCE};
+
+/// Where a plan was found in a model's answer, and in which form: a slice of
+/// the answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written<'a> {
+    /// λ-Tool text (leading tool declarations included, which the parser skips).
+    Text(&'a str),
+    /// The JSON form ([`json`](super::json)), possibly not valid JSON.
+    Json(&'a str),
+}
+
+/// The fence tags that mark a block as a plan.
+const PLAN_TAGS: [&str; 8] = [
+    FENCE,
+    "λ-tool",
+    "lambda_tool",
+    "lambdatool",
+    "λtool",
+    "lambda",
+    "plan",
+    "json",
+];
+
+/// The words a line of plan text can start with; a line of prose does not
+/// (prose starts with a capital, a list marker or a heading).
+const PLAN_STARTS: [&str; 12] = [
+    "tool", "match", "let", "if", "map", "filter", "fold", "call", "not", "traverse", "exec", "fn",
+];
+
+/// Finds the plan in a model's answer, or `None` when it holds none.
+///
+/// - In fenced blocks (```` ``` ````, `~~~`), the last one tagged as a plan
+///   (`lambda-tool`, `λ-tool`, `plan`, `json`, ...) that is more than tool
+///   declarations, else the last one that is; an unclosed fence
+///   runs to the end.
+/// - Without fences: from the first line that starts like a plan (a
+///   keyword such as `match`, `let` or `tool`, or `{`, `[`, `(`, a string, a
+///   number), else the first line that is not prose, to the line before the
+///   first line of prose after it (prose starts with a capital other than
+///   `Ok`/`Err`, a list marker or `#`).
+/// - The plan is [`Written::Json`] when it is a JSON object (a `{` followed
+///   by a quoted key and `:`), read up to where that JSON value ends; else
+///   [`Written::Text`]. Leading λ-Tool declarations stay in the text: the
+///   parser skips them.
+///
+/// ```
+/// use typed_tools::plan::author::{find_plan, Written};
+///
+/// let answer = "Here is the plan:\n\n```lambda-tool\nmatch exec tool t {} {\n  Ok(x) => x,\n  Err(e) => e.message\n}\n```\n\nIt calls `t` once.";
+/// assert_eq!(find_plan(answer), Some(Written::Text("match exec tool t {} {\n  Ok(x) => x,\n  Err(e) => e.message\n}\n")));
+///
+/// let bare = "I will look the account up.\nlet id = \"c1\" in id\nThis returns the id.";
+/// assert_eq!(find_plan(bare), Some(Written::Text("let id = \"c1\" in id\n")));
+///
+/// let json = "{\"plan\": {\"kind\": \"int\", \"value\": 1}} (an integer)";
+/// assert_eq!(find_plan(json), Some(Written::Json("{\"plan\": {\"kind\": \"int\", \"value\": 1}}")));
+///
+/// assert_eq!(find_plan("I cannot do that."), None);
+/// ```
+pub fn find_plan(answer: &str) -> Option<Written<'_>> {
+    let blocks = fenced_blocks(answer);
+    let candidate = if blocks.is_empty() {
+        unfenced(answer)?
+    } else {
+        // A tagged block over an untagged one, one with a plan over one of
+        // declarations only, a later one over an earlier one.
+        let tagged = |tag: &str| PLAN_TAGS.contains(&tag.to_lowercase().as_str());
+        let chosen = blocks
+            .iter()
+            .rev()
+            .find(|(tag, body)| tagged(tag) && !only_declarations(body))
+            .or_else(|| {
+                blocks
+                    .iter()
+                    .rev()
+                    .find(|(_, body)| !only_declarations(body))
+            })
+            .unwrap_or(&blocks[blocks.len() - 1]);
+        chosen.1
+    };
+    Some(classify(candidate))
+}
+
+/// The fenced blocks of `answer`: each block's tag and its content.
+fn fenced_blocks(answer: &str) -> Vec<(&str, &str)> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(&str, &str, usize)> = None;
+    let mut at = 0;
+    for line in answer.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let fence = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f));
+        match (open, fence) {
+            (None, Some(fence)) => {
+                let tag = trimmed[fence.len()..].trim();
+                open = Some((fence, tag, at + line.len()));
+            }
+            (Some((kind, tag, start)), Some(fence)) if fence == kind => {
+                blocks.push((tag, &answer[start..at]));
+                open = None;
+            }
+            _ => {}
+        }
+        at += line.len();
+    }
+    if let Some((_, tag, start)) = open {
+        blocks.push((tag, &answer[start.min(answer.len())..]));
+    }
+    blocks
+}
+
+/// Whether `answer` has a fenced block tagged as λ-Tool text (`plan`,
+/// `lambda-tool`, ...; not `json`, which may as well be a tool call): a
+/// model that writes one means it as a plan, whether it parses or not.
+pub(crate) fn has_plan_fence(answer: &str) -> bool {
+    fenced_blocks(answer).iter().any(|(tag, body)| {
+        let tag = tag.to_lowercase();
+        tag != "json" && PLAN_TAGS.contains(&tag.as_str()) && !only_declarations(body)
+    })
+}
+
+/// Whether a block holds tool declarations and comments only.
+fn only_declarations(body: &str) -> bool {
+    body.lines().all(|line| {
+        let line = line.trim();
+        line.is_empty() || starts_with_word(line, "tool") || line.starts_with("(*")
+    })
+}
+
+fn starts_with_word(line: &str, word: &str) -> bool {
+    line.strip_prefix(word)
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+}
+
+/// Whether a line starts like plan text (or JSON).
+fn starts_like_a_plan(line: &str) -> bool {
+    let line = line.trim_start();
+    PLAN_STARTS.iter().any(|word| starts_with_word(line, word))
+        || line.starts_with(['{', '[', '(', '"'])
+        || line.starts_with(|c: char| c.is_ascii_digit())
+        || (line.starts_with('-') && line[1..].starts_with(|c: char| c.is_ascii_digit()))
+}
+
+/// Whether a line is prose: a capital other than `Ok`/`Err`, a list marker
+/// or a heading.
+fn is_prose(line: &str) -> bool {
+    let line = line.trim_start();
+    let capital = line.starts_with(|c: char| c.is_uppercase())
+        && !["Ok", "Err"].iter().any(|w| starts_with_word(line, w));
+    capital
+        || line.starts_with("- ")
+        || line.starts_with("* ")
+        || line.starts_with('#')
+        || line.starts_with("**")
+}
+
+/// The plan in an answer without fences: from the first line that starts
+/// like one to the first line of prose after it.
+fn unfenced(answer: &str) -> Option<&str> {
+    let first = |like_a_plan: fn(&str) -> bool| {
+        let mut at = 0;
+        for line in answer.split_inclusive('\n') {
+            if like_a_plan(line) {
+                return Some(at);
+            }
+            at += line.len();
+        }
+        None
+    };
+    // A line that starts like a plan, else any line that is not prose
+    // (`while true { ... }` is meant as a plan, if not a good one).
+    let start = first(starts_like_a_plan)
+        .or_else(|| first(|line| !line.trim().is_empty() && !is_prose(line)))?;
+    let mut at = start;
+    for line in answer[start..].split_inclusive('\n') {
+        if at > start && is_prose(line) {
+            return Some(&answer[start..at]);
+        }
+        at += line.len();
+    }
+    Some(&answer[start..])
+}
+
+/// JSON when the candidate is a JSON object, or starts like one.
+fn classify(candidate: &str) -> Written<'_> {
+    let trimmed = candidate.trim_start();
+    let offset = candidate.len() - trimmed.len();
+    if let Some(inside) = trimmed.strip_prefix('{') {
+        let mut values =
+            serde_json::Deserializer::from_str(trimmed).into_iter::<serde_json::Value>();
+        if let Some(Ok(serde_json::Value::Object(_))) = values.next() {
+            let end = offset + values.byte_offset();
+            return Written::Json(&candidate[offset..end]);
+        }
+        // `{"key": ...`: meant as JSON, though it is not valid.
+        if let Some(key) = inside.trim_start().strip_prefix('"') {
+            if let Some(close) = key.find('"') {
+                if key[close + 1..].trim_start().starts_with(':') {
+                    return Written::Json(trimmed);
+                }
+            }
+        }
+    }
+    Written::Text(candidate)
+}
+
+/// Why a model's answer did not give a plan that checks. Nothing ran.
+/// [`for_model`](Self::for_model) is what the model is told.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum AnswerError {
+    /// No plan was found in the answer.
+    NoPlan,
+    /// The λ-Tool text does not parse.
+    Parse {
+        /// Where and why.
+        error: ParseError,
+        /// What to write instead of a word carried over from another
+        /// language (`while`, `null`, `def`), when the error is at one.
+        hint: Option<&'static str>,
+    },
+    /// The JSON form does not read as a plan.
+    Json(JsonError),
+    /// The plan was refused by the checks before a run: every error found
+    /// (see [`check_plan`]).
+    Refused {
+        /// Every error, in the order found.
+        errors: Vec<PlanError>,
+        /// For each tool the toolbox lacks, the names nearest to it.
+        nearest: Vec<(String, Vec<String>)>,
+    },
+}
+
+impl AnswerError {
+    /// What the model is told: what is wrong, every error at once, and that
+    /// nothing ran; with a hint where the mistake is one models make (a
+    /// loop, `null`, a misspelled tool).
+    ///
+    /// ```
+    /// use typed_tools::plan::author::read_plan;
+    /// use typed_tools::plan::ParseOptions;
+    ///
+    /// let error = read_plan("while true { 1 }", &ParseOptions::default()).unwrap_err();
+    /// assert_eq!(error.for_model(), "the plan does not parse, nothing ran; fix it and send the whole plan again:
+    /// - line 1, column 7: expected an operator or the end of the plan, found `true`
+    ///   hint: λ-Tool has no loops, no recursion and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)");
+    /// ```
+    pub fn for_model(&self) -> String {
+        match self {
+            AnswerError::NoPlan => format!(
+                "no plan found in your answer, nothing ran; write the whole plan in one fenced block that starts with ```{FENCE}"
+            ),
+            AnswerError::Parse { error, hint } => {
+                let mut out = format!(
+                    "the plan does not parse, nothing ran; fix it and send the whole plan again:\n- {error}"
+                );
+                if let Some(hint) = hint {
+                    out.push_str("\n  hint: ");
+                    out.push_str(hint);
+                }
+                out
+            }
+            AnswerError::Json(error) => format!(
+                "the plan's JSON does not read as a plan, nothing ran; fix it and send the whole plan again:\n- {error}"
+            ),
+            AnswerError::Refused { errors, nearest } => {
+                let mut out = String::from(
+                    "the plan was refused, nothing ran; fix every error and send the whole plan again:",
+                );
+                for error in errors {
+                    match error {
+                        PlanError::TypeErrors(errors) => {
+                            for error in errors {
+                                out.push_str("\n- ");
+                                out.push_str(&error.to_string());
+                                if error.kind == TypeErrorKind::Unbound {
+                                    let name = error.at.trim_matches('`');
+                                    if let Some(hint) = word_hint(name) {
+                                        out.push_str("\n  hint: ");
+                                        out.push_str(hint);
+                                    }
+                                }
+                            }
+                        }
+                        other => {
+                            out.push_str("\n- ");
+                            out.push_str(&other.to_string());
+                            if let PlanError::UnknownTool { name, .. } = other {
+                                let names = nearest.iter().find(|(n, _)| n == name);
+                                if let Some((_, names)) = names.filter(|(_, n)| !n.is_empty()) {
+                                    let names: Vec<String> =
+                                        names.iter().map(|n| format!("`{n}`")).collect();
+                                    out.push_str("\n  hint: did you mean ");
+                                    out.push_str(&names.join(" or "));
+                                    out.push('?');
+                                }
+                            }
+                        }
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+impl fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.for_model())
+    }
+}
+
+impl std::error::Error for AnswerError {}
+
+/// A hint for a word models write that λ-Tool does not have.
+fn word_hint(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "while" | "for" | "loop" | "do" | "retry" | "repeat" | "until" | "foreach" | "rec" => {
+            "λ-Tool has no loops, no recursion and no retries: each `exec` runs at most once; iterate over a list with `map`, `filter`, `fold` (pure) or `traverse` (calls tools)"
+        }
+        "try" | "except" | "catch" | "raise" | "throw" | "finally" => {
+            "λ-Tool has no exceptions: a tool's failure is the `Err(e)` branch of its `match`"
+        }
+        "null" | "None" | "nil" | "undefined" | "NULL" | "Nothing" => {
+            "λ-Tool has no null: write `()` for no value, and test a value of type `T?` with `if x == () then ... else ...`"
+        }
+        "def" | "function" | "func" | "fun" | "lambda" | "return" | "const" | "var" | "val" => {
+            "a plan is one expression, not statements: name a value with `let x = ... in ...`; a callback is written `(fn x => ...)`"
+        }
+        "=" => "a plan is one expression, not statements: name a value with `let x = ... in ...`",
+        "True" | "False" => "the booleans are `true` and `false`",
+        "elif" => "write `else if`",
+        "f" => "strings do not interpolate: join text with `++`",
+        "&&" => "write `and`",
+        "||" => "write `or`",
+        "!" => "write `not`",
+        ";" => "a plan is one expression: chain steps with `let x = ... in` or nested `match`es, not `;`",
+        "'" => "strings are written in double quotes",
+        "#" | "//" => "comments are written (* like this *)",
+        "(" => {
+            "nothing is applied with parentheses: call a tool with `match exec tool NAME {arg = ...} { Ok(x) => ..., Err(e) => ... }` (`call tool NAME {...}` for a pure one), and iterate with `map (fn x => ...) list`"
+        }
+        "<" => {
+            "tools are not called one by one here: write one plan that calls them, in λ-Tool"
+        }
+        _ => return None,
+    })
+}
+
+/// The byte offset of `line`, `column` (from 1, the column in characters).
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut at = 0;
+    for (i, this) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return at
+                + this
+                    .char_indices()
+                    .nth(column.saturating_sub(1))
+                    .map_or(this.len(), |(i, _)| i);
+        }
+        at += this.len();
+    }
+    text.len()
+}
+
+/// The word (or symbol) that starts at `rest`.
+fn first_token(rest: &str) -> &str {
+    let word = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    if word > 0 {
+        return &rest[..word];
+    }
+    ["&&", "||", "//"]
+        .into_iter()
+        .find(|s| rest.starts_with(s))
+        .or_else(|| rest.char_indices().nth(1).map(|(i, _)| &rest[..i]))
+        .unwrap_or(rest)
+}
+
+/// The word (or symbol) that ends `before`.
+fn last_token(before: &str) -> &str {
+    let before = before.trim_end();
+    let start = before
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| {
+            i + before[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    if start < before.len() {
+        return &before[start..];
+    }
+    before
+        .char_indices()
+        .next_back()
+        .map_or("", |(i, _)| &before[i..])
+}
+
+/// The hint for a parse error at `line`, `column` of `text`: for the token
+/// there, or the one before it (`while true`: the parser reads `while` as a
+/// variable and stops at `true`).
+fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
+    let at = offset_of(text, line, column);
+    let here = first_token(&text[at..]);
+    if here == "<" && !text[at..].starts_with("<tool_call>") {
+        return word_hint(last_token(&text[..at]));
+    }
+    // A `(` says least: the word before it may say more (`retry(3)`).
+    let hint_here = || word_hint(here);
+    let hint_before = || word_hint(last_token(&text[..at]));
+    if here == "(" {
+        hint_before().or_else(hint_here)
+    } else {
+        hint_here().or_else(hint_before)
+    }
+}
+
+/// Reads the plan in a model's answer ([`find_plan`]), text or JSON, within
+/// `options`' limits. Refuses an answer with no plan ([`AnswerError::NoPlan`])
+/// and one that does not parse ([`AnswerError::Parse`], [`AnswerError::Json`]);
+/// a parse error at a word models carry over from other languages (`while`,
+/// `null`, `def`, `True`, `;`) gets a hint.
+///
+/// ```
+/// use typed_tools::plan::author::{read_plan, AnswerError};
+/// use typed_tools::plan::ParseOptions;
+///
+/// let plan = read_plan("Sure:\n```lambda-tool\n1 + 2\n```", &ParseOptions::default()).unwrap();
+/// assert_eq!(plan.to_string(), "1 + 2");
+/// let error = read_plan("```\nlet x = null in x\n```", &ParseOptions::default());
+/// assert!(error.is_ok(), "`null` is a variable to the parser; the checker refuses it");
+/// assert_eq!(read_plan("No.", &ParseOptions::default()), Err(AnswerError::NoPlan));
+/// ```
+pub fn read_plan(answer: &str, options: &ParseOptions) -> Result<Plan, AnswerError> {
+    read_written(find_plan(answer).ok_or(AnswerError::NoPlan)?, options)
+}
+
+/// Reads a plan [`find_plan`] found: λ-Tool text or the JSON form, each
+/// error with what to write instead, as [`read_plan`] does.
+///
+/// ```
+/// use typed_tools::plan::author::{read_written, Written};
+/// use typed_tools::plan::ParseOptions;
+///
+/// let plan = read_written(Written::Text("1 + 2"), &ParseOptions::default()).unwrap();
+/// assert_eq!(plan.to_string(), "1 + 2");
+/// ```
+pub fn read_written(written: Written<'_>, options: &ParseOptions) -> Result<Plan, AnswerError> {
+    match written {
+        Written::Json(text) => json::from_str_with(text, options).map_err(AnswerError::Json),
+        Written::Text(text) => Plan::parse_with(text, options).map_err(|error| {
+            let hint = match error.limit {
+                None => parse_hint(text, error.line, error.column),
+                Some(_) => None,
+            };
+            AnswerError::Parse { error, hint }
+        }),
+    }
+}
+
+/// Checks a plan as [`Preview::check`] does (depth, a tool call inside a
+/// pure callback, tools, effects, `call` of a tool that is not a function,
+/// types) and previews it; when it is refused, gives every error found, not
+/// only the first: every tool the toolbox lacks (with the nearest names),
+/// every effect outside `allowed`, every `call` of a tool that is not a
+/// function, and every type error.
+///
+/// ```
+/// use typed_tools::effect::EffectSet;
+/// use typed_tools::plan::author::{check_plan, AnswerError};
+/// use typed_tools::plan::prompt::example_toolbox;
+/// use typed_tools::plan::Plan;
+///
+/// let toolbox = example_toolbox();
+/// let plan = Plan::parse(r#"match exec tool lookup_acount {id = "c1"} {
+///   Ok(a) => a.email,
+///   Err(e) => e.reason
+/// }"#).unwrap();
+/// let error = check_plan(&plan, &toolbox, EffectSet::ALL).unwrap_err();
+/// assert_eq!(error.for_model(), "the plan was refused, nothing ran; fix every error and send the whole plan again:
+/// - unknown tool `lookup_acount`; the plan may call: `lookup_account`, `issue_refund`, `send_reply`, `list_orders`, `charge`, `format_cents`
+///   hint: did you mean `lookup_account`?
+/// - `e.reason`: field `reason` not found in record type {tool: String, kind: String, message: String}");
+/// ```
+pub fn check_plan<A: Effects>(
+    plan: &Plan,
+    toolbox: &Toolbox<A>,
+    allowed: EffectSet,
+) -> Result<Preview, AnswerError> {
+    let first = match Preview::check(plan, toolbox, allowed) {
+        Ok(preview) => return Ok(preview),
+        Err(error @ PlanError::TooDeep { .. }) => {
+            return Err(AnswerError::Refused {
+                errors: vec![error],
+                nearest: Vec::new(),
+            })
+        }
+        Err(first) => first,
+    };
+    let mut errors: Vec<PlanError> = Vec::new();
+    let mut nearest = Vec::new();
+    if let PlanError::EffectInPureCallback { .. } = first {
+        errors.push(first.clone());
+    }
+    // Every tool, once, in order: `call`ed if it is called anywhere.
+    let mut tools: Vec<(&str, bool)> = Vec::new();
+    Child::Expr(&plan.body).visit_tools(&mut |tool, call| match tools
+        .iter_mut()
+        .find(|(name, _)| *name == tool)
+    {
+        Some((_, called)) => *called |= call,
+        None => tools.push((tool, call)),
+    });
+    for (tool, called) in tools {
+        let Some(spec) = toolbox.spec(tool) else {
+            errors.push(PlanError::UnknownTool {
+                name: tool.to_owned(),
+                available: toolbox.names().map(str::to_owned).collect(),
+            });
+            nearest.push((tool.to_owned(), nearest_names(tool, toolbox)));
+            continue;
+        };
+        if !spec.effects().is_subset_of(allowed) {
+            errors.push(PlanError::EffectViolation {
+                tool: tool.to_owned(),
+                effects: spec.effects(),
+                allowed,
+            });
+        }
+        if called && (!spec.effects().is_pure() || spec.is_fallible()) {
+            errors.push(PlanError::NotAFunction {
+                tool: tool.to_owned(),
+                effects: spec.effects(),
+                fallible: spec.is_fallible(),
+            });
+        }
+    }
+    match first {
+        PlanError::TypeErrors(_) => errors.push(first),
+        _ => {
+            if let Err(error @ PlanError::TypeErrors(_)) = super::check(plan, toolbox) {
+                errors.push(error);
+            }
+        }
+    }
+    Err(AnswerError::Refused { errors, nearest })
+}
+
+/// The names nearest to `name` that the toolbox's own lookup suggests (the
+/// dispatcher's suggestions for an unknown tool).
+fn nearest_names<A: Effects>(name: &str, toolbox: &Toolbox<A>) -> Vec<String> {
+    // The toolbox refuses an unknown name on the first poll, before any tool
+    // could run; it is asked only for a name it does not have.
+    match toolbox.call(name, "{}").now_or_never() {
+        Some(Err(ToolError::UnknownTool { suggestions, .. })) => suggestions,
+        _ => Vec::new(),
+    }
+}
+
+/// Writes plans with a model: asks for one, reads it from the answer (text
+/// or JSON), checks it, and sends every error back until a plan checks,
+/// within [`attempts`](Self::attempts) and a [`token_budget`](Self::token_budget).
+/// Nothing runs: it gives a checked plan ([`Authored`]) for an
+/// [`Interpreter`](super::Interpreter) to preview and run.
+///
+/// The conversation: a system message, the [`PlanPrompt`] for the toolbox's
+/// allowed tools; the task as the user's message; then, per refused answer,
+/// the answer and the errors ([`AnswerError::for_model`]) as the user's
+/// next message, or as the result of the model's `submit_plan` call. A
+/// model that takes tools natively ([`Model::tool_format`]) is also offered
+/// the [`submit_tool`](super::json::submit_tool), to answer in JSON.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::model::ScriptedModel;
+/// use typed_tools::plan::{Author, Interpreter};
+/// use typed_tools::plan::author::AuthorError;
+/// use typed_tools::plan::prompt::example_toolbox;
+///
+/// let toolbox = example_toolbox();
+/// let author = Author::new(&toolbox).attempts(2);
+/// let model = ScriptedModel::new(["while true { retry }", "for x in [1, 2]: x"]);
+/// let Err(AuthorError::Attempts { attempts, .. }) = author.write(&model, "Count to two.").await else { panic!() };
+/// assert_eq!(attempts.len(), 2);
+/// assert!(attempts.iter().all(|attempt| attempt.error.is_some()));
+///
+/// let model = ScriptedModel::new(["```lambda-tool\ncall tool format_cents {cents = 4900}\n```"]);
+/// let authored = author.write(&model, "Write 4900 cents as dollars.").await.unwrap();
+/// let run = Interpreter::new(&toolbox).run(&authored.plan).await.unwrap();
+/// assert_eq!(run.outcome.unwrap().to_string(), "\"$49.00\"");
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct Author<'t, A: Effects = ReadWriteNetwork> {
+    toolbox: &'t Toolbox<A>,
+    allowed: EffectSet,
+    attempts: usize,
+    token_budget: Option<u64>,
+    options: ParseOptions,
+}
+
+/// A plan that checks, and how it was written.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Authored {
+    /// The plan: checked against the toolbox and the allowed effects.
+    pub plan: Plan,
+    /// What it may do, known before it runs.
+    pub preview: Preview,
+    /// Every answer, the last one the plan's.
+    pub attempts: Vec<Attempt>,
+    /// The tokens spent, in all.
+    pub usage: Usage,
+}
+
+/// One answer of the model, and what was wrong with it.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Attempt {
+    /// What the model answered (its text, native calls, usage).
+    pub response: Response,
+    /// Why it was refused (what the model was told is its
+    /// [`for_model`](AnswerError::for_model)); `None` for the answer whose
+    /// plan checked.
+    pub error: Option<AnswerError>,
+}
+
+/// Why no plan checked. Each holds every attempt made, with its errors;
+/// nothing ran.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AuthorError {
+    /// Every attempt was refused.
+    Attempts {
+        /// Each answer and what was wrong with it.
+        attempts: Vec<Attempt>,
+        /// The tokens spent.
+        usage: Usage,
+    },
+    /// The token budget was spent before a plan checked, or the next request
+    /// would go past it.
+    Budget {
+        /// The budget, in tokens.
+        budget: u64,
+        /// The tokens spent.
+        usage: Usage,
+        /// Each answer and what was wrong with it.
+        attempts: Vec<Attempt>,
+    },
+    /// The model could not answer.
+    Model {
+        /// Why.
+        error: ModelError,
+        /// The answers before.
+        attempts: Vec<Attempt>,
+        /// The tokens spent.
+        usage: Usage,
+    },
+}
+
+impl AuthorError {
+    /// Every attempt made, in order, with what was wrong with each.
+    pub fn attempts(&self) -> &[Attempt] {
+        match self {
+            AuthorError::Attempts { attempts, .. }
+            | AuthorError::Budget { attempts, .. }
+            | AuthorError::Model { attempts, .. } => attempts,
+        }
+    }
+}
+
+impl fmt::Display for AuthorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AuthorError::Attempts { attempts, .. } => {
+                write!(f, "no plan checked in {} attempts", attempts.len())?
+            }
+            AuthorError::Budget { budget, usage, attempts } => write!(
+                f,
+                "the token budget of {budget} ran out after {} attempts ({} tokens spent) before a plan checked",
+                attempts.len(),
+                usage.total()
+            )?,
+            AuthorError::Model { error, attempts, .. } => {
+                write!(f, "{error} (after {} attempts)", attempts.len())?
+            }
+        }
+        if let Some(error) = self.attempts().last().and_then(|a| a.error.as_ref()) {
+            write!(f, "; the last answer was refused: {}", error.for_model())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for AuthorError {}
+
+impl<'t, A: Effects> Author<'t, A> {
+    /// Writes plans for the tools `toolbox` allows: 3 attempts, no token
+    /// budget, the default [`ParseOptions`].
+    pub fn new(toolbox: &'t Toolbox<A>) -> Author<'t, A> {
+        Author {
+            toolbox,
+            allowed: toolbox.allowed(),
+            attempts: 3,
+            token_budget: None,
+            options: ParseOptions::default(),
+        }
+    }
+
+    /// At most `attempts` answers (at least one is asked for).
+    pub fn attempts(mut self, attempts: usize) -> Self {
+        self.attempts = attempts.max(1);
+        self
+    }
+
+    /// At most `tokens` spent in all (in and out, as the model's
+    /// [`Usage`] says). A request is not sent when the tokens spent and its
+    /// messages and tools (estimated at one token per four bytes,
+    /// [`estimate_tokens`]) reach the budget; each request's `max_tokens` is
+    /// what is left.
+    pub fn token_budget(mut self, tokens: u64) -> Self {
+        self.token_budget = Some(tokens);
+        self
+    }
+
+    /// Narrows the effects a plan may have (never widening the toolbox's):
+    /// the prompt lists only the tools allowed, and the check refuses others.
+    pub fn restrict(mut self, allowed: EffectSet) -> Self {
+        self.allowed = self.allowed.intersection(allowed);
+        self
+    }
+
+    /// The limits on the text of a plan read from an answer.
+    pub fn parse_options(mut self, options: ParseOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The prompt the model is given, offering the JSON tool or not.
+    pub fn prompt(&self, submit_tool: bool) -> PlanPrompt {
+        PlanPrompt::new(&self.toolbox.restrict(self.allowed)).submit_tool(submit_tool)
+    }
+
+    /// Reads and checks one answer: a `submit_plan` call's arguments (JSON)
+    /// when it made one, else the plan in its text.
+    pub fn check_answer(&self, response: &Response) -> Result<(Plan, Preview), AnswerError> {
+        let plan = match response.calls.iter().rev().find(|c| c.name == SUBMIT_TOOL) {
+            Some(call) => {
+                json::from_str_with(&call.arguments, &self.options).map_err(AnswerError::Json)?
+            }
+            None => read_plan(&response.text, &self.options)?,
+        };
+        let preview = check_plan(&plan, self.toolbox, self.allowed)?;
+        Ok((plan, preview))
+    }
+
+    /// Asks `model` for a plan that does `task`, and sends the errors back
+    /// until one checks; see the [type docs](Self).
+    pub async fn write<M: Model + ?Sized>(
+        &self,
+        model: &M,
+        task: &str,
+    ) -> Result<Authored, AuthorError> {
+        let tools: Option<Catalog> = model
+            .tool_format()
+            .map(|format| catalog::render(format, &[&json::submit_tool_for(format)]));
+        let tools_tokens = tools
+            .as_ref()
+            .map_or(0, |tools| estimate_tokens(&tools.to_string()));
+        let prompt = self.prompt(tools.is_some()).to_string();
+        let mut messages = vec![Message::system(prompt), Message::user(task)];
+        let mut attempts: Vec<Attempt> = Vec::new();
+        let mut usage = Usage::default();
+        for _ in 0..self.attempts {
+            let mut request = Request::new(messages.clone());
+            if let Some(tools) = &tools {
+                request = request.tools(tools.clone());
+            }
+            if let Some(budget) = self.token_budget {
+                let asked: u64 = messages
+                    .iter()
+                    .map(|m| estimate_tokens(m.text()))
+                    .sum::<u64>()
+                    + tools_tokens;
+                let left = budget.saturating_sub(usage.total().saturating_add(asked));
+                if left == 0 {
+                    return Err(AuthorError::Budget {
+                        budget,
+                        usage,
+                        attempts,
+                    });
+                }
+                request = request.max_tokens(u32::try_from(left).unwrap_or(u32::MAX));
+            }
+            let response = match model.complete(request).await {
+                Ok(response) => response,
+                Err(error) => {
+                    return Err(AuthorError::Model {
+                        error,
+                        attempts,
+                        usage,
+                    })
+                }
+            };
+            usage += response.usage;
+            let error = match self.check_answer(&response) {
+                Ok((plan, preview)) => {
+                    attempts.push(Attempt {
+                        response,
+                        error: None,
+                    });
+                    return Ok(Authored {
+                        plan,
+                        preview,
+                        attempts,
+                        usage,
+                    });
+                }
+                Err(error) => error,
+            };
+            let told = error.for_model();
+            messages.push(response.to_message());
+            if response.calls.is_empty() {
+                messages.push(Message::user(told));
+            } else {
+                // Every call is answered, as providers require: the errors
+                // go to the plan's, the others are not run.
+                let plan_call = response.calls.iter().rposition(|c| c.name == SUBMIT_TOOL);
+                for (i, call) in response.calls.iter().enumerate() {
+                    let content = match plan_call {
+                        Some(p) if p == i => told.clone(),
+                        None if i == 0 => told.clone(),
+                        _ => format!(
+                            "not run: tools are not called one by one here; hand in one plan that calls them (`{SUBMIT_TOOL}`, or λ-Tool text in a fenced block)"
+                        ),
+                    };
+                    messages.push(Message::tool_result(ToolResult::refused(call, content)));
+                }
+            }
+            attempts.push(Attempt {
+                response,
+                error: Some(error),
+            });
+            if let Some(budget) = self.token_budget {
+                if usage.total() >= budget {
+                    return Err(AuthorError::Budget {
+                        budget,
+                        usage,
+                        attempts,
+                    });
+                }
+            }
+        }
+        Err(AuthorError::Attempts { attempts, usage })
+    }
+}
