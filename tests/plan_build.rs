@@ -15,7 +15,7 @@ use support::{
     SUPPORT_AGENT,
 };
 
-fn support_agent() -> TypedPlan<String, ReadWrite> {
+fn support_agent() -> TypedPlan<&'static str, ReadWrite> {
     TypedPlan::new(on!(exec!(LookupAccount { id: lit("cust_12345") }),
         Ok(account) => on!(exec!(IssueRefund {
                 account_id: field!(account.id),

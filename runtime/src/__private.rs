@@ -181,6 +181,48 @@ pub trait StateOf<T>: Send + Sync + 'static {}
 #[diagnostic::do_not_recommend]
 impl<T, S: StateSync> StateOf<T> for S {}
 
+/// Evaluated in a constant by `exec!`, `input!` and `call!`: each required
+/// argument of `T` must be among `given`, else the evaluation fails with the
+/// message `#[tool]` wrote for it, naming the argument. Nothing is checked
+/// for a hand-written tool, which does not say which arguments it requires.
+pub const fn required_arguments_given<T: Tool>(given: &[&str]) {
+    let Some(required) = T::__TYPED_TOOLS_REQUIRED else {
+        return;
+    };
+    let mut r = 0;
+    while r < required.len() {
+        let (name, message) = required[r];
+        let mut g = 0;
+        let mut found = false;
+        while g < given.len() {
+            if same_text(given[g], name) {
+                found = true;
+            }
+            g += 1;
+        }
+        if !found {
+            panic!("{}", message);
+        }
+        r += 1;
+    }
+}
+
+/// `a == b`, in a constant.
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Makes a tool fn's future the `Send` future `Tool::call` returns. The
 /// macro calls it with the fn's name as span, so that a future that is not
 /// `Send` is reported there, once. No `on_unimplemented` here: for a future,

@@ -89,6 +89,29 @@ pub trait Tool: Send + Sync + 'static {
     /// Whether calling the tool twice with the same input has the effect of
     /// calling it once; only such tools may be retried automatically.
     const IDEMPOTENT: bool = false;
+    /// A human-readable title, for people choosing or approving tools
+    /// (MCP's `title`); the model reads the name and the description.
+    const TITLE: Option<&'static str> = None;
+    /// For a tool with the `Write` effect: whether a call may destroy or
+    /// overwrite what is there (MCP's `destructiveHint`), rather than only
+    /// add to it. `true` unless declared otherwise, the safe assumption:
+    /// `#[tool(effects = Write, destructive = false)]` marks a writer that
+    /// only adds. Meaningless without `Write`.
+    const DESTRUCTIVE: bool = true;
+    /// Whether the tool reaches an open world of external entities (MCP's
+    /// `openWorldHint`): by default, whether it has the `Network` effect;
+    /// `#[tool(effects = Network, open_world = false)]` marks a tool whose
+    /// network reach is a closed, known domain.
+    const OPEN_WORLD: bool =
+        <Self::Effects as Effects>::SET.contains(crate::effect::Effect::Network);
+
+    /// The input's required fields, by their Rust names (as `stringify!`
+    /// writes them), each with the message for leaving it out of `exec!`;
+    /// `None` when not known (a hand-written tool: then the plan checker
+    /// refuses a required argument left out, before anything runs).
+    /// `#[tool]` writes it, so that `exec!` may leave out the optional ones.
+    #[doc(hidden)]
+    const __TYPED_TOOLS_REQUIRED: Option<&'static [(&'static str, &'static str)]> = None;
 
     /// Runs the tool.
     fn call(
@@ -151,6 +174,11 @@ pub struct ToolSpec {
     effects: EffectSet,
     idempotent: bool,
     fallible: bool,
+    title: Option<Cow<'static, str>>,
+    /// As declared; [`ToolSpec::is_destructive`] reads it with the effects.
+    destructive: bool,
+    /// As declared; `None`: by the `Network` effect.
+    open_world: Option<bool>,
 }
 
 impl ToolSpec {
@@ -190,6 +218,9 @@ impl ToolSpec {
             effects: <T::Effects as Effects>::SET,
             idempotent: T::IDEMPOTENT,
             fallible: TypeId::of::<T::Error>() != TypeId::of::<std::convert::Infallible>(),
+            title: T::TITLE.map(Cow::Borrowed),
+            destructive: T::DESTRUCTIVE,
+            open_world: Some(T::OPEN_WORLD),
         }
     }
 
@@ -236,6 +267,60 @@ impl ToolSpec {
     /// Whether the tool can return an error of its own.
     pub fn is_fallible(&self) -> bool {
         self.fallible
+    }
+
+    /// The human-readable title, if one was given: for people choosing or
+    /// approving tools (MCP's `title`).
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// Whether a call may destroy or overwrite what is there: a tool with
+    /// the `Write` effect not declared `destructive = false`. A tool that
+    /// does not write destroys nothing.
+    ///
+    /// ```
+    /// use typed_tools::{tool, ToolSpec};
+    ///
+    /// /// Add a note.
+    /// #[tool(effects = Write, destructive = false, title = "Add a note")]
+    /// fn add_note(text: String) -> u32 { 1 }
+    /// /// Delete a note.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { true }
+    /// /// Read a note.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { String::new() }
+    ///
+    /// assert!(!ToolSpec::of::<AddNote>().is_destructive());
+    /// assert!(ToolSpec::of::<DeleteNote>().is_destructive());
+    /// assert!(!ToolSpec::of::<GetNote>().is_destructive());
+    /// assert_eq!(ToolSpec::of::<AddNote>().title(), Some("Add a note"));
+    /// assert_eq!(ToolSpec::of::<DeleteNote>().title(), None);
+    /// ```
+    pub fn is_destructive(&self) -> bool {
+        self.effects.contains(crate::effect::Effect::Write) && self.destructive
+    }
+
+    /// Whether the tool reaches an open world of external entities: by
+    /// default, whether it has the `Network` effect.
+    ///
+    /// ```
+    /// use typed_tools::{tool, ToolSpec};
+    ///
+    /// /// Search the web.
+    /// #[tool(effects = Network)]
+    /// fn search(query: String) -> Vec<String> { vec![] }
+    /// /// Ask the company's own directory service.
+    /// #[tool(effects = Network, open_world = false)]
+    /// fn directory(name: String) -> String { name }
+    ///
+    /// assert!(ToolSpec::of::<Search>().is_open_world());
+    /// assert!(!ToolSpec::of::<Directory>().is_open_world());
+    /// ```
+    pub fn is_open_world(&self) -> bool {
+        self.open_world
+            .unwrap_or(self.effects.contains(crate::effect::Effect::Network))
     }
 
     /// The parameters' names, in declaration order.
@@ -316,6 +401,9 @@ impl DynamicTool {
                 effects: EffectSet::PURE,
                 idempotent: false,
                 fallible: true,
+                title: None,
+                destructive: true,
+                open_world: None,
             },
             handler: Arc::new(|_| futures::future::ready(Ok(Value::Null)).boxed()),
         }
@@ -350,6 +438,27 @@ impl DynamicTool {
     /// Marks the tool safe to retry.
     pub fn idempotent(mut self, idempotent: bool) -> DynamicTool {
         self.spec.idempotent = idempotent;
+        self
+    }
+
+    /// A human-readable title, for people (MCP's `title`).
+    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> DynamicTool {
+        self.spec.title = Some(title.into());
+        self
+    }
+
+    /// For a tool with the `Write` effect: whether a call may destroy or
+    /// overwrite (`true`, the default) or only adds (`false`); see
+    /// [`ToolSpec::is_destructive`].
+    pub fn destructive(mut self, destructive: bool) -> DynamicTool {
+        self.spec.destructive = destructive;
+        self
+    }
+
+    /// Whether the tool reaches an open world; by default, whether its
+    /// effects include `Network` (see [`ToolSpec::is_open_world`]).
+    pub fn open_world(mut self, open_world: bool) -> DynamicTool {
+        self.spec.open_world = Some(open_world);
         self
     }
 

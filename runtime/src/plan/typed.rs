@@ -84,6 +84,9 @@ use std::convert::Infallible;
 use std::marker::PhantomData;
 use std::ops::{Add, Div, Mul, Rem, Sub};
 
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::effect::{Effects, Pure, SubsetOf, Union};
 use crate::tool::Tool;
 use crate::toolbox::Toolbox;
@@ -91,6 +94,10 @@ use crate::toolbox::Toolbox;
 use super::{Interpreter, PlanError, Run};
 
 use super::ir::{self, BinaryOp, Branch, Lambda, Lambda2, Param, Plan, Step};
+
+mod literal;
+
+pub use literal::LiteralError;
 
 /// The union of two effect sets.
 type Or<A, B> = <A as Union<B>>::Output;
@@ -225,7 +232,8 @@ pub trait IntoExpr {
 )]
 pub trait BranchOf<T> {}
 
-impl<T, E: Effects> BranchOf<T> for TypedExpr<T, E> {}
+#[diagnostic::do_not_recommend]
+impl<T, U: Fits<T>, E: Effects> BranchOf<T> for TypedExpr<U, E> {}
 
 // Not values at all: `IntoExpr` reports them, so this bound stays silent.
 impl<T, U: Tool, A: Effects> BranchOf<T> for Exec<U, A> {}
@@ -278,72 +286,84 @@ impl<T, E: Effects> TypedExpr<T, E> {
         typed(ir::Expr::binary(op, self.ir, right.ir))
     }
 
-    /// `self == other`.
-    pub fn eq<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    /// `self op other`, `other` a plan value of the same type.
+    fn compare<V: ValueOf<T>>(self, op: BinaryOp, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
     {
-        self.binary(BinaryOp::Eq, other)
+        self.binary(op, other.into_value())
+    }
+
+    /// `self == other`.
+    pub fn eq<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
+    where
+        E: Union<V::Effects>,
+    {
+        self.compare(BinaryOp::Eq, other)
     }
 
     /// `self != other`.
-    pub fn ne<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn ne<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
     {
-        self.binary(BinaryOp::Ne, other)
+        self.compare(BinaryOp::Ne, other)
     }
 
     /// `self < other`.
-    pub fn lt<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn lt<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Lt, other)
+        self.compare(BinaryOp::Lt, other)
     }
 
     /// `self <= other`.
-    pub fn le<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn le<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Le, other)
+        self.compare(BinaryOp::Le, other)
     }
 
     /// `self > other`.
-    pub fn gt<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn gt<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Gt, other)
+        self.compare(BinaryOp::Gt, other)
     }
 
     /// `self >= other`.
-    pub fn ge<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn ge<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Ge, other)
+        self.compare(BinaryOp::Ge, other)
     }
 }
 
-/// The types λ-Tool compares with `<`, `<=`, `>`, `>=`: Int, Float, String.
+/// The types λ-Tool compares with `<`, `<=`, `>`, `>=`: Int (every integer
+/// width), Float (`f32`, `f64`), String (`String`, `&str`).
 pub trait Ordered {}
-impl Ordered for i64 {}
-impl Ordered for f64 {}
-impl Ordered for String {}
 
-impl<E: Effects> TypedExpr<String, E> {
-    /// `self ++ other`.
-    pub fn concat<F: Effects>(self, other: TypedExpr<String, F>) -> TypedExpr<String, Or<E, F>>
+macro_rules! ordered {
+    ($($t:ty),*) => {$(impl Ordered for $t {})*};
+}
+
+ordered!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, String, &str);
+
+impl<S: Fits<String>, E: Effects> TypedExpr<S, E> {
+    /// `self ++ other`, both text.
+    pub fn concat<V: ValueOf<String>>(self, other: V) -> TypedExpr<String, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
     {
-        self.binary(BinaryOp::Concat, other)
+        self.binary(BinaryOp::Concat, other.into_value())
     }
 }
 
@@ -373,15 +393,18 @@ impl<E: Effects> TypedExpr<bool, E> {
     }
 }
 
+/// `+`, `-`, `*`, `/`, `%` of plan Ints, as `i64` (a plan computes in 64
+/// bits and stops on overflow). Only `i64`: with one impl, `lit(1) + x`
+/// and the methods called on its result infer without annotations.
 macro_rules! int_ops {
     ($($trait:ident $method:ident $op:ident;)*) => {$(
-        impl<E: Effects, F: Effects> $trait<TypedExpr<i64, F>> for TypedExpr<i64, E>
+        impl<E: Effects, V: ValueOf<i64>> $trait<V> for TypedExpr<i64, E>
         where
-            E: Union<F>,
+            E: Union<V::Effects>,
         {
-            type Output = TypedExpr<i64, Or<E, F>>;
-            fn $method(self, right: TypedExpr<i64, F>) -> Self::Output {
-                self.binary(BinaryOp::$op, right)
+            type Output = TypedExpr<i64, Or<E, V::Effects>>;
+            fn $method(self, right: V) -> Self::Output {
+                self.binary(BinaryOp::$op, right.into_value())
             }
         }
     )*};
@@ -395,55 +418,111 @@ int_ops! {
     Rem rem Rem;
 }
 
-/// A value a plan can write literally: `&str`, `String`, `i64`, `f64`, `bool`, `()`.
-pub trait Literal {
-    /// Its Rust type in the plan.
-    type Value;
-    /// The IR literal.
-    fn into_literal(self) -> ir::Expr;
+/// A value a plan can write literally: any `Serialize + JsonSchema` value,
+/// the types a tool takes. [`lit`] writes it as serde_json would write it
+/// (the table is in [`LiteralError`]'s module): every integer width is an
+/// Int, `f32` and `f64` a Float, text a String, `None` is `()`, a `Vec` a
+/// list, a struct a record.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written in a plan: a literal must implement `serde::Serialize` and `schemars::JsonSchema`",
+    label = "not a plan literal",
+    note = "derive both on the type: `#[derive(serde::Serialize, schemars::JsonSchema)]`, with schemars 1.x, the version typed-tools uses (`typed_tools::schemars`)"
+)]
+pub trait Literal: Serialize + JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema> Literal for T {}
+
+/// A literal of Rust type `T`: `lit("Lima")`, `lit(42)`, `lit(Some(3))`,
+/// `lit(vec![1, 2])`, `lit(note)` for a user's `Note`. Where a `u32` is
+/// expected, `lit(42)` is a `u32`, as in Rust; text literals (`&str`) go
+/// wherever a `String` is expected. The value is checked against the place
+/// it is used at compile time, like every plan value.
+///
+/// ```
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool};
+///
+/// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+/// struct Reminder { day: u8, text: String }
+///
+/// /// Schedule a reminder for a note.
+/// #[tool(effects = Write)]
+/// fn remind(note: u32, reminder: Reminder, repeat: Option<u16>, tags: Vec<String>) -> String {
+///     format!("reminding of {note} on day {}", reminder.day)
+/// }
+///
+/// let plan = TypedPlan::new(on!(exec!(Remind {
+///         note: lit(7),
+///         reminder: lit(Reminder { day: 3, text: "milk".into() }),
+///         repeat: lit(None),
+///         tags: lit(vec!["home"]),
+///     }),
+///     Ok(done) => done,
+///     Err(e) => field!(e.message),
+/// ));
+/// assert_eq!(
+///     plan.plan().to_string(),
+///     r#"match exec tool remind {note = 7, reminder = {day = 3, text = "milk"}, repeat = (), tags = ["home"]} {
+///   Ok(done) => done,
+///   Err(e) => e.message
+/// }"#
+/// );
+/// ```
+///
+/// # Panics
+///
+/// When the value has no plan literal: an integer outside `i64` (a plan's
+/// Int), a float that is not finite, a map whose keys are not text (see
+/// [`LiteralError`]). [`try_lit`] returns the error instead.
+pub fn lit<T: Literal>(value: T) -> TypedExpr<T> {
+    match try_lit(value) {
+        Ok(literal) => literal,
+        Err(error) => panic!("`lit(..)`: {error}; `try_lit` returns this error instead"),
+    }
 }
 
-impl Literal for &str {
-    type Value = String;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::string(self)
-    }
-}
-impl Literal for String {
-    type Value = String;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::string(self)
-    }
-}
-impl Literal for i64 {
-    type Value = i64;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::int(self)
-    }
-}
-impl Literal for f64 {
-    type Value = f64;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::Float { value: self }
-    }
-}
-impl Literal for bool {
-    type Value = bool;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::Bool { value: self }
-    }
-}
-impl Literal for () {
-    type Value = ();
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::Unit
-    }
+/// [`lit`], with the error of a value that has no plan literal.
+///
+/// ```
+/// use typed_tools::plan::ir::Expr;
+/// use typed_tools::plan::typed::{try_lit, LiteralError};
+///
+/// assert_eq!(try_lit(i64::MAX as u64).unwrap().ir(), &Expr::int(i64::MAX));
+/// let too_big = try_lit(i64::MAX as u64 + 1).unwrap_err();
+/// assert_eq!(too_big, LiteralError::OutOfRange { value: "9223372036854775808".into() });
+/// ```
+pub fn try_lit<T: Literal>(value: T) -> Result<TypedExpr<T>, LiteralError> {
+    literal::to_expr(&value).map(typed)
 }
 
-/// A literal: `lit("text")`, `lit(42)`, `lit(true)`.
-pub fn lit<L: Literal>(value: L) -> TypedExpr<L::Value> {
-    typed(value.into_literal())
+mod sealed {
+    pub trait Sealed<T> {}
+    impl<T> Sealed<T> for T {}
+    impl Sealed<String> for &str {}
+    impl Sealed<&str> for String {}
+    impl Sealed<Vec<String>> for Vec<&str> {}
+    impl<L: Sealed<T>, T, const N: usize> Sealed<Vec<T>> for [L; N] {}
 }
+
+/// A plan value of Rust type `Self` can stand where a `T` is expected: the
+/// same type, text for text (`&str` and `String`, `Vec<&str>` and
+/// `Vec<String>`), or an array for a `Vec`. Both are the same plan type, so
+/// the plan checker sees no difference; this lets `lit("Lima")` and
+/// `lit([1, 2])` be given where a `String` and a `Vec<u32>` are expected.
+/// Sealed.
+#[diagnostic::on_unimplemented(
+    message = "expected a plan value of type `{T}`, found one of type `{Self}`",
+    label = "this needs a plan value of type `{T}`",
+    note = "give a plan value of type `{T}`: `lit(..)` of a value of that type (an integer literal takes the width expected, and `\"text\"` stands for a `String`), a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)"
+)]
+pub trait Fits<T>: sealed::Sealed<T> {}
+
+impl<T> Fits<T> for T {}
+impl Fits<String> for &str {}
+impl Fits<&str> for String {}
+impl Fits<Vec<String>> for Vec<&str> {}
+impl<L: Fits<T>, T, const N: usize> Fits<Vec<T>> for [L; N] {}
 
 /// `[a, b, c]`: the elements have one type and one set of effects.
 pub fn list<T, E: Effects>(
@@ -473,19 +552,19 @@ where
 }
 
 /// `if cond then yes else no`: both branches have one type.
-pub fn if_<C, T, Y: Effects, N: Effects>(
+pub fn if_<C, T, Y: Effects, N: ValueOf<T>>(
     cond: TypedExpr<bool, C>,
     yes: TypedExpr<T, Y>,
-    no: TypedExpr<T, N>,
-) -> TypedExpr<T, Or<Or<C, Y>, N>>
+    no: N,
+) -> TypedExpr<T, Or<Or<C, Y>, N::Effects>>
 where
     C: Union<Y>,
-    Or<C, Y>: Union<N>,
+    Or<C, Y>: Union<N::Effects>,
 {
     typed(ir::Expr::If {
         cond: Box::new(cond.ir),
         then: Box::new(yes.ir),
-        otherwise: Box::new(no.ir),
+        otherwise: Box::new(no.into_value().ir),
     })
 }
 
@@ -528,7 +607,7 @@ where
 }
 
 /// `fold (fn acc, item => f(acc, item)) init list`, from the left; `f` is pure.
-pub fn fold<T, A, I, L: Effects, B: IntoExpr<Value = A>>(
+pub fn fold<T, A, I, L: Effects, B: IntoExpr>(
     init: TypedExpr<A, I>,
     list: TypedExpr<Vec<T>, L>,
     (acc, item): (&str, &str),
@@ -536,6 +615,7 @@ pub fn fold<T, A, I, L: Effects, B: IntoExpr<Value = A>>(
 ) -> TypedExpr<A, Or<I, L>>
 where
     B::Effects: PureCallback,
+    B::Value: Fits<A>,
     I: Union<L>,
 {
     let (acc, (item, body)) = bind(acc, |acc| {
@@ -587,7 +667,7 @@ pub struct ArgField<I, E: Effects, U> {
 #[diagnostic::on_unimplemented(
     message = "expected a plan value of type `{T}`, found `{Self}`",
     label = "this needs a plan value of type `{T}`",
-    note = "give a `TypedExpr<{T}>`: a `lit(..)` of that type, a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)",
+    note = "give a plan value of type `{T}`: `lit(..)` of a value of that type (an integer literal takes the width expected, and `\"text\"` stands for a `String`), a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)",
     note = "a tool call (`exec!`) is no value until its Result is matched with `on!`"
 )]
 pub trait ValueOf<T> {
@@ -597,11 +677,34 @@ pub trait ValueOf<T> {
     fn into_value(self) -> TypedExpr<T, Self::Effects>;
 }
 
+// One impl per case of `Fits` rather than one over `Fits`: when none
+// applies, rustc then reports this trait's message, at the value.
+macro_rules! value_of {
+    ($($(#[$attr:meta])* [$($p:tt)*] $t:ty => $u:ty $(, where $w:ty: $b:path)?;)*) => {$(
+        $(#[$attr])*
+        impl<$($p)* E: Effects> ValueOf<$t> for TypedExpr<$u, E> $(where $w: $b)? {
+            type Effects = E;
+            fn into_value(self) -> TypedExpr<$t, E> {
+                typed(self.ir)
+            }
+        }
+    )*};
+}
+
 impl<T, E: Effects> ValueOf<T> for TypedExpr<T, E> {
     type Effects = E;
     fn into_value(self) -> TypedExpr<T, E> {
         self
     }
+}
+
+// Text for text, an array for a `Vec`: left out of rustc's list of other
+// impls, which would bury the message.
+value_of! {
+    #[diagnostic::do_not_recommend] ['a,] String => &'a str;
+    #[diagnostic::do_not_recommend] ['a,] &'a str => String;
+    #[diagnostic::do_not_recommend] ['a,] Vec<String> => Vec<&'a str>;
+    #[diagnostic::do_not_recommend] [T, L, const N: usize,] Vec<T> => [L; N], where L: Fits<T>;
 }
 
 impl<I, E: Effects, U> ArgField<I, E, U> {
@@ -947,6 +1050,36 @@ macro_rules! field {
 /// of the wrong type, a missing or a repeated field is a compile error. Yields
 /// an [`Exec`] to match with [`on!`](crate::on).
 ///
+/// An optional argument (an `Option<T>` parameter, or one with
+/// `#[serde(default)]`) may be left out: the call's arguments then lack it,
+/// as a model's JSON would, and the tool sees `None` (or the default). A
+/// required one left out is a compile error naming it. (`#[tool]` tells
+/// `exec!` which arguments are optional; for a hand-written [`Tool`], a
+/// required argument left out is refused when the plan is checked, before
+/// anything runs.)
+///
+/// ```
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool};
+///
+/// /// Look up the weather in a city.
+/// #[tool(effects = Network)]
+/// fn weather(city: String, days: Option<u8>) -> String {
+///     format!("sunny in {city} in {} day(s)", days.unwrap_or(0))
+/// }
+///
+/// let today = TypedPlan::new(on!(exec!(Weather { city: lit("Lima") }),
+///     Ok(w) => w,
+///     Err(e) => field!(e.message),
+/// ));
+/// assert!(today.plan().to_string().starts_with(r#"match exec tool weather {city = "Lima"}"#));
+/// let later = TypedPlan::new(on!(exec!(Weather { city: lit("Lima"), days: lit(Some(2)) }),
+///     Ok(w) => w,
+///     Err(e) => field!(e.message),
+/// ));
+/// assert!(later.plan().to_string().starts_with(r#"match exec tool weather {city = "Lima", days = 2}"#));
+/// ```
+///
 /// `exec!(Tool(value))` passes one plan value of the tool's input type as
 /// the whole input (an [`input!`](crate::input), or a `traverse` element).
 #[macro_export]
@@ -1041,18 +1174,24 @@ macro_rules! call {
     };
 }
 
-/// The arguments of `exec!` and `call!`.
+/// The arguments of `exec!`, `input!` and `call!`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __plan_tool_args {
     ($make:ident, $tool:ty { $($f:ident : $v:expr),* }) => {{
         // Never called: a struct literal of the input type, so that rustc
-        // reports a missing or repeated argument.
-        #[allow(unreachable_code, clippy::diverging_sub_expression)]
-        let _every_argument_once = || {
+        // reports a repeated or unknown argument; the arguments left out come
+        // from the (never evaluated) base.
+        #[allow(unreachable_code, clippy::diverging_sub_expression, clippy::needless_update)]
+        let _each_argument_once = || {
             type Input = <$tool as $crate::Tool>::Input;
-            let _ = Input { $($f: ::core::unreachable!()),* };
+            let _ = Input { $($f: ::core::unreachable!(),)* ..::core::unreachable!() };
         };
+        // Only an optional argument may be left out: a required one left out
+        // fails this constant's evaluation with a message naming it.
+        const _: () = $crate::__private::required_arguments_given::<$tool>(
+            &[$(::core::stringify!($f)),*],
+        );
         $crate::plan::typed::$make::<$tool, _>(|args| {
             args $(.field(
                 <$tool as $crate::Tool>::__typed_tools_argument(::core::stringify!($f)),
