@@ -218,7 +218,9 @@ impl ToolError {
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ToolError::UnknownTool { name, suggestions, .. } => {
+            ToolError::UnknownTool {
+                name, suggestions, ..
+            } => {
                 write!(f, "unknown tool `{name}`")?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean ")?;
@@ -227,10 +229,11 @@ impl fmt::Display for ToolError {
                 }
                 Ok(())
             }
-            ToolError::EffectDenied { tool, effects, allowed } => write!(
-                f,
-                "effect violation: tool `{tool}` has effects {effects} but only {allowed} are allowed"
-            ),
+            ToolError::EffectDenied {
+                tool,
+                effects,
+                allowed,
+            } => write_effect_denied(f, tool, *effects, *allowed),
             ToolError::ArgsTooLarge { tool, bytes, max } => write!(
                 f,
                 "arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed"
@@ -238,7 +241,12 @@ impl fmt::Display for ToolError {
             ToolError::InvalidArgs { tool, message, .. } => {
                 write!(f, "arguments for `{tool}` are not valid JSON: {message}")
             }
-            ToolError::Deserialization { tool, problems, message, .. } => {
+            ToolError::Deserialization {
+                tool,
+                problems,
+                message,
+                ..
+            } => {
                 write!(f, "arguments for `{tool}` do not fit its input")?;
                 for problem in problems.iter().take(MAX_PROBLEMS_SHOWN) {
                     write!(f, "; {problem}")?;
@@ -251,10 +259,18 @@ impl fmt::Display for ToolError {
                 }
                 Ok(())
             }
-            ToolError::Execution { tool, message, panicked: false } => {
+            ToolError::Execution {
+                tool,
+                message,
+                panicked: false,
+            } => {
                 write!(f, "tool `{tool}` failed: {message}")
             }
-            ToolError::Execution { tool, message, panicked: true } => {
+            ToolError::Execution {
+                tool,
+                message,
+                panicked: true,
+            } => {
                 write!(f, "tool `{tool}` panicked: {message}")
             }
             ToolError::Escalation(escalation) => write!(
@@ -272,6 +288,31 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
+/// The one wording of a call refused for its effects, wherever it is
+/// refused: a direct call ([`ToolError::EffectDenied`]), a plan's check and
+/// run ([`PlanError::EffectViolation`](crate::plan::PlanError::EffectViolation)),
+/// an interpreter narrowed by `restrict`. The tool exists; its effects and
+/// what is allowed are said, so that neither a model nor a person looks for
+/// a tool that is not missing:
+/// "effect violation: tool `delete_note` has effects {Write}, but only {Read}
+/// are allowed here".
+pub(crate) fn write_effect_denied(
+    f: &mut fmt::Formatter<'_>,
+    tool: &str,
+    effects: EffectSet,
+    allowed: EffectSet,
+) -> fmt::Result {
+    write!(
+        f,
+        "effect violation: tool `{tool}` has effects {effects}, but "
+    )?;
+    if allowed.is_pure() {
+        f.write_str("no effects are allowed here")
+    } else {
+        write!(f, "only {allowed} are allowed here")
+    }
+}
+
 /// Messages list this many problems, then say how many more there are: a
 /// model's 100,000-element array of wrong values must not become a 5 MB message.
 const MAX_PROBLEMS_SHOWN: usize = 20;
@@ -281,7 +322,11 @@ struct ForModel<'e>(&'e ToolError);
 impl fmt::Display for ForModel<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            ToolError::UnknownTool { name, suggestions, available } => {
+            ToolError::UnknownTool {
+                name,
+                suggestions,
+                available,
+            } => {
                 write!(f, "There is no tool named `{name}`.")?;
                 if let [best, ..] = suggestions.as_slice() {
                     write!(f, " Did you mean `{best}`?")?;
@@ -294,40 +339,67 @@ impl fmt::Display for ForModel<'_> {
                     f.write_str(".")
                 }
             }
-            ToolError::EffectDenied { tool, effects, allowed } => write!(
-                f,
-                "The tool `{tool}` is not allowed here: it has effects {effects}, and only {allowed} are allowed. \
-                 Do not call it again; use another tool or answer without it."
-            ),
+            ToolError::EffectDenied {
+                tool,
+                effects,
+                allowed,
+            } => {
+                write_effect_denied(f, tool, *effects, *allowed)?;
+                f.write_str(". Do not call it again; use another tool or answer without it.")
+            }
             ToolError::ArgsTooLarge { tool, bytes, max } => write!(
                 f,
                 "The arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed. \
                  Send shorter arguments: fewer or smaller values."
             ),
-            ToolError::InvalidArgs { tool, message, expected, .. } => {
-                write!(f, "The arguments for `{tool}` are not valid JSON ({message}).")?;
+            ToolError::InvalidArgs {
+                tool,
+                message,
+                expected,
+                ..
+            } => {
+                write!(
+                    f,
+                    "The arguments for `{tool}` are not valid JSON ({message})."
+                )?;
                 if !expected.is_empty() {
                     write!(f, " Send a JSON object of type {expected}.")?;
                 }
                 Ok(())
             }
-            ToolError::Deserialization { tool, problems, message, expected } => {
+            ToolError::Deserialization {
+                tool,
+                problems,
+                message,
+                expected,
+            } => {
                 write!(f, "Invalid arguments for `{tool}`:")?;
                 for problem in problems.iter().take(MAX_PROBLEMS_SHOWN) {
                     write!(f, "\n- {problem}")?;
                 }
                 if problems.len() > MAX_PROBLEMS_SHOWN {
-                    write!(f, "\n- and {} more like these", problems.len() - MAX_PROBLEMS_SHOWN)?;
+                    write!(
+                        f,
+                        "\n- and {} more like these",
+                        problems.len() - MAX_PROBLEMS_SHOWN
+                    )?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
                     write!(f, "\n- {message}")?;
                 }
                 if !expected.is_empty() {
-                    write!(f, "\nSend the call again with arguments of type {expected}.")?;
+                    write!(
+                        f,
+                        "\nSend the call again with arguments of type {expected}."
+                    )?;
                 }
                 Ok(())
             }
-            ToolError::Execution { tool, message, panicked } => {
+            ToolError::Execution {
+                tool,
+                message,
+                panicked,
+            } => {
                 let what = if *panicked { "crashed" } else { "failed" };
                 write!(
                     f,
@@ -383,8 +455,21 @@ mod tests {
         };
         assert_eq!(
             denied.to_string(),
-            "effect violation: tool `issue_refund` has effects {Write} but only {Read} are allowed"
+            "effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here"
         );
-        assert!(denied.for_model().contains("Do not call it again"));
+        assert_eq!(
+            denied.for_model(),
+            "effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here. \
+             Do not call it again; use another tool or answer without it."
+        );
+        let nothing = ToolError::EffectDenied {
+            tool: "lookup".into(),
+            effects: EffectSet::READ,
+            allowed: EffectSet::PURE,
+        };
+        assert_eq!(
+            nothing.to_string(),
+            "effect violation: tool `lookup` has effects {Read}, but no effects are allowed here"
+        );
     }
 }

@@ -160,7 +160,10 @@ impl Preview {
     /// it. Refuses (nothing has run) a plan that nests deeper than
     /// [`MAX_DEPTH`], `exec`s a tool inside a `map`/`filter`/`fold` callback,
     /// names a tool the toolbox lacks, `call`s a tool that has effects or can
-    /// fail, or whose tools' effects are not all within `allowed`; then
+    /// fail, or whose tools' effects are not all within `allowed` and what
+    /// the toolbox's view allows (a [`restrict`](Toolbox::restrict)ed view
+    /// refuses a tool outside it for its effects, as a direct call does:
+    /// [`PlanError::EffectViolation`]); then
     /// type-checks it against the tools' types ([`check`](super::check())),
     /// refusing it with every type error found ([`PlanError::TypeErrors`]).
     pub fn check<A: Effects>(
@@ -228,11 +231,19 @@ impl Preview {
         let mut calls = Vec::new();
         let mut effects = EffectSet::PURE;
         let counts = Counter::default().expr(&plan.body);
+        // What this view of the toolbox allows and what the caller allows.
+        let allowed = allowed.intersection(toolbox.allowed());
         for &tool in &tools {
-            let Some(spec) = toolbox.spec(tool) else {
+            // Found in the whole toolbox: a tool outside the view is refused
+            // for its effects, in a direct call's words, not called unknown.
+            let Some(spec) = toolbox.spec_in_any_view(tool) else {
                 return Err(PlanError::UnknownTool {
                     name: tool.to_owned(),
-                    available: toolbox.names().map(str::to_owned).collect(),
+                    available: toolbox
+                        .specs()
+                        .filter(|spec| spec.effects().is_subset_of(allowed))
+                        .map(|spec| spec.name().to_owned())
+                        .collect(),
                 });
             };
             if !spec.effects().is_subset_of(allowed) {

@@ -199,6 +199,16 @@ impl<A: Effects> Toolbox<A> {
             .map(|entry| &entry.spec)
     }
 
+    /// The spec of tool `name` if the toolbox has it, whether or not this
+    /// view allows its effects: a refusal then says what the tool does
+    /// rather than that it is missing.
+    pub(crate) fn spec_in_any_view(&self, name: &str) -> Option<&ToolSpec> {
+        self.shared
+            .entry(name, EffectSet::ALL)
+            .ok()
+            .map(|entry| &entry.spec)
+    }
+
     /// The catalog of the tools that can be called here, in `format`.
     ///
     /// Rendered once per format (and per [`restrict`](Self::restrict)ed set);
