@@ -716,25 +716,25 @@ mod notes {
 
     /// Add a note; returns its id.
     #[tool(effects = Write, destructive = false, title = "New note")]
-    pub fn add_note(text: String) -> u32 {
+    pub(crate) fn add_note(text: String) -> u32 {
         text.len() as u32
     }
 
     /// Delete a note by its id.
     #[tool(effects = Write)]
-    pub fn delete_note(id: u32) -> bool {
+    pub(crate) fn delete_note(id: u32) -> bool {
         id > 0
     }
 
     /// Get one note by its id.
     #[tool(effects = Read, title = "Open note")]
-    pub fn get_note(id: u32) -> String {
+    pub(crate) fn get_note(id: u32) -> String {
         id.to_string()
     }
 
     /// Sync the notes with the company's own server.
     #[tool(effects = [Write, Network], open_world = false, idempotent)]
-    pub fn sync_notes() -> u32 {
+    pub(crate) fn sync_notes() -> u32 {
         0
     }
 }

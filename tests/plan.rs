@@ -981,23 +981,23 @@ mod notes {
 
     /// Where the notes are: every tool sees the same one.
     #[derive(Default)]
-    pub struct Store(pub Mutex<Vec<String>>);
+    pub(crate) struct Store(pub Mutex<Vec<String>>);
 
     /// List every note.
     #[tool(effects = Read)]
-    pub fn list_notes(#[state] store: &Store) -> Vec<String> {
+    pub(crate) fn list_notes(#[state] store: &Store) -> Vec<String> {
         store.0.lock().unwrap().clone()
     }
 
     /// Add a note; returns its id.
     #[tool(effects = Write, destructive = false)]
-    pub fn add_note(#[state] store: &Store, text: String) -> u32 {
+    pub(crate) fn add_note(#[state] store: &Store, text: String) -> u32 {
         let mut notes = store.0.lock().unwrap();
         notes.push(text);
         notes.len() as u32
     }
 
-    pub fn toolbox() -> (Toolbox, Arc<Store>) {
+    pub(crate) fn toolbox() -> (Toolbox, Arc<Store>) {
         let store = Arc::new(Store::default());
         let toolbox = Toolbox::builder()
             .tool(ListNotes::new(store.clone()))

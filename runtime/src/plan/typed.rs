@@ -84,6 +84,8 @@ use std::convert::Infallible;
 use std::marker::PhantomData;
 use std::ops::{Add, Div, Mul, Rem, Sub};
 
+use futures::future::BoxFuture;
+use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -995,11 +997,19 @@ impl<T, E: Effects> TypedPlan<T, E> {
 
     /// Runs the plan with the [`Interpreter`] against a
     /// toolbox whose allowed effects `A` include the plan's, checked by rustc.
-    pub async fn run<A: Effects>(&self, toolbox: &Toolbox<A>) -> Result<Run, PlanError>
+    ///
+    /// The future is boxed, not an `async fn`'s: that one would carry the
+    /// `E: SubsetOf<A>` bound into its type, and a plan outside `A` would be
+    /// reported twice, here and again by whatever polls the future
+    /// (`block_on`, `.await`).
+    pub fn run<'a, A: Effects>(
+        &'a self,
+        toolbox: &'a Toolbox<A>,
+    ) -> BoxFuture<'a, Result<Run, PlanError>>
     where
         E: SubsetOf<A>,
     {
-        Interpreter::new(toolbox).run(&self.plan).await
+        async move { Interpreter::new(toolbox).run(&self.plan).await }.boxed()
     }
 }
 
