@@ -70,9 +70,10 @@ pub trait ParameterDeserialize: DeserializeOwned {}
 impl<T: DeserializeOwned> ParameterDeserialize for T {}
 
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema` of schemars 1, the version typed-tools uses",
     label = "this parameter's type",
-    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or use a type that implements it"
+    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or use a type that implements it",
+    note = "if it derives `JsonSchema` already, it derives it from another version of schemars (0.8 is another trait): depend on `schemars = \"1\"`, or derive `typed_tools::schemars::JsonSchema` with `#[schemars(crate = \"typed_tools::schemars\")]`"
 )]
 pub trait ParameterJsonSchema: JsonSchema {}
 #[diagnostic::do_not_recommend]
@@ -97,9 +98,10 @@ pub trait OutputSerialize: Serialize {}
 impl<T: Serialize> OutputSerialize for T {}
 
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's output: it does not implement `schemars::JsonSchema`",
+    message = "`{Self}` cannot be a tool's output: it does not implement `schemars::JsonSchema` of schemars 1, the version typed-tools uses",
     label = "this return type",
-    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or return a type that implements it"
+    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or return a type that implements it",
+    note = "if it derives `JsonSchema` already, it derives it from another version of schemars (0.8 is another trait): depend on `schemars = \"1\"`, or derive `typed_tools::schemars::JsonSchema` with `#[schemars(crate = \"typed_tools::schemars\")]`"
 )]
 pub trait OutputJsonSchema: JsonSchema {}
 #[diagnostic::do_not_recommend]

@@ -428,7 +428,7 @@ int_ops! {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be written in a plan: a literal must implement `serde::Serialize` and `schemars::JsonSchema`",
     label = "not a plan literal",
-    note = "derive both on the type: `#[derive(serde::Serialize, schemars::JsonSchema)]`, with schemars 1.x, the version typed-tools uses (`typed_tools::schemars`)"
+    note = "derive both on the type: `#[derive(serde::Serialize, schemars::JsonSchema)]`, with schemars 1, the version typed-tools uses (`schemars = \"1\"`, or `typed_tools::schemars`)"
 )]
 pub trait Literal: Serialize + JsonSchema {}
 
