@@ -327,3 +327,67 @@ fn output_fields_under_their_json_names() {
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(run.outcome, Ok(Value::String("t_1:refund".into())));
 }
+
+/// The README's tool: a city, and an optional number of days.
+#[tool(effects = Network)]
+async fn weather(city: String, days: Option<u8>) -> Result<String, String> {
+    match city.as_str() {
+        "" => Err("the city is empty".into()),
+        _ => Ok(format!("sunny in {city} in {} day(s)", days.unwrap_or(0))),
+    }
+}
+
+/// The README's `weather` from a typed plan, with `days`, with `None` and
+/// with `days` left out: the plan's text, what the checker accepts, and what
+/// the tool got.
+#[test]
+fn the_readme_weather_tool_with_and_without_days() {
+    let toolbox = Toolbox::builder().tool(Weather).build().unwrap();
+    let cases = [
+        (
+            TypedPlan::new(
+                on!(exec!(Weather { city: lit("Lima"), days: lit(Some(3)) }),
+                    Ok(w) => w,
+                    Err(e) => field!(e.message),
+                ),
+            ),
+            r#"{city = "Lima", days = 3}"#,
+            "sunny in Lima in 3 day(s)",
+        ),
+        (
+            TypedPlan::new(on!(exec!(Weather { city: lit("Lima"), days: lit(None) }),
+                Ok(w) => w,
+                Err(e) => field!(e.message),
+            )),
+            r#"{city = "Lima", days = ()}"#,
+            "sunny in Lima in 0 day(s)",
+        ),
+        (
+            TypedPlan::new(on!(exec!(Weather { city: lit("Lima") }),
+                Ok(w) => w,
+                Err(e) => field!(e.message),
+            )),
+            r#"{city = "Lima"}"#,
+            "sunny in Lima in 0 day(s)",
+        ),
+    ];
+    for (plan, args, answer) in cases {
+        let text = plan.plan().to_string();
+        assert!(
+            text.starts_with(&format!("match exec tool weather {args} {{")),
+            "{text}"
+        );
+        // The text form, as a model would send it, is the same plan.
+        assert_eq!(&Plan::parse(&text).unwrap(), plan.plan());
+        let run = block_on(plan.run(&toolbox)).unwrap();
+        assert_eq!(run.outcome, Ok(Value::String(answer.into())));
+        assert_eq!(run.trace.len(), 1);
+    }
+    // A `u8` literal out of its range does not compile; one the tool cannot
+    // take at run time (an Int past 255 written in the text form) is the
+    // tool's error, for the `Err` branch.
+    let text =
+        r#"match exec tool weather {city = "Lima", days = 300} { Ok(w) => w, Err(e) => e.kind }"#;
+    let run = block_on(Interpreter::new(&toolbox).run(&Plan::parse(text).unwrap())).unwrap();
+    assert_eq!(run.outcome, Ok(Value::String("deserialization".into())));
+}
