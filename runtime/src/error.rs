@@ -37,7 +37,25 @@ use std::fmt;
 use crate::effect::EffectSet;
 use crate::schema::Problem;
 
-/// Every failure of a tool call, as a value.
+/// Every failure of a tool call, as a value: match on it in code, show
+/// [`for_model`](Self::for_model) to the model, and let
+/// [`next_step`](Self::next_step) say what to do.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+///
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// match toolbox.call("get_nte", r#"{"id": 1}"#).await {
+///     Err(ToolError::UnknownTool { suggestions, .. }) => assert_eq!(suggestions, ["get_note"]),
+///     other => panic!("{other:?}"),
+/// }
+/// # });
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ToolError {
@@ -172,6 +190,22 @@ pub struct Escalation {
 
 impl ToolError {
     /// What the caller should do next.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let failed = toolbox.call("get_note", r#"{"id": 1}"#).await.unwrap_err();
+    /// assert_eq!(failed.next_step(), NextStep::Adapt);
+    /// let malformed = toolbox.call("get_note", r#"{"id": "#).await.unwrap_err();
+    /// assert_eq!(malformed.next_step(), NextStep::FixCall);
+    /// # });
+    /// ```
     pub fn next_step(&self) -> NextStep {
         match self {
             ToolError::UnknownTool { .. }
@@ -183,7 +217,22 @@ impl ToolError {
         }
     }
 
-    /// The tool the error is about, when there is one.
+    /// The tool the error is about, when there is one: the name the model
+    /// used, for an unknown tool.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let error = toolbox.call("get_note", r#"{"id": 1}"#).await.unwrap_err();
+    /// assert_eq!(error.tool(), Some("get_note"));
+    /// # });
+    /// ```
     pub fn tool(&self) -> Option<&str> {
         match self {
             ToolError::UnknownTool { name: tool, .. }
@@ -197,6 +246,25 @@ impl ToolError {
     }
 
     /// A short message for the model: what was wrong and what to send instead.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let error = toolbox.call("get_note", r#"{"id": -1}"#).await.unwrap_err();
+    /// assert_eq!(
+    ///     error.for_model(),
+    ///     "Invalid arguments for `get_note`:\n\
+    ///      - $.id: expected Int >= 0, found integer -1\n\
+    ///      Send the call again with arguments of type {id: Int}."
+    /// );
+    /// # });
+    /// ```
     pub fn for_model(&self) -> String {
         ForModel(self).to_string()
     }

@@ -166,6 +166,24 @@ impl Preview {
     /// [`PlanError::EffectViolation`]); then
     /// type-checks it against the tools' types ([`check`](super::check())),
     /// refusing it with every type error found ([`PlanError::TypeErrors`]).
+    ///
+    /// ```
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::{Plan, PlanError, Preview};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+    /// let plan = Plan::parse("match exec tool delete_note {id = 3} { Ok(gone) => gone, Err(e) => false }").unwrap();
+    /// let preview = Preview::check(&plan, &toolbox, EffectSet::ALL).unwrap();
+    /// assert_eq!(preview.effects, EffectSet::WRITE);
+    /// // On a read-only view the tool is there, and refused for its effects.
+    /// let refused = Preview::check(&plan, &toolbox.restrict(EffectSet::READ), EffectSet::ALL).unwrap_err();
+    /// assert!(matches!(refused, PlanError::EffectViolation { .. }));
+    /// ```
     pub fn check<A: Effects>(
         plan: &Plan,
         toolbox: &Toolbox<A>,

@@ -98,6 +98,7 @@ use super::{Interpreter, PlanError, Run};
 use super::ir::{self, BinaryOp, Branch, Lambda, Lambda2, Param, Plan, Step};
 
 mod literal;
+mod macros;
 
 pub use literal::LiteralError;
 
@@ -111,7 +112,15 @@ type Matched<S, K, R> = TypedExpr<
 >;
 
 /// A plan value of Rust type `T` with effects `E`: a typed handle on an
-/// [`ir::Expr`].
+/// [`ir::Expr`]. Made by [`lit`], [`field!`](crate::field), [`on!`](crate::on)
+/// and the functions of this module; combined by its methods.
+///
+/// ```
+/// use typed_tools::plan::typed::{lit, TypedExpr, TypedPlan};
+///
+/// let limit: TypedExpr<bool> = lit(3).lt(lit(10)).and(lit("a").ne(lit("b")));
+/// assert_eq!(TypedPlan::new(limit).plan().to_string(), r#"3 < 10 and "a" != "b""#);
+/// ```
 pub struct TypedExpr<T, E: Effects = Pure> {
     ir: ir::Expr,
     _t: PhantomData<fn() -> (T, E)>,
@@ -527,6 +536,12 @@ impl Fits<Vec<String>> for Vec<&str> {}
 impl<L: Fits<T>, T, const N: usize> Fits<Vec<T>> for [L; N] {}
 
 /// `[a, b, c]`: the elements have one type and one set of effects.
+///
+/// ```
+/// use typed_tools::plan::typed::{list, lit, TypedPlan};
+///
+/// assert_eq!(TypedPlan::new(list([lit(1), lit(2), lit(3)])).plan().to_string(), "[1, 2, 3]");
+/// ```
 pub fn list<T, E: Effects>(
     items: impl IntoIterator<Item = TypedExpr<T, E>>,
 ) -> TypedExpr<Vec<T>, E> {
@@ -536,6 +551,13 @@ pub fn list<T, E: Effects>(
 }
 
 /// `let name = value in body`; `body` gets the variable.
+///
+/// ```
+/// use typed_tools::plan::typed::{let_, lit, TypedPlan};
+///
+/// let plan = TypedPlan::new(let_("limit", lit(100), |limit| limit.clone() * lit(2)));
+/// assert_eq!(plan.plan().to_string(), "let limit = 100 in\nlimit * 2");
+/// ```
 pub fn let_<V: IntoExpr, B: IntoExpr>(
     name: &str,
     value: V,
@@ -554,6 +576,13 @@ where
 }
 
 /// `if cond then yes else no`: both branches have one type.
+///
+/// ```
+/// use typed_tools::plan::typed::{if_, lit, TypedPlan};
+///
+/// let answer = if_(lit(3).gt(lit(2)), lit("more"), lit("less"));
+/// assert_eq!(TypedPlan::new(answer).plan().to_string(), r#"if 3 > 2 then "more" else "less""#);
+/// ```
 pub fn if_<C, T, Y: Effects, N: ValueOf<T>>(
     cond: TypedExpr<bool, C>,
     yes: TypedExpr<T, Y>,
@@ -571,6 +600,13 @@ where
 }
 
 /// `map (fn name => f(name)) list`; `f` is pure.
+///
+/// ```
+/// use typed_tools::plan::typed::{list, lit, map, TypedPlan};
+///
+/// let doubled = map(list([lit(1), lit(2)]), "n", |n| n * lit(2));
+/// assert_eq!(TypedPlan::new(doubled).plan().to_string(), "map (fn n => n * 2) [1, 2]");
+/// ```
 pub fn map<T, L: Effects, B: IntoExpr>(
     list: TypedExpr<Vec<T>, L>,
     name: &str,
@@ -590,6 +626,13 @@ where
 }
 
 /// `filter (fn name => f(name)) list`; `f` is pure and gives a bool.
+///
+/// ```
+/// use typed_tools::plan::typed::{filter, list, lit, TypedPlan};
+///
+/// let big = filter(list([lit(5), lit(50)]), "n", |n| n.gt(lit(10)));
+/// assert_eq!(TypedPlan::new(big).plan().to_string(), "filter (fn n => n > 10) [5, 50]");
+/// ```
 pub fn filter<T, L: Effects, B: IntoExpr<Value = bool>>(
     list: TypedExpr<Vec<T>, L>,
     name: &str,
@@ -609,6 +652,13 @@ where
 }
 
 /// `fold (fn acc, item => f(acc, item)) init list`, from the left; `f` is pure.
+///
+/// ```
+/// use typed_tools::plan::typed::{fold, list, lit, TypedPlan};
+///
+/// let sum = fold(lit(0), list([lit(1), lit(2)]), ("sum", "n"), |sum, n| sum + n);
+/// assert_eq!(TypedPlan::new(sum).plan().to_string(), "fold (fn sum, n => sum + n) 0 [1, 2]");
+/// ```
 pub fn fold<T, A, I, L: Effects, B: IntoExpr>(
     init: TypedExpr<A, I>,
     list: TypedExpr<Vec<T>, L>,
@@ -829,6 +879,29 @@ pub fn exec_with<T: Tool, E: Effects>(input: TypedExpr<T::Input, E>) -> Exec<T, 
 
 /// What an `Err` branch binds: the failed call's tool, the kind of failure and
 /// the message. Read it with [`field!`](crate::field): `field!(e.message)`.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::plan::Value;
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool, Toolbox};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Note { id: u32, text: String }
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<Note, String> { Err(format!("there is no note {id}")) }
+///
+/// let plan = TypedPlan::new(on!(exec!(GetNote { id: lit(7) }),
+///     Ok(note) => field!(note.text),
+///     Err(e) => field!(e.kind).concat(lit(": ")).concat(field!(e.message)),
+/// ));
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// let run = plan.run(&toolbox).await.unwrap();
+/// assert_eq!(run.outcome, Ok(Value::String("execution: tool `get_note` failed: there is no note 7".into())));
+/// # });
+/// ```
 #[derive(Clone, Debug)]
 pub struct CallError {
     /// The tool's name.
@@ -927,6 +1000,26 @@ impl<T, E: Effects> IntoStep for Traversal<T, E> {
 
 /// `traverse (fn name => step) list`: runs the step `f` gives for each
 /// element, in order, until the first error.
+///
+/// ```
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool, Toolbox};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Note { id: u32, text: String }
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<Note, String> { Ok(Note { id, text: format!("note {id}") }) }
+///
+/// use typed_tools::plan::typed::{list, traverse};
+///
+/// let texts = TypedPlan::new(on!(traverse(list([lit(1), lit(2)]), "id", |id| exec!(GetNote { id: id })),
+///     Ok(notes) => lit("all found"),
+///     Err(e) => field!(e.message),
+/// ));
+/// assert!(texts.plan().to_string().starts_with("match traverse (fn id => exec tool get_note {id = id}) [1, 2]"));
+/// ```
 pub fn traverse<T, L, S: IntoStep>(
     list: TypedExpr<Vec<T>, L>,
     name: &str,
@@ -964,8 +1057,34 @@ impl<T, E: Effects> Traversal<T, E> {
     }
 }
 
-/// A plan built with this module: its value has type `T` and its tool calls
-/// have effects `E`.
+/// A plan built with this module: its value has type `T` (`&'static str`
+/// for a text literal, which stands wherever a `String` does) and its tool
+/// calls have effects `E`.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::effect::Read;
+/// use typed_tools::plan::Value;
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool, Toolbox};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Note { id: u32, text: String }
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<Note, String> { Ok(Note { id, text: format!("note {id}") }) }
+///
+/// let plan = TypedPlan::new(on!(exec!(GetNote { id: lit(7) }),
+///     Ok(note) => field!(note.text),
+///     Err(e) => field!(e.message),
+/// ))
+/// .allowing::<Read>();
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// let run = plan.run(&toolbox).await.unwrap();
+/// assert_eq!(run.outcome, Ok(Value::String("note 7".into())));
+/// # });
+/// ```
 #[derive(Clone, Debug)]
 pub struct TypedPlan<T, E: Effects> {
     plan: Plan,
@@ -974,6 +1093,13 @@ pub struct TypedPlan<T, E: Effects> {
 
 impl<T, E: Effects> TypedPlan<T, E> {
     /// The plan whose value is `body`.
+    ///
+    /// ```
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    ///
+    /// let plan = TypedPlan::new(lit("nothing to do"));
+    /// assert_eq!(plan.plan().to_string(), r#""nothing to do""#);
+    /// ```
     pub fn new<B: IntoExpr<Value = T, Effects = E>>(body: B) -> Self {
         TypedPlan {
             plan: Plan::new(body.into_expr().ir),
@@ -982,7 +1108,21 @@ impl<T, E: Effects> TypedPlan<T, E> {
     }
 
     /// Checks that the plan's effects are all in `A`: "effect violation:
-    /// allowed {Read} but got {Write}" otherwise.
+    /// allowed {Read} but got {Write}" otherwise, a compile error.
+    ///
+    /// ```compile_fail
+    /// use typed_tools::effect::Read;
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::{exec, on, tool};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// // error: effect violation: allowed {Read} but got {Write}
+    /// let plan = TypedPlan::new(on!(exec!(DeleteNote { id: lit(1) }), Ok(gone) => gone, Err(e) => lit(false)))
+    ///     .allowing::<Read>();
+    /// ```
     pub fn allowing<A: Effects>(self) -> Self
     where
         E: SubsetOf<A>,
@@ -990,7 +1130,27 @@ impl<T, E: Effects> TypedPlan<T, E> {
         self
     }
 
-    /// The IR plan.
+    /// The IR plan: print it for its text (what a model would write), give
+    /// it to [`Preview::check`](super::Preview::check) or an [`Interpreter`].
+    ///
+    /// ```
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::{exec, field, on, tool, Toolbox};
+    ///
+    /// #[derive(serde::Serialize, schemars::JsonSchema)]
+    /// struct Note { id: u32, text: String }
+    ///
+    ///     /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<Note, String> { Ok(Note { id, text: format!("note {id}") }) }
+    ///
+    /// let plan = TypedPlan::new(on!(exec!(GetNote { id: lit(7) }),
+    ///     Ok(note) => field!(note.text),
+    ///     Err(e) => lit("no such note"),
+    /// ));
+    /// assert_eq!(plan.plan().tools(), ["get_note"]);
+    /// assert!(plan.plan().to_string().starts_with("match exec tool get_note {id = 7}"));
+    /// ```
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
@@ -1002,6 +1162,26 @@ impl<T, E: Effects> TypedPlan<T, E> {
     /// `E: SubsetOf<A>` bound into its type, and a plan outside `A` would be
     /// reported twice, here and again by whatever polls the future
     /// (`block_on`, `.await`).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::{PlanError, Value};
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::{exec, on, tool, Toolbox};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+    /// let plan = TypedPlan::new(on!(exec!(DeleteNote { id: lit(3) }), Ok(gone) => gone, Err(e) => lit(false)));
+    /// assert_eq!(plan.run(&toolbox).await.unwrap().outcome, Ok(Value::Bool(true)));
+    /// // A restricted view is checked when the plan runs, and refuses it.
+    /// let refused = plan.run(&toolbox.restrict(EffectSet::READ)).await.unwrap_err();
+    /// assert!(matches!(refused, PlanError::EffectViolation { .. }));
+    /// # });
+    /// ```
     pub fn run<'a, A: Effects>(
         &'a self,
         toolbox: &'a Toolbox<A>,
@@ -1017,217 +1197,4 @@ impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
     fn from(plan: TypedPlan<T, E>) -> Plan {
         plan.plan
     }
-}
-
-/// `field!(account.email)`: the field `email` of the plan value `account`,
-/// checked against the value's Rust type; `field!(a.b.c)` chains.
-///
-/// The plan reads the field by its Rust name. When the output type renames
-/// it in JSON (`#[serde(rename_all = "camelCase")]`), give the JSON name:
-/// `field!(account.last_charge_cents as "lastChargeCents")`; rustc still
-/// checks the Rust field and its type.
-///
-/// ```
-/// use typed_tools::plan::typed::{lit, TypedPlan};
-/// use typed_tools::{exec, field, on, tool};
-///
-/// #[derive(serde::Serialize, schemars::JsonSchema)]
-/// #[serde(rename_all = "camelCase")]
-/// struct Account { last_charge_cents: i64 }
-///
-/// /// Look up an account.
-/// #[tool(effects = Read)]
-/// fn lookup_account(id: String) -> Result<Account, String> { Err(id) }
-///
-/// let plan = TypedPlan::new(on!(exec!(LookupAccount { id: lit("c") }),
-///     Ok(account) => field!(account.last_charge_cents as "lastChargeCents"),
-///     Err(e) => lit(0),
-/// ));
-/// assert!(plan.plan().to_string().contains("Ok(account) => account.lastChargeCents"));
-/// ```
-#[macro_export]
-macro_rules! field {
-    ($e:ident . $f:ident as $json:literal) => {
-        $e.field($json, |v| &v.$f)
-    };
-    ($e:ident $(. $f:ident)+) => {
-        $e $(.field(::core::stringify!($f), |v| &v.$f))+
-    };
-}
-
-/// `exec!(Tool { arg: value, ... })`: calls `Tool`, each argument checked
-/// against the field of the tool's input it names: an unknown field, a value
-/// of the wrong type, a missing or a repeated field is a compile error. Yields
-/// an [`Exec`] to match with [`on!`](crate::on).
-///
-/// An optional argument (an `Option<T>` parameter, or one with
-/// `#[serde(default)]`) may be left out: the call's arguments then lack it,
-/// as a model's JSON would, and the tool sees `None` (or the default). A
-/// required one left out is a compile error naming it. (`#[tool]` tells
-/// `exec!` which arguments are optional; for a hand-written [`Tool`], a
-/// required argument left out is refused when the plan is checked, before
-/// anything runs.)
-///
-/// ```
-/// use typed_tools::plan::typed::{lit, TypedPlan};
-/// use typed_tools::{exec, field, on, tool};
-///
-/// /// Look up the weather in a city.
-/// #[tool(effects = Network)]
-/// fn weather(city: String, days: Option<u8>) -> String {
-///     format!("sunny in {city} in {} day(s)", days.unwrap_or(0))
-/// }
-///
-/// let today = TypedPlan::new(on!(exec!(Weather { city: lit("Lima") }),
-///     Ok(w) => w,
-///     Err(e) => field!(e.message),
-/// ));
-/// assert!(today.plan().to_string().starts_with(r#"match exec tool weather {city = "Lima"}"#));
-/// let later = TypedPlan::new(on!(exec!(Weather { city: lit("Lima"), days: lit(Some(2)) }),
-///     Ok(w) => w,
-///     Err(e) => field!(e.message),
-/// ));
-/// assert!(later.plan().to_string().starts_with(r#"match exec tool weather {city = "Lima", days = 2}"#));
-/// ```
-///
-/// `exec!(Tool(value))` passes one plan value of the tool's input type as
-/// the whole input (an [`input!`](crate::input), or a `traverse` element).
-#[macro_export]
-macro_rules! exec {
-    ($($tool:ident)::+ ( $input:expr )) => {
-        $crate::plan::typed::exec_with::<$($tool)::+, _>($input)
-    };
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
-        $crate::__plan_tool_args!(exec, $tool { $($f: $v),* })
-    };
-}
-
-/// `input!(Tool { arg: value, ... })`: the input of `Tool` as a plan value
-/// (of type `ToolInput`), its arguments checked and named as
-/// [`exec!`](crate::exec) names them (`#[serde(rename)]` honoured), for
-/// `exec!(Tool(value))`, for instance once per element of a `traverse`.
-///
-/// ```
-/// use typed_tools::plan::typed::{list, lit, traverse, TypedPlan};
-/// use typed_tools::{exec, field, input, on, tool};
-///
-/// /// Charge an order.
-/// #[tool(effects = Write)]
-/// fn charge(#[serde(rename = "orderId")] id: i64, amount: i64) -> Result<String, String> {
-///     Ok(format!("tx_{id}"))
-/// }
-///
-/// // λ-Tool's traverse: each order record is the whole input of `charge`.
-/// let orders = list([
-///     input!(Charge { id: lit(1), amount: lit(100) }),
-///     input!(Charge { id: lit(2), amount: lit(50) }),
-/// ]);
-/// let plan = TypedPlan::new(on!(traverse(orders, "o", |o| exec!(Charge(o))),
-///     Ok(receipts) => lit("done"),
-///     Err(e) => field!(e.message),
-/// ));
-/// assert!(plan.plan().to_string().contains("[{orderId = 1, amount = 100}, {orderId = 2, amount = 50}]"));
-/// ```
-#[macro_export]
-macro_rules! input {
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
-        $crate::__plan_tool_args!(input, $tool { $($f: $v),* })
-    };
-}
-
-/// `record!(Type { field: value, ... })`: a record plan value of the Rust
-/// struct `Type`, every field given once with a value of its type, checked
-/// like [`exec!`](crate::exec)'s arguments. Field names are the Rust names
-/// (`r#type` is `type`): a struct that renames fields for serde gives no way
-/// to read its JSON names, so for a tool's input use [`input!`](crate::input).
-///
-/// ```
-/// use typed_tools::plan::typed::{list, lit, map, TypedPlan};
-/// use typed_tools::{field, record};
-///
-/// struct Order { id: i64, amount: i64 }
-///
-/// let orders = list([
-///     record!(Order { id: lit(1), amount: lit(100) }),
-///     record!(Order { id: lit(2), amount: lit(50) }),
-/// ]);
-/// let plan = TypedPlan::new(map(orders, "o", |o| field!(o.amount)));
-/// assert_eq!(
-///     plan.plan().to_string(),
-///     "map (fn o => o.amount) [{id = 1, amount = 100}, {id = 2, amount = 50}]"
-/// );
-/// ```
-#[macro_export]
-macro_rules! record {
-    ($ty:ty { $($f:ident : $v:expr),* $(,)? }) => {{
-        // Never called: a struct literal, so that rustc reports a missing or
-        // repeated field.
-        #[allow(unreachable_code, clippy::diverging_sub_expression)]
-        let _every_field_once = || {
-            type Record = $ty;
-            let _ = Record { $($f: ::core::unreachable!()),* };
-        };
-        $crate::plan::typed::record::<$ty, _>(|fields| {
-            fields $(.field(::core::stringify!($f), |r: &$ty| &r.$f).is($v))*
-        })
-    }};
-}
-
-/// `call!(Tool { arg: value, ... })`: calls a [`PureTool`](crate::plan::typed::PureTool)
-/// (no effects, cannot fail) as a function, its arguments checked as
-/// [`exec!`](crate::exec) checks them. Yields a plain plan value of the
-/// tool's output type, usable in `map`, `filter` and `fold` callbacks.
-#[macro_export]
-macro_rules! call {
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
-        $crate::__plan_tool_args!(call, $tool { $($f: $v),* })
-    };
-}
-
-/// The arguments of `exec!`, `input!` and `call!`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __plan_tool_args {
-    ($make:ident, $tool:ty { $($f:ident : $v:expr),* }) => {{
-        // Never called: a struct literal of the input type, so that rustc
-        // reports a repeated or unknown argument; the arguments left out come
-        // from the (never evaluated) base.
-        #[allow(unreachable_code, clippy::diverging_sub_expression, clippy::needless_update)]
-        let _each_argument_once = || {
-            type Input = <$tool as $crate::Tool>::Input;
-            let _ = Input { $($f: ::core::unreachable!(),)* ..::core::unreachable!() };
-        };
-        // Only an optional argument may be left out: a required one left out
-        // fails this constant's evaluation with a message naming it.
-        const _: () = $crate::__private::required_arguments_given::<$tool>(
-            &[$(::core::stringify!($f)),*],
-        );
-        $crate::plan::typed::$make::<$tool, _>(|args| {
-            args $(.field(
-                <$tool as $crate::Tool>::__typed_tools_argument(::core::stringify!($f)),
-                |i| &i.$f,
-            ).is($v))*
-        })
-    }};
-}
-
-/// `on!(step, Ok(x) => ..., Err(e) => ...)`: matches the Result of an
-/// [`Exec`] or a [`Traversal`]; the binders' names are the IR's, so Rust's
-/// scoping and the plan's agree.
-#[macro_export]
-macro_rules! on {
-    ($step:expr, Ok($ok:ident) => $then:expr, Err($err:ident) => $else:expr $(,)?) => {
-        $step.on(
-            ::core::stringify!($ok),
-            |$ok| {
-                let _ = &$ok;
-                $then
-            },
-            ::core::stringify!($err),
-            |$err| {
-                let _ = &$err;
-                $else
-            },
-        )
-    };
 }
