@@ -107,6 +107,25 @@ fn int<N: TryInto<i64> + ToString + Copy>(value: N) -> Result<Expr, LiteralError
         })
 }
 
+/// An integer key in decimal, as serde_json writes it.
+fn decimal<N: ToString>(value: N) -> Result<String, LiteralError> {
+    Ok(value.to_string())
+}
+
+/// The `serialize_*` method of every integer width, each calling `$to`.
+macro_rules! integers {
+    ($to:ident) => {
+        integers!($to; serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+            serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
+            serialize_u32: u32, serialize_u64: u64, serialize_u128: u128);
+    };
+    ($to:ident; $($method:ident: $t:ty),*) => {$(
+        fn $method(self, v: $t) -> Result<Self::Ok, LiteralError> {
+            $to(v)
+        }
+    )*};
+}
+
 fn float(value: f64) -> Result<Expr, LiteralError> {
     if value.is_finite() {
         Ok(Expr::Float { value })
@@ -170,36 +189,7 @@ impl ser::Serializer for ToExpr {
     fn serialize_bool(self, v: bool) -> Result<Expr, LiteralError> {
         Ok(Expr::Bool { value: v })
     }
-    fn serialize_i8(self, v: i8) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<Expr, LiteralError> {
-        int(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<Expr, LiteralError> {
-        int(v)
-    }
+    integers!(int);
     fn serialize_f32(self, v: f32) -> Result<Expr, LiteralError> {
         float(f64::from(v))
     }
@@ -416,36 +406,7 @@ impl ser::Serializer for KeyText {
     fn serialize_bool(self, _: bool) -> Result<String, LiteralError> {
         not_text()
     }
-    fn serialize_i8(self, v: i8) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i16(self, v: i16) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i32(self, v: i32) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i64(self, v: i64) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_i128(self, v: i128) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u8(self, v: u8) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u16(self, v: u16) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u32(self, v: u32) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u64(self, v: u64) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
-    fn serialize_u128(self, v: u128) -> Result<String, LiteralError> {
-        Ok(v.to_string())
-    }
+    integers!(decimal);
     fn serialize_f32(self, _: f32) -> Result<String, LiteralError> {
         not_text()
     }
