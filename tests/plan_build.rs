@@ -391,3 +391,52 @@ fn the_readme_weather_tool_with_and_without_days() {
     let run = block_on(Interpreter::new(&toolbox).run(&Plan::parse(text).unwrap())).unwrap();
     assert_eq!(run.outcome, Ok(Value::String("deserialization".into())));
 }
+
+/// A hand-written tool does not tell `exec!` which arguments it requires,
+/// so leaving one out compiles; the plan check refuses it before anything
+/// runs.
+#[test]
+fn a_hand_written_tool_left_without_a_required_argument_is_refused_before_running() {
+    use std::future::Future;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use typed_tools::plan::PlanError;
+
+    static RAN: AtomicBool = AtomicBool::new(false);
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Query {
+        text: String,
+        limit: u32,
+    }
+
+    struct Search;
+
+    impl typed_tools::Tool for Search {
+        type Input = Query;
+        type Output = Vec<String>;
+        type Error = String;
+        type Effects = Read;
+        const NAME: &'static str = "search";
+        const DOC: &'static [&'static str] = &["Search the notes."];
+
+        fn call(&self, input: Query) -> impl Future<Output = Result<Vec<String>, String>> + Send {
+            RAN.store(true, Ordering::SeqCst);
+            async move { Ok(vec![input.text; input.limit as usize]) }
+        }
+    }
+
+    let plan = TypedPlan::new(on!(exec!(Search { text: lit("milk") }),
+        Ok(found) => found,
+        Err(e) => lit(vec![]),
+    ));
+    let toolbox = Toolbox::builder().tool(Search).build().unwrap();
+    let refused = block_on(plan.run(&toolbox)).unwrap_err();
+    let PlanError::TypeErrors(errors) = &refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(
+        errors[0].to_string(),
+        "`exec tool search`: missing argument `limit` of type Int; add `limit = ...` to the arguments"
+    );
+    assert!(!RAN.load(Ordering::SeqCst), "nothing ran");
+}

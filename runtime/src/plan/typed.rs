@@ -430,10 +430,26 @@ int_ops! {
 }
 
 /// A value a plan can write literally: any `Serialize + JsonSchema` value,
-/// the types a tool takes. [`lit`] writes it as serde_json would write it
-/// (the table is in [`LiteralError`]'s module): every integer width is an
-/// Int, `f32` and `f64` a Float, text a String, `None` is `()`, a `Vec` a
-/// list, a struct a record.
+/// the types a tool takes. [`lit`] writes it as serde_json would write it,
+/// so that the tool reading the plan's arguments reads that value:
+///
+/// | Rust (serde) | plan |
+/// |---|---|
+/// | `bool` | Bool |
+/// | every integer width | Int (a `u64`, `u128` or `i128` past `i64` is a [`LiteralError`]) |
+/// | `f32`, `f64` | Float (`NaN` and the infinities are a [`LiteralError`]) |
+/// | `char`, `&str`, `String` | String |
+/// | `()`, `None`, a unit struct | `()` |
+/// | `Some(x)`, a newtype struct | `x` |
+/// | a sequence, a tuple, bytes | a list |
+/// | a struct, a map (text, `char` or integer keys) | a record |
+/// | an enum's unit variant | its name, a String |
+/// | any other variant | `{Variant = value}`, serde's external tagging |
+///
+/// A plan's list has one element type, so the plan check refuses a list of
+/// several shapes: a tuple of several types, or a `Vec` of an externally
+/// tagged enum mixing unit and data variants (an internally tagged enum,
+/// `#[serde(tag = "kind")]`, is a record for every variant, and passes).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be written in a plan: a literal must implement `serde::Serialize` and `schemars::JsonSchema`",
     label = "not a plan literal",
@@ -447,8 +463,11 @@ impl<T: Serialize + JsonSchema> Literal for T {}
 /// A literal of Rust type `T`: `lit("Lima")`, `lit(42)`, `lit(Some(3))`,
 /// `lit(vec![1, 2])`, `lit(note)` for a user's `Note`. Where a `u32` is
 /// expected, `lit(42)` is a `u32`, as in Rust; text literals (`&str`) go
-/// wherever a `String` is expected. The value is checked against the place
-/// it is used at compile time, like every plan value.
+/// wherever a `String` is expected, and a `Vec<&str>` where a tool takes a
+/// `Vec<String>`. The value is checked against the place it is used at
+/// compile time, like every plan value. An empty `Vec` given for a
+/// `Vec<String>` argument has two types to choose from: write its type,
+/// `lit(Vec::<String>::new())`, or leave an optional argument out.
 ///
 /// ```
 /// use typed_tools::plan::typed::{lit, TypedPlan};
@@ -512,16 +531,17 @@ mod sealed {
     impl<T> Sealed<T> for T {}
     impl Sealed<String> for &str {}
     impl Sealed<&str> for String {}
-    impl Sealed<Vec<String>> for Vec<&str> {}
     impl<L: Sealed<T>, T, const N: usize> Sealed<Vec<T>> for [L; N] {}
 }
 
 /// A plan value of Rust type `Self` can stand where a `T` is expected: the
-/// same type, text for text (`&str` and `String`, `Vec<&str>` and
-/// `Vec<String>`), or an array for a `Vec`. Both are the same plan type, so
-/// the plan checker sees no difference; this lets `lit("Lima")` and
-/// `lit([1, 2])` be given where a `String` and a `Vec<u32>` are expected.
-/// Sealed.
+/// same type, text for text (`&str` and `String`), or an array for a `Vec`.
+/// Both are the same plan type, so the plan checker sees no difference;
+/// this lets `lit("Lima")` and `lit([1, 2])` be given where a `String` and a
+/// `Vec<u32>` are expected, in a match's branches, comparisons, `if_` and
+/// `fold`. (A tool argument also takes a `Vec<&str>` for a `Vec<String>`,
+/// [`ValueOf`]; here that would leave `lit(vec![])` in an `Err` branch
+/// two types to choose from.) Sealed.
 #[diagnostic::on_unimplemented(
     message = "expected a plan value of type `{T}`, found one of type `{Self}`",
     label = "this needs a plan value of type `{T}`",
@@ -532,7 +552,6 @@ pub trait Fits<T>: sealed::Sealed<T> {}
 impl<T> Fits<T> for T {}
 impl Fits<String> for &str {}
 impl Fits<&str> for String {}
-impl Fits<Vec<String>> for Vec<&str> {}
 impl<L: Fits<T>, T, const N: usize> Fits<Vec<T>> for [L; N] {}
 
 /// `[a, b, c]`: the elements have one type and one set of effects.
