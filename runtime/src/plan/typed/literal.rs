@@ -1,19 +1,7 @@
 //! A Rust value written as a plan literal: serde's data model into the IR,
 //! exactly as serde_json writes the value, so that the tool that reads the
-//! plan's arguments as JSON reads what the value would have given it.
-//!
-//! | Rust (serde) | plan |
-//! |---|---|
-//! | `bool` | Bool |
-//! | every integer width | Int (a `u64`, `u128` or `i128` past `i64` is refused) |
-//! | `f32`, `f64` | Float (`NaN` and the infinities are refused) |
-//! | `char`, `&str`, `String` | String |
-//! | `()`, `None`, a unit struct | `()` |
-//! | `Some(x)`, a newtype struct | `x` |
-//! | a sequence, a tuple, bytes | a list |
-//! | a struct, a map (text, `char` or integer keys) | a record |
-//! | an enum's unit variant | its name, a String |
-//! | any other variant | `{Variant = value}`, serde's external tagging |
+//! plan's arguments as JSON reads what the value would have given it. The
+//! shapes are listed in [`Literal`](super::Literal)'s docs.
 
 use std::collections::HashSet;
 use std::fmt;
