@@ -440,3 +440,65 @@ fn a_hand_written_tool_left_without_a_required_argument_is_refused_before_runnin
     );
     assert!(!RAN.load(Ordering::SeqCst), "nothing ran");
 }
+
+/// Any JSON value, as a literal: serde_json's own `Value` is
+/// `Serialize + JsonSchema`, so random values of any shape (not designed
+/// here) go through `try_lit`. Each comes back from a run as the same JSON,
+/// and its text parses back to the same plan; integers past `i64` are the
+/// one refusal.
+#[test]
+fn any_json_value_is_a_literal_that_runs_back_to_itself() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use serde_json::{Map, Number, Value as Json};
+    use typed_tools::plan::typed::{try_lit, LiteralError};
+
+    let leaf = prop_oneof![
+        Just(Json::Null),
+        any::<bool>().prop_map(Json::Bool),
+        any::<i64>().prop_map(Json::from),
+        any::<u64>().prop_map(Json::from),
+        (-1e12f64..1e12).prop_map(|f| Json::Number(Number::from_f64(f).unwrap())),
+        "[a-z\"\\\\ é\n]{0,8}".prop_map(Json::String),
+    ];
+    let json = leaf.prop_recursive(4, 64, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Json::Array),
+            proptest::collection::vec(("[a-z_]{1,6}", inner), 0..6)
+                .prop_map(|fields| Json::Object(fields.into_iter().collect::<Map<_, _>>())),
+        ]
+    });
+    fn too_big(json: &Json) -> bool {
+        match json {
+            Json::Number(n) => n.as_i64().is_none() && n.as_u64().is_some(),
+            Json::Array(items) => items.iter().any(too_big),
+            Json::Object(fields) => fields.values().any(too_big),
+            _ => false,
+        }
+    }
+    let toolbox = Toolbox::builder().build().unwrap();
+    let mut runner = TestRunner::new(Config {
+        cases: 512,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&json, |json| {
+            match try_lit(json.clone()) {
+                Err(LiteralError::OutOfRange { .. }) => prop_assert!(too_big(&json)),
+                Err(other) => prop_assert!(false, "{other} for {json}"),
+                Ok(literal) => {
+                    prop_assert!(!too_big(&json));
+                    let plan = Plan::from(TypedPlan::new(literal));
+                    prop_assert_eq!(&Plan::parse(&plan.to_string()).unwrap(), &plan);
+                    // Lists of several types are the checker's to refuse;
+                    // the value itself is what matters here.
+                    let run = block_on(Interpreter::new(&toolbox).__run_without_type_check(&plan))
+                        .unwrap();
+                    prop_assert_eq!(run.outcome.unwrap().to_json(), Some(json));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
