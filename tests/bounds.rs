@@ -471,3 +471,168 @@ fn a_long_plan_is_parsed_checked_and_run_in_linear_time() {
     // would cut it (the default plan size, 1 MiB, keeps it under 100 MB).
     peak_within(&large, 96, "plan parsed, checked and run");
 }
+
+// ---- depth: every surface at its depth limit, on a 2 MiB stack ----
+
+/// Echo a JSON value: any depth the parser reads.
+#[tool(effects = Pure)]
+fn echo(value: serde_json::Value) -> serde_json::Value {
+    value
+}
+
+/// `[[...[0]...]]`, `levels` arrays deep, as text.
+fn nested_text(levels: usize) -> String {
+    format!("{}0{}", "[".repeat(levels), "]".repeat(levels))
+}
+
+/// A recursive JSON Schema, `levels` objects deep, each with a `next` field.
+fn deep_schema(levels: usize) -> serde_json::Value {
+    let mut schema = serde_json::json!({ "type": "integer" });
+    for _ in 0..levels {
+        schema = serde_json::json!({
+            "type": "object",
+            "properties": { "next": schema },
+            "required": ["next"],
+            "additionalProperties": false
+        });
+    }
+    schema
+}
+
+/// `{"next": {"next": ... leaf ...}}`, `levels` deep, as text.
+fn deep_object(levels: usize, leaf: &str) -> String {
+    format!(
+        "{}{leaf}{}",
+        r#"{"next": "#.repeat(levels),
+        "}".repeat(levels)
+    )
+}
+
+#[test]
+fn every_surface_at_its_depth_limit_fits_a_2_mib_thread() {
+    let _one = lock();
+    let ((), _) = measure(String::new(), |_| {
+        // Dispatch reads arguments as deep as serde_json does (128 levels),
+        // and refuses deeper ones with a typed error.
+        let toolbox = Toolbox::builder()
+            .tool(Echo)
+            .policy(Policy::recover())
+            .build()
+            .unwrap();
+        let args = format!(r#"{{"value": {}}}"#, nested_text(126));
+        let output = block_on(toolbox.call("echo", &args)).unwrap();
+        assert_eq!(output.json().matches('[').count(), 126);
+        let args = format!(r#"{{"value": {}}}"#, nested_text(200));
+        let error = block_on(toolbox.call("echo", &args)).unwrap_err();
+        assert!(matches!(error, ToolError::InvalidArgs { .. }), "{error}");
+        assert!(
+            error.for_model().contains("nested more than 128 levels"),
+            "{error}"
+        );
+
+        // A run-time tool's schema deeper than serde_json reads is refused
+        // (serde_json's clone and drop recurse: 600 levels overflowed this
+        // thread when the builder cloned it).
+        let max = typed_tools::DynamicTool::MAX_SCHEMA_DEPTH;
+        let tool = typed_tools::DynamicTool::new("deep").input_schema(deep_schema(600));
+        let error = Toolbox::builder().dynamic(tool).build().unwrap_err();
+        assert!(matches!(
+            error.problems(),
+            [typed_tools::BuildProblem::SchemaTooDeep { which: "input", .. }]
+        ));
+        // One at the limit (two JSON levels a schema level), deeper than the
+        // checker's and coercion's walks read: read,
+        // rendered in every format, and its arguments checked at 63 levels.
+        let tool = typed_tools::DynamicTool::new("deep")
+            .input_schema(deep_schema(max / 2 - 1))
+            .handler(|_| async { Ok(serde_json::json!("ok")) });
+        let toolbox = Toolbox::builder()
+            .dynamic(tool)
+            .policy(Policy::recover())
+            .build()
+            .unwrap();
+        for format in [
+            typed_tools::CatalogFormat::OpenAiChat,
+            typed_tools::CatalogFormat::OpenAiChatStrict,
+            typed_tools::CatalogFormat::Anthropic,
+            typed_tools::CatalogFormat::Mcp,
+            typed_tools::CatalogFormat::Gemini,
+            typed_tools::CatalogFormat::Text,
+        ] {
+            let catalog = toolbox.catalog(format);
+            assert!(!catalog.to_string().is_empty());
+        }
+        let good = deep_object(max / 2 - 1, "1");
+        assert_eq!(
+            block_on(toolbox.call("deep", &good)).unwrap().json(),
+            r#""ok""#
+        );
+        // A wrong leaf at 126 levels: coercion reads 64 levels, so it is
+        // reported with its path, not coerced or overflowed.
+        let bad = deep_object(max / 2 - 1, r#""x""#);
+        let error = block_on(toolbox.call("deep", &bad)).unwrap_err();
+        assert!(
+            error.to_string().contains("$.next.next"),
+            "{}",
+            error.for_model()
+        );
+
+        // Repair: within its depth limit, valid JSON comes back as it is and
+        // missing closers are added; past it, a typed refusal.
+        // `RepairOptions::max_depth`'s default.
+        let limit = 512;
+        let valid = nested_text(limit - 1);
+        assert_eq!(repair(&valid).unwrap().json(), valid);
+        let open = "[".repeat(limit - 1);
+        assert_eq!(
+            repair(&open).unwrap().json(),
+            format!("{open}{}", "]".repeat(limit - 1))
+        );
+        let error = repair(&"[".repeat(limit + 1)).unwrap_err();
+        assert!(matches!(error.kind(), RepairErrorKind::TooDeep), "{error}");
+
+        // The call readers: arguments as deep as dispatch reads them.
+        let arguments =
+            serde_json::to_string(&format!(r#"{{"value": {}}}"#, nested_text(126))).unwrap();
+        let openai = format!(
+            r#"{{"tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "echo", "arguments": {arguments}}}}}]}}"#
+        );
+        let calls =
+            typed_tools::reader::read_calls(typed_tools::CallFormat::OpenAiChat, &openai).unwrap();
+        assert_eq!(calls[0].arguments.matches('[').count(), 126);
+        let anthropic = format!(
+            r#"{{"content": [{{"type": "tool_use", "id": "t1", "name": "echo", "input": {{"value": {}}}}}]}}"#,
+            nested_text(123)
+        );
+        let calls = typed_tools::reader::read_calls(typed_tools::CallFormat::Anthropic, &anthropic)
+            .unwrap();
+        assert_eq!(calls[0].arguments.matches('[').count(), 123);
+        let hermes = format!(
+            r#"<tool_call>{{"name": "echo", "arguments": {{"value": {}}}}}</tool_call>"#,
+            nested_text(120)
+        );
+        let calls =
+            typed_tools::reader::read_calls(typed_tools::CallFormat::Hermes, &hermes).unwrap();
+        assert_eq!(calls[0].arguments.matches('[').count(), 120);
+        let pythonic = format!("[echo(value={})]", nested_text(120));
+        let calls =
+            typed_tools::reader::read_calls(typed_tools::CallFormat::Pythonic, &pythonic).unwrap();
+        assert_eq!(calls[0].arguments.matches('[').count(), 120);
+        for format in typed_tools::CallFormat::ALL {
+            let deep = format!("[echo(value={})]", nested_text(100_000));
+            assert!(
+                typed_tools::reader::read_calls(format, &deep).is_err(),
+                "{format:?}"
+            );
+        }
+
+        // A plan at the parser's depth limit parses, checks and runs.
+        let depth = typed_tools::plan::MAX_DEPTH;
+        let text = nested_text(depth - 1);
+        let plan = Plan::parse(&text).unwrap();
+        let toolbox = Toolbox::builder().build().unwrap();
+        let run = block_on(typed_tools::plan::Interpreter::new(&toolbox).run(&plan)).unwrap();
+        assert_eq!(run.outcome.unwrap().depth(), depth - 1);
+        assert!(Plan::parse(&nested_text(depth + 1)).is_err());
+    });
+}

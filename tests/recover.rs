@@ -164,7 +164,7 @@ fn a_model_repairs_what_code_cannot_in_a_bounded_number_of_attempts() {
     let output = block_on(toolbox.call("add", "a is forty, b is two")).unwrap();
     assert_eq!(output.json(), "42");
     assert_eq!(model.requests().len(), 2, "asked until it worked, not more");
-    let asked = &model.requests()[0].messages[1].content;
+    let asked = model.requests()[0].messages[1].text().to_owned();
     assert!(asked.contains("Tool `add`"), "{asked}");
     assert!(asked.contains("{a: Int, b: Int}"), "{asked}");
     assert!(asked.contains("a is forty, b is two"), "{asked}");
@@ -204,7 +204,7 @@ fn a_model_fixes_wrong_shapes_after_coercion() {
     let output = block_on(toolbox.call("add", r#"{"a": "one", "b": 2}"#)).unwrap();
     assert_eq!(output.json(), "3");
     assert!(model.requests()[0].messages[1]
-        .content
+        .text()
         .contains("$.a: expected Int, found string \"one\""));
 }
 

@@ -8,6 +8,7 @@ pub mod coerce;
 pub mod doc;
 pub mod effect;
 pub mod error;
+mod json;
 pub mod model;
 pub mod plan;
 pub mod reader;

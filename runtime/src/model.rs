@@ -1,18 +1,43 @@
-//! The small [`Model`] trait the framework shares: messages in, text and token
-//! usage out. Recovery uses it to ask a model to repair a call
-//! ([`Fix::Model`](crate::recover::Fix::Model)).
+//! The [`Model`] trait: what the framework sends a language model and what it
+//! gets back, in the terms every provider shares.
 //!
-//! [`ScriptedModel`] replays answers written in advance, so that tests and
-//! examples run offline and deterministically.
+//! - A [`Request`] is a conversation of [`Message`]s (system, user, the
+//!   assistant's text and [`ToolCall`]s with their ids, and [`ToolResult`]s
+//!   answering those ids), the tools offered, as a [`Catalog`] in the format
+//!   the model reads natively (see [`Model::tool_format`]), and limits.
+//! - A [`Response`] is the model's text, the tool calls it made, the tokens
+//!   it spent ([`Usage`]) and why it stopped ([`StopReason`]).
+//! - A failure is a [`ModelError`]: an HTTP status with the provider's body, a
+//!   rate limit with its `retry-after`, a timeout, a body that is not what the
+//!   provider documents.
+//!
+//! The trait is object safe (`Arc<dyn Model>`) and names no async runtime.
+//! Recovery asks a model to repair a call
+//! ([`Fix::Model`](crate::recover::Fix::Model)); the agent loop and plan
+//! authoring run whole conversations through it. Provider clients implement
+//! it behind cargo features; [`ScriptedModel`] replays answers written in
+//! advance, so that tests and examples run offline and deterministically.
 //!
 //! ```
 //! # futures::executor::block_on(async {
-//! use typed_tools::model::{Message, Model, Request, ScriptedModel};
+//! use typed_tools::model::{Message, Model, Request, Response, ScriptedModel, StopReason, ToolResult};
+//! use typed_tools::ToolCall;
 //!
-//! let model = ScriptedModel::new(["{\"city\": \"Lima\"}"]);
-//! let response = model.complete(Request::new(vec![Message::user("Fix this JSON: {city: Lima")])).await?;
-//! assert_eq!(response.text, "{\"city\": \"Lima\"}");
-//! assert_eq!(model.requests()[0].messages[0].content, "Fix this JSON: {city: Lima");
+//! let call = ToolCall { id: Some("call_1".into()), name: "weather".into(), arguments: r#"{"city": "Lima"}"#.into() };
+//! let model = ScriptedModel::new([
+//!     Response::new("").calls(vec![call.clone()]),
+//!     Response::new("Sunny in Lima."),
+//! ]);
+//!
+//! let mut messages = vec![Message::user("Weather in Lima?")];
+//! let first = model.complete(Request::new(messages.clone())).await?;
+//! assert_eq!(first.stop, StopReason::ToolUse);
+//! // The program decides what runs; the result answers the call's id.
+//! messages.push(first.to_message());
+//! messages.push(Message::tool_result(ToolResult::ok(&call, r#""sunny""#)));
+//! let second = model.complete(Request::new(messages)).await?;
+//! assert_eq!(second.text, "Sunny in Lima.");
+//! assert_eq!(model.requests()[1].messages[2].text(), r#""sunny""#);
 //! // The script is used up: the next request is an error, not a made-up answer.
 //! assert!(model.complete(Request::new(vec![Message::user("again")])).await.is_err());
 //! # Ok::<(), typed_tools::model::ModelError>(())
@@ -21,10 +46,16 @@
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::future::BoxFuture;
-use futures::FutureExt;
+use futures::stream::BoxStream;
+use futures::{FutureExt, StreamExt};
+
+use crate::catalog::{Catalog, CatalogFormat};
+use crate::error::ToolError;
+use crate::reader::ToolCall;
 
 /// Who wrote a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -40,61 +71,222 @@ pub enum Role {
 }
 
 /// One message of a conversation.
+///
+/// ```
+/// use typed_tools::model::{Message, Role};
+///
+/// let message = Message::user("Refund order 7.");
+/// assert_eq!(message.role(), Role::User);
+/// assert_eq!(message.text(), "Refund order 7.");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Message {
-    /// Who wrote it.
-    pub role: Role,
-    /// What it says.
-    pub content: String,
+#[non_exhaustive]
+pub enum Message {
+    /// Instructions.
+    System(String),
+    /// The user, or the program speaking for them.
+    User(String),
+    /// The model's turn: its text, and the tool calls it made, each with the
+    /// provider's id when it gave one.
+    Assistant {
+        /// What it said (may be empty when it only called tools).
+        text: String,
+        /// The calls it made, in order.
+        calls: Vec<ToolCall>,
+    },
+    /// A tool's result, answering one call of the previous assistant message.
+    ToolResult(ToolResult),
 }
 
 impl Message {
     /// A system message.
-    pub fn system(content: impl Into<String>) -> Message {
-        Message {
-            role: Role::System,
-            content: content.into(),
-        }
+    pub fn system(text: impl Into<String>) -> Message {
+        Message::System(text.into())
     }
 
     /// A user message.
-    pub fn user(content: impl Into<String>) -> Message {
-        Message {
-            role: Role::User,
-            content: content.into(),
+    pub fn user(text: impl Into<String>) -> Message {
+        Message::User(text.into())
+    }
+
+    /// A message from the model, text only.
+    pub fn assistant(text: impl Into<String>) -> Message {
+        Message::Assistant {
+            text: text.into(),
+            calls: Vec::new(),
         }
     }
 
-    /// A message from the model.
-    pub fn assistant(content: impl Into<String>) -> Message {
-        Message {
-            role: Role::Assistant,
-            content: content.into(),
+    /// A tool's result.
+    pub fn tool_result(result: ToolResult) -> Message {
+        Message::ToolResult(result)
+    }
+
+    /// Who wrote it.
+    pub fn role(&self) -> Role {
+        match self {
+            Message::System(_) => Role::System,
+            Message::User(_) => Role::User,
+            Message::Assistant { .. } => Role::Assistant,
+            Message::ToolResult(_) => Role::ToolResult,
+        }
+    }
+
+    /// Its text: the words of a system, user or assistant message, a tool
+    /// result's content.
+    pub fn text(&self) -> &str {
+        match self {
+            Message::System(text) | Message::User(text) => text,
+            Message::Assistant { text, .. } => text,
+            Message::ToolResult(result) => &result.content,
+        }
+    }
+
+    /// The tool calls of an assistant message; empty for the others.
+    pub fn calls(&self) -> &[ToolCall] {
+        match self {
+            Message::Assistant { calls, .. } => calls,
+            _ => &[],
         }
     }
 }
 
-/// What is sent to a model.
+/// A tool's result, answering one [`ToolCall`]: the output JSON, or the
+/// error's [`for_model`](ToolError::for_model) text.
+///
+/// ```
+/// use typed_tools::model::ToolResult;
+/// use typed_tools::{ToolCall, ToolError};
+///
+/// let call = ToolCall { id: Some("toolu_1".into()), name: "wether".into(), arguments: "{}".into() };
+/// let error = ToolError::UnknownTool {
+///     name: "wether".into(),
+///     suggestions: vec!["weather".into()],
+///     available: vec!["weather".into()],
+/// };
+/// let result = ToolResult::error(&call, &error);
+/// assert_eq!(result.call_id.as_deref(), Some("toolu_1"));
+/// assert!(result.is_error);
+/// assert!(result.content.contains("weather"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolResult {
+    /// The provider's id of the call it answers; `None` for a call read from
+    /// text, which has none.
+    pub call_id: Option<String>,
+    /// The tool's name, as the call gave it.
+    pub name: String,
+    /// The output as JSON text, or what went wrong, written for the model.
+    pub content: String,
+    /// Whether the call failed (Anthropic's `is_error`, MCP's `isError`).
+    pub is_error: bool,
+}
+
+impl ToolResult {
+    /// A call's output, as JSON text (a note on what recovery repaired may
+    /// follow it).
+    pub fn ok(call: &ToolCall, content: impl Into<String>) -> ToolResult {
+        ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// A call's failure, told as [`ToolError::for_model`] tells it.
+    pub fn error(call: &ToolCall, error: &ToolError) -> ToolResult {
+        ToolResult::refused(call, error.for_model())
+    }
+
+    /// A call that did not run or failed, with `message` for the model: a
+    /// refusal by a person, a limit reached.
+    pub fn refused(call: &ToolCall, message: impl Into<String>) -> ToolResult {
+        ToolResult {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            content: message.into(),
+            is_error: true,
+        }
+    }
+}
+
+/// Whether the model may, must or must not call a tool.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides (the providers' default).
+    #[default]
+    Auto,
+    /// It must answer in text.
+    None,
+    /// It must call some tool.
+    Required,
+    /// It must call this tool, and only it.
+    Only(String),
+}
+
+/// What is sent to a model.
+///
+/// ```
+/// use typed_tools::model::{Message, Request, ToolChoice};
+/// use typed_tools::{tool, CatalogFormat, Toolbox};
+///
+/// /// Add two numbers.
+/// #[tool(effects = Pure)]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// let toolbox = Toolbox::builder().tool(Add).build().unwrap();
+/// let request = Request::new(vec![Message::user("2 + 3?")])
+///     .tools(toolbox.catalog(CatalogFormat::OpenAiChat))
+///     .tool_choice(ToolChoice::Required)
+///     .max_tokens(256);
+/// assert_eq!(request.tools.as_ref().unwrap().format(), CatalogFormat::OpenAiChat);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Request {
     /// The conversation so far.
     pub messages: Vec<Message>,
+    /// The tools offered, rendered in the format the model reads natively
+    /// ([`Model::tool_format`]); `None` offers none (tools described in the
+    /// prompt as text are part of the messages).
+    pub tools: Option<Catalog>,
+    /// Whether a tool must be called.
+    pub tool_choice: ToolChoice,
     /// The most tokens the answer may take, if limited.
     pub max_tokens: Option<u32>,
 }
 
 impl Request {
-    /// A request of `messages`, with no token limit.
+    /// A request of `messages`, with no tools and no token limit.
     pub fn new(messages: Vec<Message>) -> Request {
         Request {
             messages,
-            max_tokens: None,
+            ..Request::default()
         }
+    }
+
+    /// Offers the tools of `catalog`, in the model's native format.
+    pub fn tools(mut self, catalog: Catalog) -> Request {
+        self.tools = Some(catalog);
+        self
+    }
+
+    /// Sets whether a tool must be called.
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Request {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// Limits the answer to `tokens` tokens.
+    pub fn max_tokens(mut self, tokens: u32) -> Request {
+        self.max_tokens = Some(tokens);
+        self
     }
 }
 
-/// Tokens spent by one request.
+/// Tokens spent by one request, as the provider reports them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Usage {
     /// Tokens read.
@@ -105,65 +297,423 @@ pub struct Usage {
 
 impl Usage {
     /// Both together.
+    ///
+    /// ```
+    /// use typed_tools::model::Usage;
+    ///
+    /// assert_eq!(Usage { input_tokens: 120, output_tokens: 30 }.total(), 150);
+    /// ```
     pub fn total(&self) -> u64 {
-        self.input_tokens + self.output_tokens
+        self.input_tokens.saturating_add(self.output_tokens)
     }
 }
 
+impl std::ops::Add for Usage {
+    type Output = Usage;
+
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+        }
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        *self = *self + other;
+    }
+}
+
+/// Why the model stopped writing.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StopReason {
+    /// It finished its answer (OpenAI `stop`, Anthropic `end_turn`).
+    EndTurn,
+    /// It called tools and waits for their results (`tool_calls`, `tool_use`).
+    ToolUse,
+    /// It reached the token limit: the answer is cut short.
+    MaxTokens,
+    /// It wrote a stop sequence.
+    StopSequence,
+    /// The provider withheld or cut the answer (`content_filter`, `refusal`).
+    Refused,
+    /// A reason this crate does not know, as the provider wrote it.
+    Other(String),
+}
+
 /// What a model answered.
+///
+/// ```
+/// use typed_tools::model::{Response, StopReason, Usage};
+/// use typed_tools::ToolCall;
+///
+/// let call = ToolCall { id: None, name: "add".into(), arguments: r#"{"a": 2, "b": 3}"#.into() };
+/// let response = Response::new("Let me add them.")
+///     .calls(vec![call])
+///     .usage(Usage { input_tokens: 50, output_tokens: 12 });
+/// assert_eq!(response.stop, StopReason::ToolUse);
+/// assert_eq!(response.to_message().calls()[0].name, "add");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Response {
     /// The text of the answer.
     pub text: String,
+    /// The tool calls it made natively (the provider's `tool_calls` or
+    /// `tool_use` blocks), each with its id. Calls written in the text are
+    /// read from [`text`](Self::text) with [`reader`](crate::reader).
+    pub calls: Vec<ToolCall>,
     /// What it cost.
     pub usage: Usage,
+    /// Why it stopped.
+    pub stop: StopReason,
 }
 
-/// A model could not answer: unreachable, refused, out of script.
+impl Response {
+    /// A text answer that ended its turn, with no usage reported.
+    pub fn new(text: impl Into<String>) -> Response {
+        Response {
+            text: text.into(),
+            calls: Vec::new(),
+            usage: Usage::default(),
+            stop: StopReason::EndTurn,
+        }
+    }
+
+    /// Sets the native tool calls; a non-empty list makes the stop reason
+    /// [`StopReason::ToolUse`] (set another after, with [`stop`](Self::stop)).
+    pub fn calls(mut self, calls: Vec<ToolCall>) -> Response {
+        if !calls.is_empty() {
+            self.stop = StopReason::ToolUse;
+        }
+        self.calls = calls;
+        self
+    }
+
+    /// Sets the tokens spent.
+    pub fn usage(mut self, usage: Usage) -> Response {
+        self.usage = usage;
+        self
+    }
+
+    /// Sets why the model stopped.
+    pub fn stop(mut self, stop: StopReason) -> Response {
+        self.stop = stop;
+        self
+    }
+
+    /// The answer as the assistant message that goes back into the
+    /// conversation: its text and calls.
+    pub fn to_message(&self) -> Message {
+        Message::Assistant {
+            text: self.text.clone(),
+            calls: self.calls.clone(),
+        }
+    }
+}
+
+impl From<&str> for Response {
+    fn from(text: &str) -> Response {
+        Response::new(text)
+    }
+}
+
+impl From<String> for Response {
+    fn from(text: String) -> Response {
+        Response::new(text)
+    }
+}
+
+/// One piece of a streamed answer ([`Model::stream`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModelError {
-    /// What went wrong.
-    pub message: String,
+#[non_exhaustive]
+pub enum StreamEvent {
+    /// More of the answer's text.
+    Text(String),
+    /// A tool call began: its position among the answer's calls, the
+    /// provider's id, and the tool's name.
+    CallStarted {
+        /// Its position among the calls of this answer.
+        index: usize,
+        /// The provider's id for it.
+        id: Option<String>,
+        /// The tool's name.
+        name: String,
+    },
+    /// More of a call's argument text, which may end anywhere: mid-string,
+    /// mid-escape.
+    CallArguments {
+        /// The call it belongs to.
+        index: usize,
+        /// The next piece of its argument text.
+        fragment: String,
+    },
+    /// The whole answer, its calls assembled: the last event.
+    Done(Response),
+}
+
+/// Why a model could not answer.
+///
+/// ```
+/// use std::time::Duration;
+/// use typed_tools::model::ModelError;
+///
+/// let limited = ModelError::RateLimited { retry_after: Some(Duration::from_secs(2)), body: String::new() };
+/// assert!(limited.is_retryable());
+/// let denied = ModelError::Status { status: 401, body: r#"{"error": "invalid api key"}"#.into() };
+/// assert!(!denied.is_retryable());
+/// assert_eq!(denied.to_string(), r#"the model could not answer: HTTP 401: {"error": "invalid api key"}"#);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelError {
+    /// The provider answered with an error status, and this body.
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// The provider's error body (cut to a few KiB).
+        body: String,
+    },
+    /// The provider limited the rate of requests (HTTP 429), still after
+    /// any retries.
+    RateLimited {
+        /// How long it asked to wait (`retry-after`), if it said.
+        retry_after: Option<Duration>,
+        /// The provider's error body.
+        body: String,
+    },
+    /// No answer within the time allowed.
+    Timeout {
+        /// The time allowed.
+        after: Duration,
+    },
+    /// The provider could not be reached, or the connection broke.
+    Connection {
+        /// What the HTTP client said.
+        message: String,
+    },
+    /// The provider answered with something it does not document.
+    Malformed {
+        /// What was wrong with it.
+        message: String,
+        /// The body, or its start.
+        body: String,
+    },
+    /// The client is not set up: no API key, a bad base URL.
+    Config {
+        /// What is missing and how to give it.
+        message: String,
+    },
+    /// Anything else: a script used up, a refusal by the implementation.
+    Other {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl ModelError {
+    /// An error of a kind this enum does not name.
+    pub fn other(message: impl Into<String>) -> ModelError {
+        ModelError::Other {
+            message: message.into(),
+        }
+    }
+
+    /// Whether asking again later may succeed: a rate limit, a server error
+    /// (5xx), a timeout, a broken connection.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            ModelError::Status { status, .. } => *status >= 500,
+            ModelError::RateLimited { .. }
+            | ModelError::Timeout { .. }
+            | ModelError::Connection { .. } => true,
+            ModelError::Malformed { .. } | ModelError::Config { .. } | ModelError::Other { .. } => {
+                false
+            }
+        }
+    }
 }
 
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the model could not answer: {}", self.message)
+        f.write_str("the model could not answer: ")?;
+        match self {
+            ModelError::Status { status, body } => write!(f, "HTTP {status}: {body}"),
+            ModelError::RateLimited {
+                retry_after: Some(wait),
+                ..
+            } => write!(f, "rate limited; retry after {wait:?}"),
+            ModelError::RateLimited { .. } => f.write_str("rate limited"),
+            ModelError::Timeout { after } => write!(f, "no answer within {after:?}"),
+            ModelError::Connection { message } => write!(f, "connection failed: {message}"),
+            ModelError::Malformed { message, .. } => {
+                write!(
+                    f,
+                    "the answer is not what the provider documents: {message}"
+                )
+            }
+            ModelError::Config { message } | ModelError::Other { message } => f.write_str(message),
+        }
     }
 }
 
 impl std::error::Error for ModelError {}
 
-/// A language model: a request of messages in, text and token usage out.
+/// A language model: a [`Request`] in, a [`Response`] out.
 ///
-/// Implement it over your provider's client. Object safe, so that policies and
-/// agents can hold an `Arc<dyn Model>`.
+/// Implement it over your provider's client, or enable a provider feature of
+/// this crate. Object safe, so that policies and agents can hold an
+/// `Arc<dyn Model>`; it names no async runtime.
+///
+/// ```
+/// use futures::future::BoxFuture;
+/// use typed_tools::model::{Model, ModelError, Request, Response};
+///
+/// /// A model that always says the same thing.
+/// struct Parrot;
+///
+/// impl Model for Parrot {
+///     fn complete(&self, _: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
+///         Box::pin(async { Ok(Response::new("hello")) })
+///     }
+/// }
+///
+/// # futures::executor::block_on(async {
+/// let model: std::sync::Arc<dyn Model> = std::sync::Arc::new(Parrot);
+/// assert_eq!(model.complete(Request::default()).await.unwrap().text, "hello");
+/// assert_eq!(model.tool_format(), None);
+/// # });
+/// ```
 pub trait Model: Send + Sync {
     /// Answers one request.
     fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>>;
+
+    /// Answers one request piece by piece: text and tool-call fragments as
+    /// they arrive, then [`StreamEvent::Done`] with the whole response. The
+    /// default streams [`complete`](Self::complete)'s answer as one event.
+    fn stream(&self, request: Request) -> BoxStream<'_, Result<StreamEvent, ModelError>> {
+        self.complete(request)
+            .map(|answer| answer.map(StreamEvent::Done))
+            .into_stream()
+            .boxed()
+    }
+
+    /// The catalog format this model reads tools in natively (its `tools`
+    /// field), or `None` when tools are described in the prompt as text and
+    /// calls are read from the answer's text. `None` by default.
+    fn tool_format(&self) -> Option<CatalogFormat> {
+        None
+    }
+
+    /// A name for logs and traces: the provider and the model, such as
+    /// `openai/gpt-4o-mini`.
+    fn name(&self) -> &str {
+        "model"
+    }
+}
+
+impl<M: Model + ?Sized> Model for Arc<M> {
+    fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
+        (**self).complete(request)
+    }
+
+    fn stream(&self, request: Request) -> BoxStream<'_, Result<StreamEvent, ModelError>> {
+        (**self).stream(request)
+    }
+
+    fn tool_format(&self) -> Option<CatalogFormat> {
+        (**self).tool_format()
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+}
+
+impl<M: Model + ?Sized> Model for Box<M> {
+    fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
+        (**self).complete(request)
+    }
+
+    fn stream(&self, request: Request) -> BoxStream<'_, Result<StreamEvent, ModelError>> {
+        (**self).stream(request)
+    }
+
+    fn tool_format(&self) -> Option<CatalogFormat> {
+        (**self).tool_format()
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
 }
 
 /// A model that replays answers written in advance, in order, and records the
 /// requests it was sent. Once the answers are used up, each further request is
-/// a [`ModelError`]. Usage is estimated as one token per four bytes, at least one.
+/// a [`ModelError::Other`].
+///
+/// An answer is a [`Response`]: text (`"..."` converts), or native tool calls
+/// with [`Response::calls`]. One given without usage is charged an estimate:
+/// a token per four bytes of the request's messages in, of the answer out.
+/// By default it reads tools as text ([`Model::tool_format`] is `None`);
+/// [`native`](Self::native) makes it take them in a provider's format, as a
+/// real client would.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::model::{Message, Model, ModelError, Request, ScriptedModel};
+///
+/// let model = ScriptedModel::new(["{\"city\": \"Lima\"}"]).then_fail("overloaded");
+/// let response = model.complete(Request::new(vec![Message::user("Fix: {city: Lima")])).await?;
+/// assert_eq!(response.text, "{\"city\": \"Lima\"}");
+/// assert_eq!(response.usage.output_tokens, 4);
+/// assert_eq!(model.requests()[0].messages[0].text(), "Fix: {city: Lima");
+/// let outage = model.complete(Request::default()).await.unwrap_err();
+/// assert_eq!(outage, ModelError::other("overloaded"));
+/// # Ok::<(), ModelError>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug, Default)]
 pub struct ScriptedModel {
-    answers: Mutex<VecDeque<Result<String, String>>>,
+    answers: Mutex<VecDeque<Result<Response, ModelError>>>,
     requests: Mutex<Vec<Request>>,
+    tool_format: Option<CatalogFormat>,
 }
 
 impl ScriptedModel {
-    /// A model that answers `answers`, one per request.
-    pub fn new<S: Into<String>>(answers: impl IntoIterator<Item = S>) -> ScriptedModel {
+    /// A model that gives `answers`, one per request.
+    pub fn new<A: Into<Response>>(answers: impl IntoIterator<Item = A>) -> ScriptedModel {
         ScriptedModel {
             answers: Mutex::new(answers.into_iter().map(|a| Ok(a.into())).collect()),
             requests: Mutex::default(),
+            tool_format: None,
         }
+    }
+
+    /// Adds an answer after the others.
+    pub fn then(self, answer: impl Into<Response>) -> ScriptedModel {
+        lock(&self.answers).push_back(Ok(answer.into()));
+        self
     }
 
     /// Adds an answer that is an error (an outage, a refusal) after the others.
     pub fn then_fail(self, message: impl Into<String>) -> ScriptedModel {
-        lock(&self.answers).push_back(Err(message.into()));
+        self.then_error(ModelError::other(message))
+    }
+
+    /// Adds an answer that is this error after the others.
+    pub fn then_error(self, error: ModelError) -> ScriptedModel {
+        lock(&self.answers).push_back(Err(error));
+        self
+    }
+
+    /// Takes tools natively in `format`, as a provider's client does: the
+    /// agent then passes its catalog in [`Request::tools`] and reads the
+    /// answers' [`Response::calls`].
+    pub fn native(mut self, format: CatalogFormat) -> ScriptedModel {
+        self.tool_format = Some(format);
         self
     }
 
@@ -184,32 +734,50 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-fn estimate_tokens(text: &str) -> u64 {
+/// A rough count of the tokens in `text`: one per four bytes, at least one.
+///
+/// ```
+/// assert_eq!(typed_tools::model::estimate_tokens("four score and seven"), 5);
+/// ```
+pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4).max(1)
+}
+
+fn message_tokens(message: &Message) -> u64 {
+    let calls: u64 = message
+        .calls()
+        .iter()
+        .map(|call| estimate_tokens(&call.name) + estimate_tokens(&call.arguments))
+        .sum();
+    estimate_tokens(message.text()) + calls
 }
 
 impl Model for ScriptedModel {
     fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
-        let input_tokens = request
-            .messages
-            .iter()
-            .map(|m| estimate_tokens(&m.content))
-            .sum();
+        let input_tokens: u64 = request.messages.iter().map(message_tokens).sum();
         lock(&self.requests).push(request);
         let answer = lock(&self.answers).pop_front();
         let result = match answer {
-            Some(Ok(text)) => Ok(Response {
-                usage: Usage {
-                    input_tokens,
-                    output_tokens: estimate_tokens(&text),
-                },
-                text,
-            }),
-            Some(Err(message)) => Err(ModelError { message }),
-            None => Err(ModelError {
-                message: "the script has no more answers".into(),
-            }),
+            Some(Ok(mut response)) => {
+                if response.usage == Usage::default() {
+                    response.usage = Usage {
+                        input_tokens,
+                        output_tokens: message_tokens(&response.to_message()),
+                    };
+                }
+                Ok(response)
+            }
+            Some(Err(error)) => Err(error),
+            None => Err(ModelError::other("the script has no more answers")),
         };
         futures::future::ready(result).boxed()
+    }
+
+    fn tool_format(&self) -> Option<CatalogFormat> {
+        self.tool_format
+    }
+
+    fn name(&self) -> &str {
+        "scripted"
     }
 }

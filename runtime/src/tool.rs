@@ -540,6 +540,9 @@ type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send
 pub struct DynamicTool {
     pub(crate) spec: ToolSpec,
     pub(crate) handler: Arc<Handler>,
+    /// Which schema was given nested deeper than
+    /// [`MAX_SCHEMA_DEPTH`](Self::MAX_SCHEMA_DEPTH), and was not kept.
+    pub(crate) too_deep: Option<&'static str>,
 }
 
 impl DynamicTool {
@@ -576,7 +579,44 @@ impl DynamicTool {
                 open_world: None,
             },
             handler: Arc::new(|_| futures::future::ready(Ok(Value::Null)).boxed()),
+            too_deep: None,
         }
+    }
+
+    /// The deepest schema a run-time tool may have: 128 levels of arrays and
+    /// objects, as deep as serde_json reads JSON text. A deeper schema is not
+    /// kept, and the toolbox refuses the tool when it is built
+    /// ([`BuildProblem::SchemaTooDeep`](crate::toolbox::BuildProblem::SchemaTooDeep)):
+    /// serde_json's walks over a value (clone, print, drop) recurse once a
+    /// level, and a schema from a server must not be able to overflow a
+    /// thread's stack.
+    ///
+    /// ```
+    /// use serde_json::{json, Value};
+    /// use typed_tools::{DynamicTool, Toolbox};
+    ///
+    /// let mut schema = json!({ "type": "integer" });
+    /// for _ in 0..200 {
+    ///     schema = json!({ "type": "object", "properties": { "next": schema } });
+    /// }
+    /// let tool = DynamicTool::new("deep").input_schema(schema);
+    /// let error = Toolbox::builder().dynamic(tool).build().unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "the toolbox could not be built: the input schema of `deep` nests deeper than 128 levels; flatten it, or name its repeated parts in `$defs` and `$ref` them"
+    /// );
+    /// ```
+    pub const MAX_SCHEMA_DEPTH: usize = crate::json::MAX_DEPTH;
+
+    /// Whether `schema` is too deep to keep: then it is dropped without
+    /// recursion and `which` recorded.
+    fn too_deep(&mut self, schema: Value, which: &'static str) -> Option<Value> {
+        if crate::json::depth_up_to(&schema, Self::MAX_SCHEMA_DEPTH) > Self::MAX_SCHEMA_DEPTH {
+            crate::json::drop_deep(schema);
+            self.too_deep = Some(which);
+            return None;
+        }
+        Some(schema)
     }
 
     /// What the tool does, for the model.
@@ -593,8 +633,8 @@ impl DynamicTool {
         self
     }
 
-    /// The JSON Schema of the arguments; must be an object schema (else
-    /// the toolbox is not built: [`BuildProblem::InputNotObject`](crate::BuildProblem::InputNotObject)).
+    /// The JSON Schema of the arguments; must be an object schema, at most
+    /// [`MAX_SCHEMA_DEPTH`](Self::MAX_SCHEMA_DEPTH) levels deep.
     ///
     /// ```
     /// use typed_tools::DynamicTool;
@@ -610,12 +650,16 @@ impl DynamicTool {
     /// assert!(tool.spec().is_required("host"));
     /// ```
     pub fn input_schema(mut self, schema: Value) -> DynamicTool {
+        let Some(schema) = self.too_deep(schema, "input") else {
+            return self;
+        };
         self.spec.models = models(&schema, &self.spec.output_schema);
         self.spec.input_schema = schema;
         self
     }
 
-    /// The JSON Schema of the output; `{}` (anything) by default.
+    /// The JSON Schema of the output; `{}` (anything) by default; at most
+    /// [`MAX_SCHEMA_DEPTH`](Self::MAX_SCHEMA_DEPTH) levels deep.
     ///
     /// ```
     /// use typed_tools::DynamicTool;
@@ -625,6 +669,9 @@ impl DynamicTool {
     /// assert_eq!(tool.spec().output_schema()["type"], "integer");
     /// ```
     pub fn output_schema(mut self, schema: Value) -> DynamicTool {
+        let Some(schema) = self.too_deep(schema, "output") else {
+            return self;
+        };
         self.spec.models = models(&self.spec.input_schema, &schema);
         self.spec.output_schema = schema;
         self

@@ -43,6 +43,8 @@ pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
     /// Per-tool policies, by tool name; each replaces the default for its tool.
     policies: Vec<(String, Policy)>,
     max_argument_bytes: usize,
+    /// Problems found as tools were added, reported by `build`.
+    problems: Vec<BuildProblem>,
     _allowed: PhantomData<fn() -> A>,
 }
 
@@ -72,6 +74,7 @@ impl<A: Effects> ToolboxBuilder<A> {
             default_policy: Policy::none(),
             policies: Vec::new(),
             max_argument_bytes: Toolbox::DEFAULT_MAX_ARGUMENT_BYTES,
+            problems: Vec::new(),
             _allowed: PhantomData,
         }
     }
@@ -219,6 +222,14 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// assert!(matches!(error.problems()[0], BuildProblem::EffectNotAllowed { .. }));
     /// ```
     pub fn dynamic(mut self, tool: DynamicTool) -> Self {
+        if let Some(which) = tool.too_deep {
+            self.problems.push(BuildProblem::SchemaTooDeep {
+                name: tool.spec.name().to_owned(),
+                which,
+                max: DynamicTool::MAX_SCHEMA_DEPTH,
+            });
+            return self;
+        }
         let spec = tool.spec.clone();
         self.push(spec, Box::new(tool));
         self
@@ -252,7 +263,7 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// assert!(error.to_string().contains("two tools are named `echo`"));
     /// ```
     pub fn build(mut self) -> Result<Toolbox<A>, BuildError> {
-        let mut problems = Vec::new();
+        let mut problems = std::mem::take(&mut self.problems);
         let mut by_name = HashMap::default();
         for (name, _) in &self.policies {
             if !self.entries.iter().any(|entry| entry.spec.name() == name) {
@@ -405,6 +416,16 @@ pub enum BuildProblem {
         /// The name given.
         name: String,
     },
+    /// A run-time tool's schema nests deeper than
+    /// [`DynamicTool::MAX_SCHEMA_DEPTH`].
+    SchemaTooDeep {
+        /// The tool.
+        name: String,
+        /// Which schema: `"input"` or `"output"`.
+        which: &'static str,
+        /// The limit, in levels.
+        max: usize,
+    },
 }
 
 impl fmt::Display for BuildProblem {
@@ -428,6 +449,10 @@ impl fmt::Display for BuildProblem {
             BuildProblem::PolicyForUnknownTool { name } => write!(
                 f,
                 "a policy is given for `{name}`, which is not in the toolbox; check the name"
+            ),
+            BuildProblem::SchemaTooDeep { name, which, max } => write!(
+                f,
+                "the {which} schema of `{name}` nests deeper than {max} levels; flatten it, or name its repeated parts in `$defs` and `$ref` them"
             ),
             BuildProblem::InputNotObject { name } => write!(
                 f,

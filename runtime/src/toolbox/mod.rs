@@ -384,7 +384,10 @@ impl<A: Effects> Toolbox<A> {
         crate::reader::read_calls_with(format, text, &parameters)
     }
 
-    /// Calls tool `name` with arguments already parsed.
+    /// Calls tool `name` with arguments already parsed: as
+    /// [`call`](Self::call) with their JSON text. Arguments of any depth are
+    /// safe to pass: those nested deeper than JSON text is read (128 levels)
+    /// are refused as [`ToolError::InvalidArgs`](crate::ToolError::InvalidArgs).
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -405,7 +408,7 @@ impl<A: Effects> Toolbox<A> {
             &self.shared,
             self.allowed,
             name,
-            Args::Text(Cow::Owned(args.to_string())),
+            Args::Text(Cow::Owned(crate::json::to_text(args))),
         )
     }
 

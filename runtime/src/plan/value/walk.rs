@@ -238,14 +238,7 @@ fn number(n: &serde_json::Number) -> Value {
 /// Drops `json` with a stack of its own: serde_json's drop recurses once per
 /// level.
 pub(super) fn drop_json(json: Json) {
-    let mut stack = vec![json];
-    while let Some(json) = stack.pop() {
-        match json {
-            Json::Array(items) => stack.extend(items),
-            Json::Object(fields) => stack.extend(fields.into_iter().map(|(_, v)| v)),
-            _ => {}
-        }
-    }
+    crate::json::drop_deep(json);
 }
 
 /// A JSON array or object half read: its parts so far, and the rest, with
