@@ -7,6 +7,12 @@
 //! a boxed future. Its tools are sync, so the future is ready on the first poll:
 //! `now_or_never` polls it once, as an executor would.
 //!
+//! Each call is a `tool_call` span (`tracing`): `toolbox_call` runs with no
+//! subscriber installed, as most programs do; `toolbox_call_recorded`, the
+//! last arm of all (a subscriber once installed leaves tracing's level
+//! check raised), runs the same calls with a subscriber that wants every
+//! span and counts them.
+//!
 //! Also: the catalog of 100 tools in each JSON format, first render (fresh
 //! toolbox) and repeated (cached).
 
@@ -18,6 +24,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_tools::effect::EffectSet;
 use typed_tools::{tool, CatalogFormat, DynamicTool, ToolSpec, Toolbox};
+
+#[path = "support/spans.rs"]
+mod spans;
 
 /// Add two numbers.
 #[tool(effects = Pure)]
@@ -119,15 +128,6 @@ fn dispatch(c: &mut Criterion) {
         baseline_open_ticket(TICKET_ARGS)
     );
 
-    let mut group = c.benchmark_group("two_params");
-    group.bench_function("baseline_serde", |b| {
-        b.iter(|| baseline_add(black_box(ADD_ARGS)))
-    });
-    group.bench_function("toolbox_call", |b| {
-        b.iter(|| call(black_box("add"), black_box(ADD_ARGS)))
-    });
-    group.finish();
-
     let mut group = c.benchmark_group("five_fields");
     group.bench_function("baseline_serde", |b| {
         b.iter(|| baseline_open_ticket(black_box(TICKET_ARGS)))
@@ -135,6 +135,22 @@ fn dispatch(c: &mut Criterion) {
     group.bench_function("toolbox_call", |b| {
         b.iter(|| call(black_box("open_ticket"), black_box(TICKET_ARGS)))
     });
+    group.finish();
+
+    let mut group = c.benchmark_group("two_params");
+    group.bench_function("baseline_serde", |b| {
+        b.iter(|| baseline_add(black_box(ADD_ARGS)))
+    });
+    group.bench_function("toolbox_call", |b| {
+        b.iter(|| call(black_box("add"), black_box(ADD_ARGS)))
+    });
+    let subscriber = spans::Counting::default();
+    group.bench_function("toolbox_call_recorded", |b| {
+        tracing::subscriber::with_default(subscriber.clone(), || {
+            b.iter(|| call(black_box("add"), black_box(ADD_ARGS)))
+        })
+    });
+    assert!(subscriber.spans() > 0, "the spans were recorded");
     group.finish();
 }
 
@@ -181,5 +197,5 @@ fn catalog(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dispatch, catalog);
+criterion_group!(benches, catalog, dispatch);
 criterion_main!(benches);

@@ -3,7 +3,9 @@
 //! the same work written by hand with serde (argument text in, output text
 //! out), each arm in its own never-inlined function, so that callgrind's
 //! inclusive cost of each, divided by the calls, is a number the machine's
-//! load does not change.
+//! load does not change. The third arm makes the same calls with a
+//! `tracing` subscriber that records every span (`toolbox_traced`); the
+//! second has none installed, the usual case.
 //!
 //! ```text
 //! cargo build --release --example dispatch_overhead
@@ -17,6 +19,9 @@ use std::hint::black_box;
 use futures::FutureExt;
 use serde::Deserialize;
 use typed_tools::{tool, Toolbox};
+
+#[path = "../benches/support/spans.rs"]
+mod spans;
 
 /// Add two numbers.
 #[tool(effects = Pure)]
@@ -58,6 +63,23 @@ fn toolbox(toolbox: &Toolbox, calls: usize) {
     }
 }
 
+/// `calls` times, the same call through the toolbox, each in a recorded
+/// `tool_call` span.
+#[inline(never)]
+fn toolbox_traced(tools: &Toolbox, calls: usize) {
+    let subscriber = spans::Counting::default();
+    tracing::subscriber::with_default(subscriber.clone(), || {
+        for _ in 0..calls {
+            let output = tools
+                .call(black_box("add"), black_box(ARGS))
+                .now_or_never()
+                .expect("a sync tool is ready at once");
+            let _ = black_box(output);
+        }
+    });
+    assert_eq!(subscriber.spans(), calls as u64, "a span a call");
+}
+
 fn main() {
     let calls = std::env::args()
         .nth(1)
@@ -68,6 +90,8 @@ fn main() {
         .build()
         .expect("one well-named tool");
     baseline(calls);
+    // Before any subscriber exists, as in a program that installs none.
     toolbox(&tools, calls);
+    toolbox_traced(&tools, calls);
     println!("{calls} calls of each arm");
 }

@@ -7,7 +7,7 @@
 //! | [`NextStep`] | errors | what it means |
 //! |---|---|---|
 //! | [`FixCall`](NextStep::FixCall) | unknown tool, arguments too large, invalid args, deserialization | the model should fix its call and send it again; counts against a repair budget |
-//! | [`Adapt`](NextStep::Adapt) | execution, effect denied | the call was fine but the tool failed or is not allowed; the model should change course, not resend the same call |
+//! | [`Adapt`](NextStep::Adapt) | execution, effect denied, refused by approval | the call was fine but the tool failed or is not allowed; the model should change course, not resend the same call |
 //! | [`Abort`](NextStep::Abort) | escalation | stop: recovery gave up |
 //!
 //! ```
@@ -146,6 +146,15 @@ pub enum ToolError {
     },
     /// Recovery gave up and passed the problem up.
     Escalation(Box<Escalation>),
+    /// An approval ([`Toolbox::approve`](crate::Toolbox::approve)) refused
+    /// the call, shown exactly the arguments it would have run with. Nothing
+    /// ran.
+    Refused {
+        /// The tool.
+        tool: String,
+        /// The reason the approval gave.
+        reason: String,
+    },
 }
 
 /// What a caller should do after a [`ToolError`]; see the [module docs](self).
@@ -212,7 +221,9 @@ impl ToolError {
             | ToolError::ArgsTooLarge { .. }
             | ToolError::InvalidArgs { .. }
             | ToolError::Deserialization { .. } => NextStep::FixCall,
-            ToolError::EffectDenied { .. } | ToolError::Execution { .. } => NextStep::Adapt,
+            ToolError::EffectDenied { .. }
+            | ToolError::Execution { .. }
+            | ToolError::Refused { .. } => NextStep::Adapt,
             ToolError::Escalation(_) => NextStep::Abort,
         }
     }
@@ -240,8 +251,32 @@ impl ToolError {
             | ToolError::ArgsTooLarge { tool, .. }
             | ToolError::InvalidArgs { tool, .. }
             | ToolError::Deserialization { tool, .. }
-            | ToolError::Execution { tool, .. } => Some(tool),
+            | ToolError::Execution { tool, .. }
+            | ToolError::Refused { tool, .. } => Some(tool),
             ToolError::Escalation(escalation) => escalation.original.tool(),
+        }
+    }
+
+    /// The kind of error, one word: `unknown_tool`, `effect_denied`,
+    /// `args_too_large`, `invalid_args`, `deserialization`, `execution`,
+    /// `escalation`, `refused`. A plan's `Err` branch reads it as `e.kind`.
+    ///
+    /// ```
+    /// use typed_tools::ToolError;
+    ///
+    /// let error = ToolError::Refused { tool: "wipe".into(), reason: "never".into() };
+    /// assert_eq!(error.kind(), "refused");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToolError::UnknownTool { .. } => "unknown_tool",
+            ToolError::EffectDenied { .. } => "effect_denied",
+            ToolError::ArgsTooLarge { .. } => "args_too_large",
+            ToolError::InvalidArgs { .. } => "invalid_args",
+            ToolError::Deserialization { .. } => "deserialization",
+            ToolError::Execution { .. } => "execution",
+            ToolError::Escalation(_) => "escalation",
+            ToolError::Refused { .. } => "refused",
         }
     }
 
@@ -340,6 +375,9 @@ impl fmt::Display for ToolError {
                 panicked: true,
             } => {
                 write!(f, "tool `{tool}` panicked: {message}")
+            }
+            ToolError::Refused { tool, reason } => {
+                write!(f, "the call to `{tool}` was refused: {reason}")
             }
             ToolError::Escalation(escalation) => write!(
                 f,
@@ -475,6 +513,11 @@ impl fmt::Display for ForModel<'_> {
                      do not resend it unchanged. Adapt: try other arguments or another approach."
                 )
             }
+            ToolError::Refused { tool, reason } => write!(
+                f,
+                "The call to `{tool}` was refused and did not run: {reason}. \
+                 Do not send it again unchanged; change course: do something else, or answer without it."
+            ),
             ToolError::Escalation(escalation) => write!(
                 f,
                 "Giving up on this call after {} attempt(s): {}.",

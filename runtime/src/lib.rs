@@ -3,6 +3,7 @@
 //! re-exports all of this together with the `#[tool]` attribute.
 #![warn(missing_docs)]
 
+pub mod agent;
 pub mod catalog;
 pub mod coerce;
 pub mod doc;

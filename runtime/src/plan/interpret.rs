@@ -35,9 +35,9 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 use serde_json::Value as Json;
 
-use crate::effect::{Effect, EffectSet, Effects, ReadWriteNetwork};
+use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
-use crate::toolbox::Toolbox;
+use crate::toolbox::{Approval, Toolbox};
 
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
@@ -48,11 +48,9 @@ use super::value::{from_json_within, Value};
 mod operations;
 
 use operations::{
-    combine, error_value, field_ref, items, json_args, kind, logical_right, short_circuit, truth,
+    combine, error_value, field_ref, items, json_args, logical_right, short_circuit, truth,
     Building, Names, Operands,
 };
-
-type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + Sync + 't>;
 
 /// Runs plans against a toolbox: checks first, then evaluates, calling each
 /// reached `exec` exactly once.
@@ -93,7 +91,7 @@ type Hook<'t> = Box<dyn Fn(ApprovalRequest) -> BoxFuture<'t, Decision> + Send + 
 pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
     toolbox: &'t Toolbox<A>,
     allowed: EffectSet,
-    approval: Option<Hook<'t>>,
+    approval: Option<Approval<'t>>,
     limits: Limits,
 }
 
@@ -158,7 +156,7 @@ impl<A: Effects> fmt::Debug for Interpreter<'_, A> {
         f.debug_struct("Interpreter")
             .field("toolbox", self.toolbox)
             .field("allowed", &self.allowed)
-            .field("approval", &self.approval.as_ref().map(|_| "a hook"))
+            .field("approval", &self.approval)
             .field("limits", &self.limits)
             .finish()
     }
@@ -254,9 +252,12 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         self
     }
 
-    /// Asks `hook` before each call of a tool with the `Write` effect. A
-    /// [`Decision::Refuse`] does not run the call; its reason becomes the
-    /// call's error, for the plan's `Err` branch (kind `"refused"`).
+    /// Asks `hook` before each call of a tool with the `Write` effect, shown
+    /// exactly the arguments the tool will run with (after any repair or
+    /// coercion the toolbox's policy makes). A [`Decision::Refuse`] does
+    /// not run the call; its reason becomes the call's error, for the
+    /// plan's `Err` branch (kind `"refused"`). The same as
+    /// [`approval`](Self::approval)`(Approval::new(hook))`.
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -285,12 +286,46 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// # });
     /// ```
     pub fn approve_writes(
-        mut self,
+        self,
         hook: impl Fn(&ApprovalRequest) -> Decision + Send + Sync + 't,
     ) -> Self {
-        self.approval = Some(Box::new(move |request| {
-            futures::future::ready(hook(&request)).boxed()
-        }));
+        self.approval(Approval::new(hook))
+    }
+
+    /// Asks `approval` before each call of a tool it asks about, after any
+    /// approval the toolbox view asks already ([`Toolbox::approve`]); the
+    /// toolbox's dispatch asks it, as it asks its own, so that what is
+    /// approved is what runs. A refusal is the call's error, for the plan's
+    /// `Err` branch (kind `"refused"`); in the trace it is
+    /// [`CallResult::Refused`]. A later call replaces an earlier one.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    /// use typed_tools::toolbox::{Approval, Decision};
+    ///
+    /// /// Fetch a page.
+    /// #[tool(effects = Network)]
+    /// fn fetch(url: String) -> String { url }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Fetch).build().unwrap();
+    /// let plan = Plan::parse(r#"match exec tool fetch {url = "http://intranet/"} {
+    ///   Ok(page) => page,
+    ///   Err(e) => e.kind ++ ": " ++ e.message
+    /// }"#).unwrap();
+    /// // Not a Write tool: asked about by name.
+    /// let approval = Approval::new(|request| match request.args["url"].as_str() {
+    ///     Some(url) if url.starts_with("https://") => Decision::Approve,
+    ///     _ => Decision::Refuse("only https".into()),
+    /// })
+    /// .tools(["fetch"]);
+    /// let run = Interpreter::new(&toolbox).approval(approval).run(&plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Value::String("refused: only https".into())));
+    /// # });
+    /// ```
+    pub fn approval(mut self, approval: Approval<'t>) -> Self {
+        self.approval = Some(approval);
         self
     }
 
@@ -342,14 +377,13 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// # });
     /// ```
     pub fn approve_writes_async<F>(
-        mut self,
+        self,
         hook: impl Fn(ApprovalRequest) -> F + Send + Sync + 't,
     ) -> Self
     where
         F: Future<Output = Decision> + Send + 't,
     {
-        self.approval = Some(Box::new(move |request| hook(request).boxed()));
-        self
+        self.approval(Approval::new_async(hook))
     }
 
     /// Checks and previews a plan without running it; see [`Preview::check`].
@@ -427,8 +461,23 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             meter: Meter::new(self.limits),
             names: Names::default(),
         };
+        let span = tracing::info_span!(
+            "plan_run",
+            tools = preview.calls.len(),
+            effects = %preview.effects,
+            calls = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
         // The plan's body is the walk's first node.
-        let outcome = machine.value(&plan.body, 0).await;
+        let outcome =
+            tracing::Instrument::instrument(machine.value(&plan.body, 0), span.clone()).await;
+        if !span.is_disabled() {
+            span.record("calls", machine.trace.len());
+            match &outcome {
+                Ok(_) => span.record("outcome", "ok"),
+                Err(error) => span.record("outcome", tracing::field::display(error)),
+            };
+        }
         Ok(Run {
             outcome,
             trace: machine.trace,
@@ -821,36 +870,15 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
 
     /// Calls a tool once, recording the call.
     async fn exec(&mut self, tool: &str, args: Json) -> Result<Result<Value, Value>, RunError> {
-        let interpreter = self.interpreter;
-        if let Some(hook) = &interpreter.approval {
-            // Only a hook needs the effects: no lookup on the plain path.
-            let effects = interpreter
-                .toolbox
-                .spec(tool)
-                .map_or(EffectSet::ALL, |spec| spec.effects());
-            if effects.contains(Effect::Write) {
-                let request = ApprovalRequest {
-                    tool: tool.to_owned(),
-                    effects,
-                    args: args.clone(),
-                };
-                if let Decision::Refuse(reason) = hook(request).await {
-                    let error = error_value(tool, "refused", &reason, &mut self.meter);
-                    self.trace.push(TracedCall {
-                        tool: tool.to_owned(),
-                        args,
-                        result: CallResult::Refused(reason),
-                        duration: Duration::ZERO,
-                    });
-                    return Ok(Err(error?));
-                }
-            }
-        }
         match self.invoke(tool, args).await? {
             Ok(value) => Ok(Ok(value)),
+            // Only the reason: the plan's `Err` branch reads it as the message.
+            Err(ToolError::Refused { reason, .. }) => {
+                Ok(Err(error_value(tool, "refused", &reason, &mut self.meter)?))
+            }
             Err(error) => Ok(Err(error_value(
                 tool,
-                kind(&error),
+                error.kind(),
                 &error.to_string(),
                 &mut self.meter,
             )?)),
@@ -878,8 +906,13 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     ) -> Result<Result<Value, ToolError>, RunError> {
         let start = Instant::now();
         self.meter.by(start)?;
-        let result = self.interpreter.toolbox.call_json(tool, &args).await;
-        let duration = start.elapsed();
+        let approval = self.interpreter.approval.as_ref();
+        let result = self
+            .interpreter
+            .toolbox
+            .call_json(tool, &args, approval)
+            .await;
+        let mut duration = start.elapsed();
         let (output, result) = match result {
             Ok(output) => {
                 let json = output.to_value();
@@ -887,6 +920,15 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     Ok(from_json_within(&json, &mut self.meter)),
                     CallResult::Ok(json),
                 )
+            }
+            Err(ToolError::Refused { tool, reason }) => {
+                // A refused call did not run: it took no time.
+                duration = Duration::ZERO;
+                let error = ToolError::Refused {
+                    tool,
+                    reason: reason.clone(),
+                };
+                (Err(error), CallResult::Refused(reason))
             }
             Err(error) => (Err(error.clone()), CallResult::Err(error)),
         };

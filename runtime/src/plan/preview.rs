@@ -439,24 +439,6 @@ impl Counter {
     }
 }
 
-/// A `Write` call about to run, shown to the approval hook. It owns its
-/// data, so that an async hook can hold it while it waits (for a human, say).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ApprovalRequest {
-    /// The tool.
-    pub tool: String,
-    /// Its effects (they include `Write`).
-    pub effects: EffectSet,
-    /// The arguments it will be called with.
-    pub args: serde_json::Value,
-}
-
-/// The approval hook's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
-    /// Run the call.
-    Approve,
-    /// Do not run it: the call's result is an Err with this reason, handled by
-    /// the plan's own `Err` branch.
-    Refuse(String),
-}
+/// The approval hook's types live with dispatch, which asks the hook;
+/// they are here too, where plans first had them.
+pub use crate::toolbox::{ApprovalRequest, Decision};

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use super::approval::Approval;
 use super::dispatch::{Entry, Shared};
 use super::erased::{ErasedTool, Typed};
 use super::Toolbox;
@@ -45,6 +46,7 @@ pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
     max_argument_bytes: usize,
     /// Problems found as tools were added, reported by `build`.
     problems: Vec<BuildProblem>,
+    approvals: Vec<Approval<'static>>,
     _allowed: PhantomData<fn() -> A>,
 }
 
@@ -63,6 +65,7 @@ impl<A: Effects> fmt::Debug for ToolboxBuilder<A> {
             .field("default_policy", &self.default_policy)
             .field("policies", &self.policies)
             .field("max_argument_bytes", &self.max_argument_bytes)
+            .field("approvals", &self.approvals)
             .finish()
     }
 }
@@ -75,6 +78,7 @@ impl<A: Effects> ToolboxBuilder<A> {
             policies: Vec::new(),
             max_argument_bytes: Toolbox::DEFAULT_MAX_ARGUMENT_BYTES,
             problems: Vec::new(),
+            approvals: Vec::new(),
             _allowed: PhantomData,
         }
     }
@@ -184,6 +188,33 @@ impl<A: Effects> ToolboxBuilder<A> {
             .find(|(name, _)| name == T::NAME)
             .map_or_else(|| self.default_policy.clone(), |(_, policy)| policy.clone());
         self.policy_for(T::NAME, policy.retry(retry))
+    }
+
+    /// Asks `approval` before each call of a tool it asks about, in every
+    /// view of the toolbox built: [`Toolbox::approve`] from the start, so
+    /// that no view of it runs those tools unasked.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::toolbox::{Approval, Decision};
+    /// use typed_tools::{tool, ToolError, Toolbox};
+    ///
+    /// /// Wipe a disk.
+    /// #[tool(effects = Write)]
+    /// fn wipe(disk: String) {}
+    ///
+    /// let toolbox = Toolbox::builder()
+    ///     .tool(Wipe)
+    ///     .approval(Approval::new(|_| Decision::Refuse("never".into())))
+    ///     .build()?;
+    /// let error = toolbox.call("wipe", r#"{"disk": "sda"}"#).await.unwrap_err();
+    /// assert!(matches!(error, ToolError::Refused { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn approval(mut self, approval: Approval<'static>) -> Self {
+        self.approvals.push(approval);
+        self
     }
 
     /// Adds a typed tool. Its effects must be admitted by the toolbox: this is
@@ -320,7 +351,7 @@ impl<A: Effects> ToolboxBuilder<A> {
         if !problems.is_empty() {
             return Err(BuildError { problems });
         }
-        Ok(Toolbox {
+        let toolbox = Toolbox {
             shared: Arc::new(Shared {
                 max_argument_bytes: self.max_argument_bytes,
                 entries: self.entries,
@@ -328,8 +359,13 @@ impl<A: Effects> ToolboxBuilder<A> {
                 catalogs: Mutex::default(),
             }),
             allowed: A::SET,
+            approvals: None,
             _allowed: PhantomData,
-        })
+        };
+        Ok(self
+            .approvals
+            .into_iter()
+            .fold(toolbox, |toolbox, approval| toolbox.approve(approval)))
     }
 }
 

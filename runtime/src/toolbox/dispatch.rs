@@ -1,7 +1,9 @@
 //! Dispatch: one call from a name and argument text to a [`ToolOutput`] or a
 //! [`ToolError`](crate::ToolError). The fast path (look up, gate, deserialize, run) allocates
 //! nothing for a sync tool; only a failure reaches [`Entry::explain`] and, when
-//! the tool has a policy, the recovery loop.
+//! the tool has a policy, the recovery loop. A tool some approval asks about
+//! takes the gated path instead ([`gated_call`]): read, ask, run what was
+//! read, with recovery's rewrites read and asked about in turn.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -15,11 +17,14 @@ use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
+use tracing::Span;
 
-use super::erased::{Erased, ErasedTool, Failure};
+use super::approval::Gates;
+use super::erased::{Erased, ErasedTool, Failure, Input};
 use super::lookup::Fnv;
 use super::output::ToolOutput;
 use super::recovery::recover;
+use super::trace::CallTrace;
 use crate::catalog::{Catalog, CatalogFormat};
 use crate::effect::EffectSet;
 use crate::error::ToolError;
@@ -96,6 +101,50 @@ impl Entry {
             Erased::Running(mut future) => {
                 futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
             }
+        }
+    }
+
+    /// Reads argument text into the tool's input, running nothing. A panic
+    /// is a failure.
+    pub(crate) fn read(&self, args: &str) -> Result<Input, Failure> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.read(&self.spec, args)))
+            .unwrap_or_else(|panic| Err(Failure::Panicked(panic_message(panic))))
+    }
+
+    /// Reads parsed arguments into the tool's input, as
+    /// [`start_json`](Self::start_json) would call with them: from the value
+    /// itself, unless the tool refuses it or it nests too deep (then from its
+    /// text, which is also what the approval is shown).
+    fn read_json<'a>(
+        &self,
+        args: &'a Value,
+        max: usize,
+    ) -> Result<(Result<Input, Failure>, Args<'a>), ToolError> {
+        if nests_within(args, JSON_NESTING) {
+            let read = AssertUnwindSafe(|| self.tool.read_json(&self.spec, args));
+            match std::panic::catch_unwind(read) {
+                Ok(Err(Failure::Args(_) | Failure::Schema(_))) => {}
+                Ok(read) => return Ok((read, Args::Json(args))),
+                Err(panic) => {
+                    let failure = Failure::Panicked(panic_message(panic));
+                    return Ok((Err(failure), Args::Json(args)));
+                }
+            }
+        }
+        let text = args.to_string();
+        self.check_size(&text, max)?;
+        Ok((self.read(&text), Args::Text(Cow::Owned(text))))
+    }
+
+    /// Runs the tool to the end with an input [`read`](Self::read) gave.
+    pub(crate) async fn run_input(&self, input: Input) -> Result<String, Failure> {
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.run(input)));
+        match started {
+            Ok(Erased::Done(result)) => result,
+            Ok(Erased::Running(mut future)) => {
+                futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
+            }
+            Err(panic) => Err(Failure::Panicked(panic_message(panic))),
         }
     }
 
@@ -197,6 +246,7 @@ enum CallState<'a> {
     Start {
         shared: &'a Shared,
         allowed: EffectSet,
+        gates: Gates<'a>,
         name: &'a str,
         args: Args<'a>,
     },
@@ -205,10 +255,28 @@ enum CallState<'a> {
         max_argument_bytes: usize,
         args: Args<'a>,
         future: BoxFuture<'a, Result<String, Failure>>,
+        trace: Trace,
     },
-    /// A failure met the tool's policy: repair, coerce, retry, escalate.
-    Recovering(BoxFuture<'a, Result<ToolOutput, ToolError>>),
+    /// Off the fast path: a failure met the tool's policy (repair, coerce,
+    /// retry, escalate), or an approval asks about the tool.
+    Slow(BoxFuture<'a, Result<ToolOutput, ToolError>>, Trace),
     Done,
+}
+
+/// A call's `tool_call` span, when a subscriber records it; carried from
+/// state to state, so that a call that ends in its first poll holds none.
+type Trace = Option<Box<CallTrace>>;
+
+/// The call's result, its span told first.
+#[inline(always)]
+fn ready(
+    trace: Trace,
+    result: Result<ToolOutput, ToolError>,
+) -> Poll<Result<ToolOutput, ToolError>> {
+    if let Some(trace) = trace {
+        trace.finish(&result);
+    }
+    Poll::Ready(result)
 }
 
 /// A call's arguments: the model's text, or JSON already parsed (a plan's).
@@ -225,6 +293,110 @@ impl<'a> Args<'a> {
             Args::Json(value) => Cow::Owned(value.to_string()),
         }
     }
+}
+
+/// A call of a tool that some approval asks about: which approvals, and the
+/// tool's position in the toolbox.
+pub(super) struct Gated<'a> {
+    gates: Gates<'a>,
+    index: usize,
+    /// The call's span, where the approvals' answer is recorded.
+    span: Span,
+}
+
+impl Gated<'_> {
+    /// Asks the approvals about `args`, which were just read into the input
+    /// the tool will run with: `Err` is the refusal. The text last approved
+    /// (`approved`) is not asked about again, so that a retry of an
+    /// idempotent tool with the same arguments waits for no one.
+    pub(super) async fn approve(
+        &self,
+        entry: &Entry,
+        args: &Args<'_>,
+        approved: &mut Option<String>,
+    ) -> Result<(), ToolError> {
+        let shown = match args {
+            Args::Json(value) => (*value).clone(),
+            Args::Text(text) if approved.as_deref() == Some(&**text) => return Ok(()),
+            // The input was read from this text, so it parses; if it did not,
+            // no one is asked and nothing runs.
+            Args::Text(text) => serde_json::from_str(text)
+                .map_err(|error| entry.explain(text, Failure::Args(Some(error))))?,
+        };
+        let written = match args {
+            Args::Json(value) => value.to_string(),
+            Args::Text(text) => text.to_string(),
+        };
+        let decision = self.gates.decide(self.index, &entry.spec, shown).await;
+        CallTrace::approval(&self.span, decision.is_ok());
+        match decision {
+            Ok(()) => {
+                *approved = Some(written);
+                Ok(())
+            }
+            Err(reason) => Err(ToolError::Refused {
+                tool: entry.spec.name().to_owned(),
+                reason,
+            }),
+        }
+    }
+
+    /// Reads `text`, asks about it, and runs the tool with what was read:
+    /// the outcome of the run (or of the read), or the refusal.
+    pub(super) async fn attempt(
+        &self,
+        entry: &Entry,
+        text: &str,
+        approved: &mut Option<String>,
+    ) -> Result<Result<String, Failure>, ToolError> {
+        let input = match entry.read(text) {
+            Ok(input) => input,
+            Err(failure) => return Ok(Err(failure)),
+        };
+        self.approve(entry, &Args::Text(Cow::Borrowed(text)), approved)
+            .await?;
+        Ok(entry.run_input(input).await)
+    }
+}
+
+/// The gated path: read the arguments, ask, then run the tool with the input
+/// read. A failure before or after goes to the tool's policy, whose every
+/// rewrite is read and asked about in turn.
+async fn gated_call<'a>(
+    entry: &'a Entry,
+    gated: Gated<'a>,
+    max: usize,
+    args: Args<'a>,
+) -> Result<ToolOutput, ToolError> {
+    let (read, args) = match args {
+        Args::Json(value) => entry.read_json(value, max)?,
+        // Its size was checked before.
+        Args::Text(text) => (entry.read(&text), Args::Text(text)),
+    };
+    let mut approved = None;
+    let outcome = match read {
+        Err(failure) => Err(failure),
+        Ok(input) => {
+            gated.approve(entry, &args, &mut approved).await?;
+            entry.run_input(input).await
+        }
+    };
+    let failure = match outcome {
+        Ok(json) => return Ok(ToolOutput::from_json(json)),
+        Err(failure) => failure,
+    };
+    let text = args.into_text();
+    if entry.policy.is_none() {
+        return Err(entry.explain(&text, failure));
+    }
+    recover(
+        entry,
+        Some((&gated, approved)),
+        max,
+        text.into_owned(),
+        failure,
+    )
+    .await
 }
 
 /// How deeply parsed arguments may nest to be read from the value: below
@@ -244,6 +416,7 @@ impl<'a> Call<'a> {
     pub(super) fn new(
         shared: &'a Shared,
         allowed: EffectSet,
+        gates: Gates<'a>,
         name: &'a str,
         args: Args<'a>,
     ) -> Call<'a> {
@@ -251,6 +424,7 @@ impl<'a> Call<'a> {
             state: CallState::Start {
                 shared,
                 allowed,
+                gates,
                 name,
                 args,
             },
@@ -262,84 +436,115 @@ impl Future for Call<'_> {
     type Output = Result<ToolOutput, ToolError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut *self;
+        let this = &mut self.state;
         loop {
-            let (entry, max, args, failure) =
-                match std::mem::replace(&mut this.state, CallState::Done) {
-                    CallState::Start {
-                        shared,
-                        allowed,
-                        name,
-                        args,
-                    } => {
-                        let entry = match shared.entry(name, allowed) {
-                            Ok(entry) => entry,
-                            Err(error) => return Poll::Ready(Err(error)),
-                        };
-                        let max = shared.max_argument_bytes;
-                        let started = match args {
-                            // One comparison on the fast path.
-                            Args::Text(text) => entry
-                                .check_size(&text, max)
-                                .map(|()| (entry.start(&text), Args::Text(text))),
-                            Args::Json(value) => entry.start_json(value, max),
-                        };
-                        let (erased, args) = match started {
-                            Ok(started) => started,
-                            Err(error) => return Poll::Ready(Err(error)),
-                        };
-                        match erased {
-                            Erased::Done(Ok(json)) => {
-                                return Poll::Ready(Ok(ToolOutput::from_json(json)))
-                            }
-                            Erased::Done(Err(failure)) => (entry, max, args, failure),
-                            Erased::Running(future) => {
-                                this.state = CallState::Running {
-                                    entry,
-                                    max_argument_bytes: max,
-                                    args,
-                                    future,
-                                };
-                                continue;
+            let (entry, max, args, failure, trace) = match std::mem::replace(this, CallState::Done)
+            {
+                CallState::Start {
+                    shared,
+                    allowed,
+                    gates,
+                    name,
+                    args,
+                } => {
+                    let trace = CallTrace::start(name);
+                    let _entered = CallTrace::enter(&trace);
+                    let (index, entry) = match shared.lookup(name, allowed) {
+                        Ok(found) => found,
+                        Err(error) => return ready(trace, Err(error)),
+                    };
+                    if let Some(trace) = &trace {
+                        trace.found(entry.spec.effects());
+                    }
+                    let max = shared.max_argument_bytes;
+                    if gates.ask_about(index, &entry.spec) {
+                        if let Args::Text(text) = &args {
+                            if let Err(error) = entry.check_size(text, max) {
+                                return ready(trace, Err(error));
                             }
                         }
+                        let span = trace.as_ref().map_or_else(Span::none, |t| t.span().clone());
+                        let gated = Gated { gates, index, span };
+                        let future = Box::pin(gated_call(entry, gated, max, args));
+                        *this = CallState::Slow(future, trace);
+                        continue;
                     }
-                    CallState::Running {
-                        entry,
-                        max_argument_bytes: max,
-                        args,
-                        mut future,
-                    } => match Entry::poll_running(&mut future, cx) {
-                        Poll::Pending => {
-                            this.state = CallState::Running {
+                    let started = match args {
+                        // One comparison on the fast path.
+                        Args::Text(text) => entry
+                            .check_size(&text, max)
+                            .map(|()| (entry.start(&text), Args::Text(text))),
+                        Args::Json(value) => entry.start_json(value, max),
+                    };
+                    let (erased, args) = match started {
+                        Ok(started) => started,
+                        Err(error) => return ready(trace, Err(error)),
+                    };
+                    match erased {
+                        Erased::Done(Ok(json)) => {
+                            return ready(trace, Ok(ToolOutput::from_json(json)))
+                        }
+                        Erased::Done(Err(failure)) => (entry, max, args, failure, trace),
+                        Erased::Running(future) => {
+                            *this = CallState::Running {
                                 entry,
                                 max_argument_bytes: max,
                                 args,
                                 future,
+                                trace,
+                            };
+                            continue;
+                        }
+                    }
+                }
+                CallState::Running {
+                    entry,
+                    max_argument_bytes: max,
+                    args,
+                    mut future,
+                    trace,
+                } => {
+                    let entered = CallTrace::enter(&trace);
+                    let poll = Entry::poll_running(&mut future, cx);
+                    drop(entered);
+                    match poll {
+                        Poll::Pending => {
+                            *this = CallState::Running {
+                                entry,
+                                max_argument_bytes: max,
+                                args,
+                                future,
+                                trace,
                             };
                             return Poll::Pending;
                         }
                         Poll::Ready(Ok(json)) => {
-                            return Poll::Ready(Ok(ToolOutput::from_json(json)))
+                            return ready(trace, Ok(ToolOutput::from_json(json)))
                         }
-                        Poll::Ready(Err(failure)) => (entry, max, args, failure),
-                    },
-                    CallState::Recovering(mut future) => {
-                        let poll = future.as_mut().poll(cx);
-                        if poll.is_pending() {
-                            this.state = CallState::Recovering(future);
-                        }
-                        return poll;
+                        Poll::Ready(Err(failure)) => (entry, max, args, failure, trace),
                     }
-                    CallState::Done => panic!("`Call` polled after it completed"),
-                };
+                }
+                CallState::Slow(mut future, trace) => {
+                    let entered = CallTrace::enter(&trace);
+                    let poll = future.as_mut().poll(cx);
+                    drop(entered);
+                    return match poll {
+                        Poll::Pending => {
+                            *this = CallState::Slow(future, trace);
+                            Poll::Pending
+                        }
+                        Poll::Ready(result) => ready(trace, result),
+                    };
+                }
+                CallState::Done => panic!("`Call` polled after it completed"),
+            };
             // The fast path failed: explain, or hand over to the tool's policy.
             let args = args.into_text();
             if entry.policy.is_none() {
-                return Poll::Ready(Err(entry.explain(&args, failure)));
+                return ready(trace, Err(entry.explain(&args, failure)));
             }
-            this.state =
-                CallState::Recovering(Box::pin(recover(entry, max, args.into_owned(), failure)));
+            let future = Box::pin(recover(entry, None, max, args.into_owned(), failure));
+            *this = CallState::Slow(future, trace);
         }
     }
 }
@@ -349,7 +554,7 @@ impl fmt::Debug for Call<'_> {
         let state = match &self.state {
             CallState::Start { name, .. } => format!("not started: {name}"),
             CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
-            CallState::Recovering(_) => "recovering".to_owned(),
+            CallState::Slow(..) => "recovering or waiting for approval".to_owned(),
             CallState::Done => "done".to_owned(),
         };
         f.debug_tuple("Call").field(&state).finish()

@@ -1,5 +1,10 @@
 //! The form a toolbox holds a tool in: one call from argument text (or a
 //! parsed value) to output text, for typed tools and run-time tools alike.
+//! A call that needs approval is made in two halves instead: read the
+//! arguments ([`ErasedTool::read`]), and once approved, run the tool with
+//! what was read ([`ErasedTool::run`]), so that nothing can change between.
+
+use std::any::Any;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
@@ -34,6 +39,31 @@ pub(crate) trait ErasedTool: Send + Sync + 'static {
     /// [`Failure::Schema`] mean the tool did not run; the toolbox then makes
     /// the call again from the text, for that path's errors.
     fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a>;
+
+    /// The first half of [`call`](Self::call): the arguments read into the
+    /// tool's input, nothing run.
+    fn read(&self, spec: &ToolSpec, args: &str) -> Result<Input, Failure>;
+
+    /// The first half of [`call_json`](Self::call_json).
+    fn read_json(&self, spec: &ToolSpec, args: &Value) -> Result<Input, Failure>;
+
+    /// The second half: runs the tool with an input [`read`](Self::read)
+    /// gave.
+    fn run(&self, input: Input) -> Erased<'_>;
+}
+
+/// A tool's input, read and not yet run with: the typed tool's `Input`, or
+/// a run-time tool's checked value.
+pub(crate) struct Input(Box<dyn Any + Send>);
+
+impl Input {
+    /// The value, when it is of type `T` (always, for the tool that read it).
+    fn take<T: 'static>(self) -> Result<T, Failure> {
+        self.0
+            .downcast::<T>()
+            .map(|input| *input)
+            .map_err(|_| Failure::Panicked("an input read for another tool".to_owned()))
+    }
 }
 
 /// An erased call: done already (a sync tool, or arguments that did not
@@ -48,32 +78,57 @@ pub(crate) struct Typed<T>(pub(crate) T);
 
 impl<T: Tool> ErasedTool for Typed<T> {
     fn call<'a>(&'a self, _: &'a ToolSpec, args: &str) -> Erased<'a> {
-        // serde derives also read a struct from an array of its fields in
-        // order; the schema says object, so refuse anything else up front.
-        if !args.trim_start().starts_with('{') {
-            return Erased::Done(Err(Failure::Args(None)));
-        }
         // Fast path: deserialize straight from the argument text; no JSON value
         // is built unless something fails.
-        match serde_json::from_str::<T::Input>(args) {
-            Ok(input) => self.run(input),
-            Err(error) => Erased::Done(Err(Failure::Args(Some(error)))),
+        match Typed::<T>::input(args) {
+            Ok(input) => self.run_input(input),
+            Err(failure) => Erased::Done(Err(failure)),
         }
     }
 
     fn call_json<'a>(&'a self, _: &'a ToolSpec, args: &Value) -> Erased<'a> {
-        if !args.is_object() {
-            return Erased::Done(Err(Failure::Args(None)));
+        match Typed::<T>::input_json(args) {
+            Ok(input) => self.run_input(input),
+            Err(failure) => Erased::Done(Err(failure)),
         }
-        match T::Input::deserialize(args) {
-            Ok(input) => self.run(input),
-            Err(error) => Erased::Done(Err(Failure::Args(Some(error)))),
+    }
+
+    fn read(&self, _: &ToolSpec, args: &str) -> Result<Input, Failure> {
+        Typed::<T>::input(args).map(|input| Input(Box::new(input)))
+    }
+
+    fn read_json(&self, _: &ToolSpec, args: &Value) -> Result<Input, Failure> {
+        Typed::<T>::input_json(args).map(|input| Input(Box::new(input)))
+    }
+
+    fn run(&self, input: Input) -> Erased<'_> {
+        match input.take::<T::Input>() {
+            Ok(input) => self.run_input(input),
+            Err(failure) => Erased::Done(Err(failure)),
         }
     }
 }
 
 impl<T: Tool> Typed<T> {
-    fn run(&self, input: T::Input) -> Erased<'_> {
+    #[inline]
+    fn input(args: &str) -> Result<T::Input, Failure> {
+        // serde derives also read a struct from an array of its fields in
+        // order; the schema says object, so refuse anything else up front.
+        if !args.trim_start().starts_with('{') {
+            return Err(Failure::Args(None));
+        }
+        serde_json::from_str::<T::Input>(args).map_err(|error| Failure::Args(Some(error)))
+    }
+
+    fn input_json(args: &Value) -> Result<T::Input, Failure> {
+        if !args.is_object() {
+            return Err(Failure::Args(None));
+        }
+        T::Input::deserialize(args).map_err(|error| Failure::Args(Some(error)))
+    }
+
+    #[inline]
+    fn run_input(&self, input: T::Input) -> Erased<'_> {
         let input = match self.0.__typed_tools_call_sync(input) {
             Ok(result) => return Erased::Done(finish::<T>(result)),
             Err(input) => input,
@@ -97,14 +152,33 @@ impl ErasedTool for DynamicTool {
         };
         match refusal(spec, &value) {
             Some(failure) => Erased::Done(Err(failure)),
-            None => self.run(value),
+            None => self.run_value(value),
         }
     }
 
     fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a> {
         match refusal(spec, args) {
             Some(failure) => Erased::Done(Err(failure)),
-            None => self.run(args.clone()),
+            None => self.run_value(args.clone()),
+        }
+    }
+
+    fn read(&self, spec: &ToolSpec, args: &str) -> Result<Input, Failure> {
+        let value = serde_json::from_str::<Value>(args).map_err(|e| Failure::Args(Some(e)))?;
+        self.read_json(spec, &value)
+    }
+
+    fn read_json(&self, spec: &ToolSpec, args: &Value) -> Result<Input, Failure> {
+        match refusal(spec, args) {
+            Some(failure) => Err(failure),
+            None => Ok(Input(Box::new(args.clone()))),
+        }
+    }
+
+    fn run(&self, input: Input) -> Erased<'_> {
+        match input.take::<Value>() {
+            Ok(value) => self.run_value(value),
+            Err(failure) => Erased::Done(Err(failure)),
         }
     }
 }
@@ -117,7 +191,7 @@ fn refusal(spec: &ToolSpec, args: &Value) -> Option<Failure> {
 }
 
 impl DynamicTool {
-    fn run(&self, value: Value) -> Erased<'_> {
+    fn run_value(&self, value: Value) -> Erased<'_> {
         let future = (self.handler)(value);
         Erased::Running(
             async move {

@@ -28,6 +28,16 @@ impl Shared {
 
     #[inline]
     pub(super) fn entry(&self, name: &str, allowed: EffectSet) -> Result<&Entry, ToolError> {
+        self.lookup(name, allowed).map(|(_, entry)| entry)
+    }
+
+    /// The tool named `name` and its position, if it is here and allowed.
+    #[inline]
+    pub(super) fn lookup(
+        &self,
+        name: &str,
+        allowed: EffectSet,
+    ) -> Result<(usize, &Entry), ToolError> {
         let Some(index) = self.index(name) else {
             return Err(self.unknown(name, allowed));
         };
@@ -39,7 +49,7 @@ impl Shared {
                 allowed,
             });
         }
-        Ok(entry)
+        Ok((index, entry))
     }
 
     /// Off the fast path: a name the toolbox does not have. A hostile name

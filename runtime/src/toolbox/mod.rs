@@ -2,15 +2,20 @@
 //! dispatcher of a model's calls.
 //!
 //! A tool not in the toolbox is never run, whatever the model writes; a tool
-//! whose effects are not allowed is never run either. Every failure comes back
-//! as a [`ToolError`](crate::ToolError) value and leaves the toolbox as it was.
+//! whose effects are not allowed is never run either; a tool an
+//! [`Approval`] asks about runs only once approved, with exactly the
+//! arguments approved. Every failure comes back as a
+//! [`ToolError`](crate::ToolError) value and leaves the toolbox as it was.
 
+mod approval;
 mod builder;
 mod dispatch;
 mod erased;
 mod lookup;
 mod output;
 mod recovery;
+pub(crate) mod timer;
+pub(crate) mod trace;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -24,6 +29,8 @@ use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::tool::ToolSpec;
 
+pub use approval::{Approval, ApprovalRequest, Decision};
+use approval::{Approvals, Gates};
 pub use builder::{BuildError, BuildProblem, ToolboxBuilder};
 pub use dispatch::Call;
 use dispatch::{Args, Shared};
@@ -78,6 +85,8 @@ pub use output::ToolOutput;
 pub struct Toolbox<A: Effects = ReadWriteNetwork> {
     shared: Arc<Shared>,
     allowed: EffectSet,
+    /// The approvals this view asks, in order; `None` for none.
+    approvals: Option<Arc<Approvals>>,
     _allowed: PhantomData<fn() -> A>,
 }
 
@@ -86,6 +95,7 @@ impl<A: Effects> Clone for Toolbox<A> {
         Toolbox {
             shared: Arc::clone(&self.shared),
             allowed: self.allowed,
+            approvals: self.approvals.clone(),
             _allowed: PhantomData,
         }
     }
@@ -96,6 +106,7 @@ impl<A: Effects> fmt::Debug for Toolbox<A> {
         f.debug_struct("Toolbox")
             .field("tools", &self.names().collect::<Vec<_>>())
             .field("allowed", &self.allowed)
+            .field("approvals", &self.approvals.as_ref().map_or(0, |a| a.len()))
             .finish()
     }
 }
@@ -205,7 +216,54 @@ impl<A: Effects> Toolbox<A> {
         Toolbox {
             shared: Arc::clone(&self.shared),
             allowed: self.allowed.intersection(allowed),
+            approvals: self.approvals.clone(),
             _allowed: PhantomData,
+        }
+    }
+
+    /// A view of the same tools in which `approval` is asked before each
+    /// call of a tool it asks about (`Write` tools, unless it says
+    /// otherwise), after the approvals this view asks already: a view
+    /// never asks less than the one it came from. The hook sees exactly
+    /// the arguments the tool will run with, after any repair or rewrite;
+    /// a refusal is [`ToolError::Refused`](crate::ToolError::Refused) and
+    /// the tool does not run. Calls of tools no approval asks about take
+    /// the same path as without one. See [`Approval`].
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::toolbox::{Approval, Decision};
+    /// use typed_tools::{tool, NextStep, Toolbox};
+    ///
+    /// /// Delete a note.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) {}
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build()?;
+    /// let guarded = toolbox.approve(Approval::new(|_| Decision::Refuse("notes are kept".into())));
+    /// let error = guarded.call("delete_note", r#"{"id": 7}"#).await.unwrap_err();
+    /// assert_eq!(error.to_string(), "the call to `delete_note` was refused: notes are kept");
+    /// assert_eq!(error.next_step(), NextStep::Adapt);
+    /// // The toolbox it came from asks no one.
+    /// assert!(toolbox.call("delete_note", r#"{"id": 7}"#).await.is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn approve(&self, approval: Approval<'static>) -> Toolbox<A> {
+        let specs = self.shared.entries.iter().map(|entry| &entry.spec);
+        let approvals = Approvals::with(self.approvals.as_deref(), approval, specs);
+        Toolbox {
+            shared: Arc::clone(&self.shared),
+            allowed: self.allowed,
+            approvals: Some(Arc::new(approvals)),
+            _allowed: PhantomData,
+        }
+    }
+
+    fn gates(&self) -> Gates<'_> {
+        Gates {
+            view: self.approvals.as_deref(),
+            extra: None,
         }
     }
 
@@ -345,6 +403,7 @@ impl<A: Effects> Toolbox<A> {
         Call::new(
             &self.shared,
             self.allowed,
+            self.gates(),
             name,
             Args::Text(Cow::Borrowed(args)),
         )
@@ -407,6 +466,7 @@ impl<A: Effects> Toolbox<A> {
         Call::new(
             &self.shared,
             self.allowed,
+            self.gates(),
             name,
             Args::Text(Cow::Owned(crate::json::to_text(args))),
         )
@@ -414,8 +474,18 @@ impl<A: Effects> Toolbox<A> {
 
     /// Calls tool `name` with arguments already parsed, read straight from
     /// the value instead of from its text; the outcome and every error are
-    /// those of [`call_value`](Self::call_value). For plans.
-    pub(crate) fn call_json<'a>(&'a self, name: &'a str, args: &'a Value) -> Call<'a> {
-        Call::new(&self.shared, self.allowed, name, Args::Json(args))
+    /// those of [`call_value`](Self::call_value). `approval`, if any, is
+    /// asked after this view's own. For plans.
+    pub(crate) fn call_json<'a>(
+        &'a self,
+        name: &'a str,
+        args: &'a Value,
+        approval: Option<&'a Approval<'a>>,
+    ) -> Call<'a> {
+        let gates = Gates {
+            extra: approval,
+            ..self.gates()
+        };
+        Call::new(&self.shared, self.allowed, gates, name, Args::Json(args))
     }
 }

@@ -3,33 +3,15 @@
 //! policy data lives in [`recover`](crate::recover); this is what runs it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
-use futures::future::BoxFuture;
-
-use super::dispatch::Entry;
+use super::dispatch::{Entry, Gated};
 use super::erased::Failure;
 use super::output::ToolOutput;
+use super::timer::Sleep;
 use crate::error::{Escalation, NextStep, ToolError};
 use crate::model::{Message, Request};
 use crate::recover::{Fix, GiveUp, Policy, Recovered};
 use crate::repair::{self, Repaired};
-
-/// A sleep that needs no async runtime: a thread wakes the task when the time
-/// is up. Retries are rare and short, so a thread each is cheap enough, and
-/// it keeps the crate runtime-agnostic.
-pub(crate) fn sleep(duration: Duration) -> BoxFuture<'static, ()> {
-    use futures::FutureExt;
-    if duration.is_zero() {
-        return futures::future::ready(()).boxed();
-    }
-    let (sender, receiver) = futures::channel::oneshot::channel::<()>();
-    std::thread::spawn(move || {
-        std::thread::sleep(duration);
-        let _ = sender.send(());
-    });
-    receiver.map(|_| ()).boxed()
-}
 
 /// A sample in `[0, 1)` for jitter: xorshift over a shared counter seeded by the
 /// clock. Not cryptographic; it only has to spread retries apart.
@@ -53,12 +35,22 @@ pub(crate) fn jitter_sample() -> f64 {
 /// call again, until it succeeds or the steps run out. A step whose rewrite
 /// is longer than `max` bytes (the toolbox's limit on argument text) ends
 /// recovery with [`ToolError::ArgsTooLarge`].
+///
+/// For a tool an approval asks about (`gated`, with the text approved so
+/// far), each call again reads the rewritten text, asks about what it read,
+/// and runs with that; a refusal ends recovery with
+/// [`ToolError::Refused`], and the tool does not run.
 pub(crate) async fn recover(
     entry: &Entry,
+    gated: Option<(&Gated<'_>, Option<String>)>,
     max: usize,
     args: String,
     failure: Failure,
 ) -> Result<ToolOutput, ToolError> {
+    let (gated, mut approved) = match gated {
+        Some((gated, approved)) => (Some(gated), approved),
+        None => (None, None),
+    };
     let mut run = Run {
         entry,
         policy: &entry.policy,
@@ -98,7 +90,11 @@ pub(crate) async fn recover(
         };
         entry.check_size(&next, max)?;
         text = next;
-        match entry.run(&text).await {
+        let outcome = match gated {
+            None => entry.run(&text).await,
+            Some(gated) => gated.attempt(entry, &text, &mut approved).await?,
+        };
+        match outcome {
             Ok(json) => return Ok(ToolOutput::recovered(json, run.notes)),
             Err(again) => failure = again,
         }
@@ -227,7 +223,7 @@ impl Run<'_> {
                     error.for_model(),
                 )),
             ]);
-            let Ok(response) = model.complete(request).await else {
+            let Ok(response) = super::trace::complete(&**model, request).await else {
                 continue;
             };
             // Strip the fences and prose models add even when told not to.
@@ -263,7 +259,8 @@ impl Run<'_> {
             error: error.to_string(),
             waited,
         });
-        sleep(waited).await;
+        // No async runtime needed: the crate's timer thread wakes the task.
+        Sleep::new(waited).await;
         self.executions += 1;
         true
     }

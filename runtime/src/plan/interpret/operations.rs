@@ -10,8 +10,6 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
-use crate::error::ToolError;
-
 use super::super::error::RunError;
 use super::super::ir::{BinaryOp, Expr};
 use super::super::limits::{Limit, Meter};
@@ -223,18 +221,6 @@ pub(super) fn error_value(
     ]);
     meter.size(value.size())?;
     Ok(value)
-}
-
-pub(super) fn kind(error: &ToolError) -> &'static str {
-    match error {
-        ToolError::UnknownTool { .. } => "unknown_tool",
-        ToolError::EffectDenied { .. } => "effect_denied",
-        ToolError::ArgsTooLarge { .. } => "args_too_large",
-        ToolError::InvalidArgs { .. } => "invalid_args",
-        ToolError::Deserialization { .. } => "deserialization",
-        ToolError::Execution { .. } => "execution",
-        ToolError::Escalation(_) => "escalation",
-    }
 }
 
 /// `l op r`, both sides evaluated: the operations other than `and`/`or`.

@@ -1,0 +1,236 @@
+//! The support agent of λ-Tool as a loop: a model proposes, the program
+//! decides what runs.
+//!
+//! Three tools over an in-memory shop: `lookup_account` (Read),
+//! `issue_refund` (Write) and `send_reply` (Write). An `Agent` runs a model
+//! over them within limits, with an approval hook that sees each Write call
+//! exactly as it will run (after the toolbox's repair and coercion) and
+//! refuses refunds over $100. Three tasks:
+//!
+//! 1. a refund: the model looks the account up, calls a tool that does not
+//!    exist (rejected unrun, with the nearest names), refunds with the amount
+//!    written as a string (coerced before approval), and replies;
+//! 2. the same request to a read-only agent: the refund is never run;
+//! 3. a refund too large for the approval hook, as a plan.
+//!
+//! Offline by default: the model is a `ScriptedModel` replaying answers
+//! written in advance. `pick_model` is where a real provider's client goes.
+//!
+//! Run it with `cargo run --example agent`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures::executor::block_on;
+use schemars::JsonSchema;
+use serde::Serialize;
+use typed_tools::agent::{Agent, CallOutcome, Limits, Run};
+use typed_tools::effect::EffectSet;
+use typed_tools::model::{Message, Model, ScriptedModel};
+use typed_tools::recover::Policy;
+use typed_tools::toolbox::{Approval, Decision};
+use typed_tools::{tool, Toolbox};
+
+/// A customer account.
+#[derive(Clone, Serialize, JsonSchema)]
+struct Account {
+    id: String,
+    email: String,
+    /// The last charge, in cents.
+    last_charge_cents: i64,
+}
+
+/// The shop's state: what the tools read and change.
+#[derive(Default)]
+struct Shop {
+    accounts: HashMap<String, Account>,
+    refunds: Mutex<Vec<(String, i64)>>,
+    outbox: Mutex<Vec<(String, String)>>,
+}
+
+/// Look up a customer account by its id, like `cust_12345`.
+#[tool(effects = Read)]
+fn lookup_account(#[state] shop: &Shop, id: String) -> Result<Account, String> {
+    shop.accounts
+        .get(&id)
+        .cloned()
+        .ok_or_else(|| format!("no account with id {id}"))
+}
+
+/// Refund an amount in cents to an account, at most its last charge.
+#[tool(effects = Write)]
+fn issue_refund(#[state] shop: &Shop, account_id: String, amount: i64) -> Result<String, String> {
+    let account = shop
+        .accounts
+        .get(&account_id)
+        .ok_or_else(|| format!("no account with id {account_id}"))?;
+    if amount > account.last_charge_cents {
+        return Err(format!(
+            "cannot refund {amount} cents: the last charge was {} cents",
+            account.last_charge_cents
+        ));
+    }
+    let mut refunds = shop.refunds.lock().unwrap();
+    refunds.push((account_id, amount));
+    Ok(format!("tx_{:04}", refunds.len()))
+}
+
+/// Send a reply to a customer's email address.
+#[tool(effects = Write)]
+fn send_reply(#[state] shop: &Shop, to: String, body: String) {
+    shop.outbox.lock().unwrap().push((to, body));
+}
+
+/// The model: a real provider's client when one is configured and built
+/// in, else answers replayed from `script`, offline.
+fn pick_model(script: ScriptedModel) -> Arc<dyn Model> {
+    static TOLD: std::sync::Once = std::sync::Once::new();
+    TOLD.call_once(tell_which_model);
+    Arc::new(script)
+}
+
+/// Says which model answers, and how to connect a real one.
+fn tell_which_model() {
+    let keys = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+    let configured: Vec<&str> = keys
+        .into_iter()
+        .filter(|key| std::env::var_os(key).is_some())
+        .collect();
+    if configured.is_empty() {
+        println!(
+            "(offline: the model's answers are replayed from a script. To talk to a real \
+             model, set OPENAI_API_KEY (with OPENAI_BASE_URL for a local OpenAI-compatible \
+             server) or ANTHROPIC_API_KEY, and build with the matching feature: \
+             `cargo run --example agent --features openai` or `--features anthropic`.)\n"
+        );
+    } else {
+        println!(
+            "({} is set, but this build has no provider client: build with `--features openai` \
+             or `--features anthropic`; replaying the script meanwhile.)\n",
+            configured.join(" and ")
+        );
+    }
+}
+
+fn main() {
+    let mut shop = Shop::default();
+    shop.accounts.insert(
+        "cust_12345".into(),
+        Account {
+            id: "cust_12345".into(),
+            email: "ada@example.com".into(),
+            last_charge_cents: 4900,
+        },
+    );
+    shop.accounts.insert(
+        "cust_777".into(),
+        Account {
+            id: "cust_777".into(),
+            email: "grace@example.com".into(),
+            last_charge_cents: 25_000,
+        },
+    );
+    let shop = Arc::new(shop);
+    // The allow-list, with repair and coercion of malformed calls.
+    let toolbox = Toolbox::builder()
+        .tool(LookupAccount::new(Arc::clone(&shop)))
+        .tool(IssueRefund::new(Arc::clone(&shop)))
+        .tool(SendReply::new(Arc::clone(&shop)))
+        .policy(Policy::recover())
+        .build()
+        .expect("three well-named tools");
+    // A person (here, a rule) sees every Write call exactly as it will run.
+    let approval = Approval::new(|request| {
+        println!("   (approval asked: {} {})", request.tool, request.args);
+        match request.args["amount"].as_i64() {
+            Some(cents) if cents > 10_000 => {
+                Decision::Refuse("refunds over $100 need a manager".into())
+            }
+            _ => Decision::Approve,
+        }
+    });
+    let limits = Limits::new().steps(8).tool_calls(12).tokens(20_000);
+    let instructions = "You are a support agent for a shop. Be brief.";
+
+    println!("== 1. A refund, with mistakes along the way\n");
+    let model = pick_model(ScriptedModel::new([
+        r#"[{"name": "lookup_account", "arguments": {"id": "cust_12345"}}]"#,
+        r#"[{"name": "refund_customer", "arguments": {"id": "cust_12345"}}]"#,
+        r#"[{"name": "issue_refund", "arguments": {"account_id": "cust_12345", "amount": "4900"}}]"#,
+        r#"[{"name": "send_reply", "arguments": {"to": "ada@example.com", "body": "We refunded $49.00 (tx_0001)."}}]"#,
+        "Refunded $49.00 to cust_12345 (tx_0001) and told the customer.",
+    ]));
+    let agent = Agent::new(&toolbox, model)
+        .system(instructions)
+        .limits(limits)
+        .approval(approval.clone());
+    let run = block_on(agent.run("cust_12345 asks for a refund of their last charge."));
+    show(&run);
+
+    println!("== 2. The same request to a read-only agent\n");
+    let model = pick_model(ScriptedModel::new([
+        r#"[{"name": "issue_refund", "arguments": {"account_id": "cust_12345", "amount": 4900}}]"#,
+        "I can only look accounts up; a colleague will handle the refund.",
+    ]));
+    let agent = Agent::new(&toolbox, model)
+        .system(instructions)
+        .limits(limits)
+        .restrict(EffectSet::READ);
+    let run = block_on(agent.run("cust_12345 asks for a refund of their last charge."));
+    show(&run);
+
+    println!("== 3. A plan, and a refund too large to approve\n");
+    let model = pick_model(ScriptedModel::new([
+        r#"```plan
+match exec tool lookup_account {id = "cust_777"} {
+  Ok(account) =>
+    match exec tool issue_refund {account_id = account.id, amount = account.last_charge_cents} {
+      Ok(tx) => "refunded: " ++ tx,
+      Err(e) => "not refunded: " ++ e.message
+    },
+  Err(e) => "no account: " ++ e.message
+}
+```"#,
+        "The refund of $250.00 needs a manager's approval; I have passed it on.",
+    ]));
+    let agent = Agent::new(&toolbox, model)
+        .system(instructions)
+        .limits(limits)
+        .approval(approval)
+        .plans(true);
+    let run = block_on(agent.run("cust_777 asks for a refund of their last charge."));
+    show(&run);
+
+    println!("== What happened to the shop");
+    println!("   refunds: {:?}", shop.refunds.lock().unwrap());
+    println!("   outbox:  {:?}", shop.outbox.lock().unwrap());
+}
+
+/// Prints a run: each message after the system prompt, then why it stopped.
+fn show(run: &Run) {
+    for message in &run.transcript[1..] {
+        let text = message.text().replace('\n', "\n      ");
+        match message {
+            Message::User(_) => println!("   user: {text}"),
+            Message::Assistant { .. } => println!("   model: {text}"),
+            Message::ToolResult(result) if result.is_error => {
+                println!("   {} failed: {text}", result.name)
+            }
+            Message::ToolResult(result) => println!("   {} -> {text}", result.name),
+            _ => println!("   {text}"),
+        }
+    }
+    let not_run = run
+        .calls
+        .iter()
+        .filter(|c| !matches!(c.outcome, CallOutcome::Ok(_)))
+        .count();
+    println!(
+        "-- {} ({} steps, {} tool calls, {} not run or failed, {} tokens)\n",
+        run.exit,
+        run.steps,
+        run.tool_calls(),
+        not_run,
+        run.usage.total()
+    );
+}

@@ -1,0 +1,285 @@
+//! The calls of one answer: each admitted within the limits (or not run),
+//! those that do not write run together, each `Write` call alone and in
+//! order, and every result handed back to the model.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{Agent, CallOutcome, CallRecord, Exit, OnRefusal, State};
+use crate::effect::{Effect, Effects};
+use crate::model::{Message, Model, ToolResult};
+use crate::reader::ToolCall;
+use crate::toolbox::timer::within;
+use crate::ToolError;
+
+/// A call that failed: sent again unchanged, it is not run again.
+pub(super) struct Failed {
+    name: String,
+    /// The arguments, parsed when they are JSON (so that spacing and key
+    /// order do not make a call new), else as written.
+    arguments: Arguments,
+    error: String,
+    /// Times it was sent again.
+    repeats: u32,
+}
+
+#[derive(PartialEq)]
+enum Arguments {
+    Json(Value),
+    Text(String),
+}
+
+impl Arguments {
+    fn of(call: &ToolCall) -> Arguments {
+        match serde_json::from_str(&call.arguments) {
+            Ok(value) => Arguments::Json(value),
+            Err(_) => Arguments::Text(call.arguments.clone()),
+        }
+    }
+}
+
+/// Whether a call may be dispatched now.
+enum Admit {
+    Run,
+    /// Not run; the model is told why, and the run goes on.
+    Skip(String),
+    /// Not run, nor any after it: the run stops.
+    Stop(Exit, String),
+}
+
+impl State {
+    fn admit(&mut self, call: &ToolCall, limits: &super::Limits) -> Admit {
+        if self.dispatched >= limits.tool_calls {
+            return Admit::Stop(
+                Exit::OutOfToolCalls {
+                    limit: limits.tool_calls,
+                },
+                format!(
+                    "Not run: the limit of {} tool calls is reached.",
+                    limits.tool_calls
+                ),
+            );
+        }
+        if self.out_of_time() {
+            return Admit::Stop(
+                Exit::Deadline {
+                    limit: limits.wall_time,
+                },
+                "Not run: the time for this task is up.".to_owned(),
+            );
+        }
+        if !self.failed.is_empty() {
+            let arguments = Arguments::of(call);
+            let failed = self
+                .failed
+                .iter_mut()
+                .find(|f| f.name == call.name && f.arguments == arguments);
+            if let Some(failed) = failed {
+                failed.repeats += 1;
+                if failed.repeats > 1 {
+                    let reason = format!(
+                        "Not run: this exact call failed before and was sent again unchanged: {}",
+                        failed.error
+                    );
+                    let exit = Exit::Repeated {
+                        call: call.clone(),
+                        error: failed.error.clone(),
+                    };
+                    return Admit::Stop(exit, reason);
+                }
+                return Admit::Skip(format!(
+                    "Not run: this exact call already failed ({}). Sending it again \
+                     unchanged will not help: change the arguments, call another tool, or \
+                     answer without it.",
+                    failed.error
+                ));
+            }
+        }
+        self.dispatched += 1;
+        Admit::Run
+    }
+
+    /// Records what became of a call and hands its result to the model.
+    fn record(&mut self, step: u32, call: &ToolCall, outcome: CallOutcome, duration: Duration) {
+        let result = match &outcome {
+            CallOutcome::Ok(output) => {
+                let content = match output.note_for_model() {
+                    Some(note) => format!("{}\n{note}", output.json()),
+                    None => output.json().to_owned(),
+                };
+                ToolResult::ok(call, content)
+            }
+            CallOutcome::Err(error) => {
+                self.fail(call, error.for_model());
+                ToolResult::error(call, error)
+            }
+            CallOutcome::TimedOut { after } => {
+                let message = format!(
+                    "The call to `{}` did not finish within {after:?} and was stopped; it may \
+                     or may not have taken effect.",
+                    call.name
+                );
+                self.fail(call, message.clone());
+                ToolResult::refused(call, message)
+            }
+            CallOutcome::NotRun { reason } => ToolResult::refused(call, reason.clone()),
+        };
+        self.messages.push(Message::tool_result(result));
+        self.calls.push(CallRecord {
+            step,
+            call: call.clone(),
+            outcome,
+            duration,
+        });
+    }
+
+    fn fail(&mut self, call: &ToolCall, error: String) {
+        self.failed.push(Failed {
+            name: call.name.clone(),
+            arguments: Arguments::of(call),
+            error,
+            repeats: 0,
+        });
+    }
+
+    /// Records the calls as not run, for `reason`.
+    pub(super) fn not_run(&mut self, step: u32, calls: &[ToolCall], reason: &str) {
+        for call in calls {
+            let outcome = CallOutcome::NotRun {
+                reason: reason.to_owned(),
+            };
+            self.record(step, call, outcome, Duration::ZERO);
+        }
+    }
+}
+
+impl<M: Model, A: Effects> Agent<M, A> {
+    /// Runs the calls of one answer: `Some` exit if the run stops.
+    pub(super) async fn run_calls(
+        &self,
+        state: &mut State,
+        step: u32,
+        calls: &[ToolCall],
+    ) -> Option<Exit> {
+        if state.over_budget(&self.limits) {
+            state.not_run(step, calls, "Not run: the token budget is spent.");
+            return Some(state.out_of_tokens(&self.limits));
+        }
+        let mut next = 0;
+        while next < calls.len() {
+            let end = self.batch_end(calls, next);
+            let batch = &calls[next..end];
+            let mut outcomes: Vec<Option<(CallOutcome, Duration)>> = vec![None; batch.len()];
+            let mut running = Vec::new();
+            let mut stop = None;
+            for (i, call) in batch.iter().enumerate() {
+                match state.admit(call, &self.limits) {
+                    Admit::Run => running.push(i),
+                    Admit::Skip(reason) => {
+                        outcomes[i] = Some((CallOutcome::NotRun { reason }, Duration::ZERO));
+                    }
+                    Admit::Stop(exit, reason) => {
+                        stop = Some((next + i, exit, reason));
+                        break;
+                    }
+                }
+            }
+            let deadline = state.deadline;
+            let results = futures::future::join_all(
+                running.iter().map(|&i| self.dispatch(&batch[i], deadline)),
+            )
+            .await;
+            for (&i, result) in running.iter().zip(results) {
+                outcomes[i] = Some(result);
+            }
+            let mut exit = None;
+            let mut recorded = next;
+            for (call, outcome) in batch.iter().zip(outcomes) {
+                let Some((outcome, duration)) = outcome else {
+                    break;
+                };
+                if exit.is_none() {
+                    exit = self.stops(&outcome, state);
+                }
+                state.record(step, call, outcome, duration);
+                recorded += 1;
+            }
+            if let Some(exit) = exit {
+                state.not_run(
+                    step,
+                    &calls[recorded..],
+                    "Not run: the run stopped before it.",
+                );
+                return Some(exit);
+            }
+            if let Some((first, exit, reason)) = stop {
+                state.not_run(step, &calls[first..], &reason);
+                return Some(exit);
+            }
+            next = end;
+        }
+        None
+    }
+
+    /// Whether this outcome ends the run.
+    fn stops(&self, outcome: &CallOutcome, state: &State) -> Option<Exit> {
+        match outcome {
+            CallOutcome::Err(ToolError::Escalation(escalation)) => {
+                Some(Exit::Escalation(escalation.clone()))
+            }
+            CallOutcome::Err(ToolError::Refused { tool, reason })
+                if self.on_refusal == OnRefusal::Stop =>
+            {
+                Some(Exit::Refused {
+                    tool: tool.clone(),
+                    reason: reason.clone(),
+                })
+            }
+            CallOutcome::TimedOut { .. } if state.out_of_time() => Some(Exit::Deadline {
+                limit: self.limits.wall_time,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The end of the batch starting at `start`: one `Write` call, or every
+    /// call up to the next `Write` one (an unknown name does not write: it
+    /// is refused unrun).
+    fn batch_end(&self, calls: &[ToolCall], start: usize) -> usize {
+        let writes = |call: &ToolCall| {
+            self.toolbox
+                .spec(&call.name)
+                .is_some_and(|spec| spec.effects().contains(Effect::Write))
+        };
+        if writes(&calls[start]) {
+            return start + 1;
+        }
+        start
+            + calls[start..]
+                .iter()
+                .take_while(|call| !writes(call))
+                .count()
+    }
+
+    /// Dispatches one call within the per-call limit and the run's deadline.
+    async fn dispatch(
+        &self,
+        call: &ToolCall,
+        deadline: Option<Instant>,
+    ) -> (CallOutcome, Duration) {
+        let start = Instant::now();
+        let until = match (start.checked_add(self.limits.per_call), deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let outcome = match within(self.toolbox.call(&call.name, &call.arguments), until).await {
+            Ok(Ok(output)) => CallOutcome::Ok(output),
+            Ok(Err(error)) => CallOutcome::Err(error),
+            Err(_) => CallOutcome::TimedOut {
+                after: until.map_or(Duration::ZERO, |until| until - start),
+            },
+        };
+        (outcome, start.elapsed())
+    }
+}

@@ -1,0 +1,117 @@
+//! What the agent tells the model: the system prompt (the tools as text,
+//! when the model does not take them natively, and how to call them), and
+//! how it tells an answer that tried to call a tool from one that did not.
+
+use std::fmt::Write;
+
+use super::Agent;
+use crate::catalog::CatalogFormat;
+use crate::effect::Effects;
+use crate::model::Model;
+use crate::reader::ReadError;
+
+/// How a model that reads tools as text is told to call them.
+const CALLS_AS_TEXT: &str = "To call tools, answer with only a JSON array of calls, each \
+{\"name\": \"tool_name\", \"arguments\": {...}}, and nothing else; the results come back in \
+the next messages. Calls in one answer may run in any order or at once: send a call that \
+needs another's result in a later answer. When you are done, answer in plain text, without \
+a call.";
+
+/// How a model is told it may write a plan.
+const PLANS: &str = "Instead of calls, you may answer with a plan: a small program of tool \
+calls in the λ-Tool text language, in a ```plan fenced block. Every tool call is \
+`exec tool name {arg = value, ...}` and yields a Result that must be matched on both branches: \
+`match exec tool name {...} { Ok(x) => ..., Err(e) => ... }` (`e.message` says what went wrong). \
+Use `let x = ... in ...`, `if ... then ... else ...`, records `{a = 1}`, lists `[1, 2]`, \
+field access `x.a`, `++` to join strings; `map`, `filter`, `fold` take pure callbacks \
+`(fn x => ...)`; `traverse (fn x => exec tool name {...}) list` runs a tool once per element \
+and stops at the first error. There are no loops and no recursion. The plan is checked \
+before anything runs; its value, or what is wrong with it, comes back in the next message.";
+
+pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
+    let mut prompt = agent.system.clone();
+    let mut paragraph = |text: &str| {
+        if !prompt.is_empty() {
+            prompt.push_str("\n\n");
+        }
+        prompt.push_str(text);
+    };
+    if agent.native().is_none() {
+        let catalog = agent.toolbox.catalog(CatalogFormat::Text).to_string();
+        if catalog.is_empty() {
+            paragraph("No tools are available.");
+        } else {
+            let mut tools = String::from(
+                "These are the tools you can call, one a line: its name, its arguments' type, \
+                 {its effects}, its result's type, and what it does.\n",
+            );
+            let _ = write!(tools, "{catalog}");
+            paragraph(&tools);
+            paragraph(CALLS_AS_TEXT);
+        }
+    }
+    if agent.plans {
+        paragraph(PLANS);
+    }
+    prompt
+}
+
+/// Whether an answer the call readers could not read tried to call a tool
+/// (then the model is told what was wrong) or is prose (a final answer):
+/// it tried when it is shaped as calls are (JSON, a list, a code fence, a
+/// `<tool_call>` tag) or names one of `tools` before a `(`. Prose with
+/// parentheses, "the account (cust_1)", is not a call.
+pub(super) fn is_a_call_attempt<'t>(
+    text: &str,
+    error: &ReadError,
+    mut tools: impl Iterator<Item = &'t str>,
+) -> bool {
+    if error.found == "no call in the text" {
+        return false;
+    }
+    let text = text.trim_start();
+    text.starts_with(['{', '[', '`'])
+        || text.contains("<tool_call>")
+        || tools.any(|tool| {
+            text.match_indices(tool)
+                .any(|(at, _)| text[at + tool.len()..].trim_start().starts_with('('))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::{read_calls, CallFormat};
+
+    /// Prose is a final answer; a call written wrong is told to the model.
+    #[test]
+    fn prose_is_no_call_attempt_and_broken_calls_are() {
+        for prose in [
+            "Your refund of $49.00 is on its way.",
+            "Done. I looked up the account (cust_1) and refunded it.",
+            "The weather in Lima is sunny: 24 °C.",
+            "",
+        ] {
+            match read_calls(CallFormat::Auto, prose) {
+                Ok(calls) => assert!(calls.is_empty(), "{prose}"),
+                Err(error) => assert!(
+                    !is_a_call_attempt(prose, &error, ["weather"].into_iter()),
+                    "{prose}: {error:?}"
+                ),
+            }
+        }
+        for broken in [
+            r#"[{"name": "weather", "arguments": {"city": "Lima"}"#,
+            r#"{"name": "weather", "arguments": {"city": }}"#,
+            "<tool_call>{\"name\": \"weather\", \"arguments\": {</tool_call>",
+            "[weather(city=\"Lima\"",
+            "I will call weather(city=\"Lima\" now",
+        ] {
+            let error = read_calls(CallFormat::Auto, broken).unwrap_err();
+            assert!(
+                is_a_call_attempt(broken, &error, ["weather"].into_iter()),
+                "{broken}: {error:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! `tracing` spans: an agent run, its steps, each model request, each tool
+//! call and each plan run, with their fields and nesting, seen by a
+//! subscriber that records them.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use futures::executor::block_on;
+use serde_json::json;
+use support::{IssueRefund, LookupAccount, Shop};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+use typed_tools::agent::Agent;
+use typed_tools::model::{Response, ScriptedModel, Usage};
+use typed_tools::toolbox::{Approval, Decision};
+use typed_tools::Toolbox;
+
+/// One span seen: its name, its fields as text, and its parent's index.
+#[derive(Debug)]
+struct Seen {
+    name: &'static str,
+    fields: BTreeMap<String, String>,
+    parent: Option<usize>,
+}
+
+#[derive(Default)]
+struct State {
+    spans: Mutex<Vec<Seen>>,
+    stack: Mutex<Vec<usize>>,
+}
+
+/// Records every span; shared, so that the test reads what it recorded.
+#[derive(Clone, Default)]
+struct Recorder(Arc<State>);
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+}
+
+impl Subscriber for Recorder {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+        let mut fields = BTreeMap::new();
+        attrs.record(&mut Fields(&mut fields));
+        let parent = match attrs.parent() {
+            Some(id) => Some(id.into_u64() as usize - 1),
+            None if attrs.is_contextual() => self.0.stack.lock().unwrap().last().copied(),
+            None => None,
+        };
+        let mut spans = self.0.spans.lock().unwrap();
+        spans.push(Seen {
+            name: attrs.metadata().name(),
+            fields,
+            parent,
+        });
+        Id::from_u64(spans.len() as u64)
+    }
+    fn record(&self, id: &Id, values: &Record<'_>) {
+        let mut spans = self.0.spans.lock().unwrap();
+        values.record(&mut Fields(&mut spans[id.into_u64() as usize - 1].fields));
+    }
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, _: &Event<'_>) {}
+    fn enter(&self, id: &Id) {
+        self.0
+            .stack
+            .lock()
+            .unwrap()
+            .push(id.into_u64() as usize - 1);
+    }
+    fn exit(&self, _: &Id) {
+        self.0.stack.lock().unwrap().pop();
+    }
+}
+
+#[test]
+fn spans_for_the_run_its_steps_model_requests_tool_calls_and_plans() {
+    let shop = Arc::new(Shop::default());
+    let toolbox = Toolbox::builder()
+        .tool(LookupAccount::new(Arc::clone(&shop)))
+        .tool(IssueRefund::new(Arc::clone(&shop)))
+        .build()
+        .unwrap();
+    let usage = Usage {
+        input_tokens: 120,
+        output_tokens: 30,
+    };
+    let model = ScriptedModel::new([
+        Response::new(
+            json!([
+                {"name": "lookup_account", "arguments": {"id": "cust_1"}},
+            ])
+            .to_string(),
+        )
+        .usage(usage),
+        Response::new(
+            json!([
+                {"name": "issue_refund", "arguments": {"account_id": "cust_1", "amount": 5}},
+            ])
+            .to_string(),
+        )
+        .usage(usage),
+        Response::new(
+            "```plan\nmatch exec tool lookup_account {id = \"cust_2\"} { Ok(a) => a.email, Err(e) => e.message }\n```",
+        )
+        .usage(usage),
+        Response::new("Done.").usage(usage),
+    ]);
+    let agent = Agent::new(&toolbox, model)
+        .plans(true)
+        .approval(Approval::new(|_| Decision::Refuse("no".into())));
+    let recorder = Recorder::default();
+    let run = tracing::subscriber::with_default(recorder.clone(), || {
+        block_on(agent.run("Refund cust_1."))
+    });
+    assert_eq!(run.answer(), Some("Done."));
+    let spans = recorder.0.spans.lock().unwrap();
+    let named = |name: &str| -> Vec<(usize, &Seen)> {
+        spans
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.name == name)
+            .collect()
+    };
+    let field = |seen: &Seen, key: &str| seen.fields.get(key).cloned().unwrap_or_default();
+
+    let runs = named("agent_run");
+    assert_eq!(runs.len(), 1);
+    let (run_index, agent_run) = runs[0];
+    assert_eq!(field(agent_run, "model"), "scripted");
+    assert_eq!(field(agent_run, "steps"), "4");
+    assert_eq!(field(agent_run, "tool_calls"), "3");
+    assert_eq!(field(agent_run, "tokens"), "600");
+    assert_eq!(field(agent_run, "exit"), "answer");
+
+    let steps = named("agent_step");
+    assert_eq!(steps.len(), 4);
+    assert!(steps.iter().all(|(_, s)| s.parent == Some(run_index)));
+    let answers: Vec<String> = steps.iter().map(|(_, s)| field(s, "answer")).collect();
+    assert_eq!(answers, ["calls", "calls", "plan", "final"]);
+
+    let requests = named("model_request");
+    assert_eq!(requests.len(), 4);
+    for ((_, request), (step_index, _)) in requests.iter().zip(&steps) {
+        assert_eq!(request.parent, Some(*step_index));
+        assert_eq!(field(request, "model"), "scripted");
+        assert_eq!(field(request, "input_tokens"), "120");
+        assert_eq!(field(request, "output_tokens"), "30");
+    }
+
+    let calls = named("tool_call");
+    assert_eq!(calls.len(), 3);
+    let (_, lookup) = calls[0];
+    assert_eq!(lookup.parent, Some(steps[0].0));
+    assert_eq!(field(lookup, "tool"), "lookup_account");
+    assert_eq!(field(lookup, "effects"), "{Read}");
+    assert_eq!(field(lookup, "outcome"), "ok");
+    assert!(lookup.fields.contains_key("duration_us"));
+    assert!(!lookup.fields.contains_key("approval"));
+    let (_, refund) = calls[1];
+    assert_eq!(field(refund, "tool"), "issue_refund");
+    assert_eq!(field(refund, "effects"), "{Write}");
+    assert_eq!(field(refund, "outcome"), "refused");
+    assert_eq!(field(refund, "approval"), "refused");
+
+    let plans = named("plan_run");
+    assert_eq!(plans.len(), 1);
+    let (plan_index, plan) = plans[0];
+    assert_eq!(plan.parent, Some(steps[2].0));
+    assert_eq!(field(plan, "calls"), "1");
+    assert_eq!(field(plan, "outcome"), "ok");
+    // The plan's call is a child of the plan's run.
+    assert_eq!(calls[2].1.parent, Some(plan_index));
+}
