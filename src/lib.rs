@@ -76,6 +76,20 @@
 pub use typed_tools_macros::tool;
 pub use typed_tools_runtime::*;
 
+/// serde 1, which a tool's argument and output types derive `Deserialize`
+/// and `Serialize` from. Depend on `serde` yourself (any 1.x), or derive
+/// through this path with `#[serde(crate = "typed_tools::serde")]`.
+pub use serde;
+
+/// schemars 1, which a tool's argument and output types derive `JsonSchema`
+/// from: another major version (0.8) is another trait, which a tool does
+/// not accept. Depend on `schemars = "1"` yourself, or derive through this
+/// path with `#[schemars(crate = "typed_tools::schemars")]`.
+pub use schemars;
+
+/// serde_json 1, whose `Value` run-time tools (`DynamicTool`) take and give.
+pub use serde_json;
+
 /// The README's examples, run as doc tests so that they cannot drift.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

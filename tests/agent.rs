@@ -98,9 +98,9 @@ fn an_invented_name_and_an_out_of_set_write_are_rejected_unrun_and_reported() {
         "There is no tool named `refund_customer`. Available tools: `lookup_account`."
     );
     assert!(
-        results[1]
-            .1
-            .contains("The tool `issue_refund` is not allowed here"),
+        results[1].1.contains(
+            "effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here"
+        ),
         "{}",
         results[1].1
     );
@@ -631,11 +631,13 @@ match exec tool lookup_account {id = "cust_1"} {
     assert!(agent.system_prompt().contains("```lambda-tool"));
     let run = block_on(agent.run("Find Ana's email."));
     assert_eq!(run.answer(), Some("Ana's email is ana@example.com."));
+    // Refused for its effects, in the words a direct call gets: the tool
+    // exists, outside the agent's set.
     let Err(PlanRefusal::Refused(AnswerError::Refused { errors, .. })) = &run.plans[0].outcome
     else {
         panic!("{:?}", run.plans[0].outcome)
     };
-    assert!(matches!(errors[..], [PlanError::UnknownTool { .. }]));
+    assert!(matches!(errors[..], [PlanError::EffectViolation { .. }]));
     assert!(run.transcript[3]
         .text()
         .starts_with("the plan was refused, nothing ran"));

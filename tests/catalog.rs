@@ -458,6 +458,124 @@ fn mcp_annotations_are_explicit_and_follow_the_effects() {
     }
 }
 
+/// The notes tools: an additive writer (`add_note`, `destructive = false`,
+/// with a title), a destructive one (`delete_note`), a reader and a closed
+/// network tool. MCP tells them apart; the other formats have no place for
+/// the hints or the title and render the two writers alike.
+mod notes {
+    use typed_tools::tool;
+
+    /// Add a note; returns its id.
+    #[tool(effects = Write, destructive = false, title = "New note")]
+    pub(crate) fn add_note(text: String) -> u32 {
+        text.len() as u32
+    }
+
+    /// Delete a note by its id.
+    #[tool(effects = Write)]
+    pub(crate) fn delete_note(id: u32) -> bool {
+        id > 0
+    }
+
+    /// Get one note by its id.
+    #[tool(effects = Read, title = "Open note")]
+    pub(crate) fn get_note(id: u32) -> String {
+        id.to_string()
+    }
+
+    /// Sync the notes with the company's own server.
+    #[tool(effects = [Write, Network], open_world = false, idempotent)]
+    pub(crate) fn sync_notes() -> u32 {
+        0
+    }
+}
+
+#[test]
+fn mcp_tells_an_additive_writer_from_a_destructive_one() {
+    let toolbox = Toolbox::builder()
+        .tool(notes::AddNote)
+        .tool(notes::DeleteNote)
+        .tool(notes::GetNote)
+        .tool(notes::SyncNotes)
+        .build()
+        .unwrap();
+    let catalog = toolbox.catalog(CatalogFormat::Mcp).to_json();
+    let shape = mcp_tool_shape();
+    let tools = entries(CatalogFormat::Mcp, &catalog);
+    for entry in &tools {
+        assert!(fits(&shape, entry), "{entry:#}");
+    }
+    assert_eq!(tools[0]["title"], "New note");
+    assert_eq!(
+        tools[0]["annotations"],
+        json!({
+            "readOnlyHint": false,
+            "destructiveHint": false,
+            "idempotentHint": false,
+            "openWorldHint": false,
+            "title": "New note",
+        })
+    );
+    assert_eq!(tools[1].get("title"), None);
+    assert_eq!(
+        tools[1]["annotations"],
+        json!({
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": false,
+            "openWorldHint": false,
+        })
+    );
+    assert_eq!(tools[2]["title"], "Open note");
+    assert_eq!(tools[2]["annotations"]["destructiveHint"], false);
+    assert_eq!(tools[2]["annotations"]["title"], "Open note");
+    assert_eq!(
+        tools[3]["annotations"],
+        json!({
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": true,
+            "openWorldHint": false,
+        })
+    );
+    // Elsewhere the two writers differ only by name, description and schema.
+    for format in json_formats().filter(|f| *f != CatalogFormat::Mcp) {
+        let rendered = toolbox.catalog(format).to_json();
+        let text = rendered.to_string();
+        assert!(!text.contains("New note"), "{format:?}: {text}");
+        assert!(!text.contains("destructive"), "{format:?}: {text}");
+    }
+}
+
+/// A run-time tool takes the same annotations; what it leaves unset follows
+/// its effects, whichever order the setters come in.
+#[test]
+fn dynamic_tools_take_the_annotations_too() {
+    let additive = DynamicTool::new("append_log")
+        .destructive(false)
+        .effects(EffectSet::WRITE | EffectSet::NETWORK)
+        .title("Append to the log")
+        .open_world(false);
+    let spec = additive.spec();
+    assert_eq!(spec.title(), Some("Append to the log"));
+    assert!(!spec.is_destructive());
+    assert!(!spec.is_open_world());
+    let entry = catalog::render_tool(CatalogFormat::Mcp, spec);
+    assert_eq!(entry["title"], "Append to the log");
+    assert_eq!(entry["annotations"]["destructiveHint"], false);
+    assert_eq!(entry["annotations"]["openWorldHint"], false);
+
+    let plain = DynamicTool::new("fetch").effects(EffectSet::NETWORK);
+    assert!(plain.spec().is_open_world());
+    assert!(!plain.spec().is_destructive());
+    assert_eq!(plain.spec().title(), None);
+    // `destructive(true)` on a reader changes nothing: it destroys nothing.
+    let reader = DynamicTool::new("read")
+        .effects(EffectSet::READ)
+        .destructive(true);
+    assert!(!reader.spec().is_destructive());
+}
+
 // ---------------------------------------------------------------- Gemini
 
 #[test]

@@ -608,17 +608,32 @@ fn missing_tools_and_disallowed_effects_are_refused_before_anything_runs() {
     assert!(matches!(&error, PlanError::UnknownTool { name, .. } if name == "delete_account"));
     // A `PlanError` is a refusal: nothing ran (`RunError` is the other kind).
 
+    // Refused for its effects, in one wording, however the reads-only rule
+    // is set: on the interpreter, or on a restricted view of the toolbox
+    // (which does not list the Write tools, but does not call them unknown).
     let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    let denied = "effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here";
     let read_only = Interpreter::new(&toolbox).restrict(EffectSet::READ);
     let error = block_on(read_only.run(&plan)).unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "effect violation: allowed {Read} but got {Write} (tool `issue_refund`)"
-    );
-    // A restricted toolbox view does not list the Write tools at all.
+    assert_eq!(error.to_string(), denied);
     let read_only = toolbox.restrict(EffectSet::READ);
     let error = block_on(Interpreter::new(&read_only).run(&plan)).unwrap_err();
-    assert!(matches!(error, PlanError::UnknownTool { .. }));
+    assert_eq!(
+        error,
+        PlanError::EffectViolation {
+            tool: "issue_refund".into(),
+            effects: EffectSet::WRITE,
+            allowed: EffectSet::READ,
+        }
+    );
+    assert_eq!(error.to_string(), denied);
+    // What the plan may call, when it names a tool that is not there: the
+    // tools of the view.
+    let error = block_on(Interpreter::new(&read_only).run(&missing)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "unknown tool `delete_account`; the plan may call: `lookup_account`, `format_cents`"
+    );
 
     // A tool call inside a pure callback (IR from data, not checked by rustc).
     let impure = Plan::parse(
@@ -956,4 +971,112 @@ fn the_trace_records_each_calls_duration() {
         "{:?}",
         run.trace[0].duration
     );
+}
+
+/// Notes tools over one shared store, for the refusals below.
+mod notes {
+    use std::sync::{Arc, Mutex};
+
+    use typed_tools::{tool, Toolbox};
+
+    /// Where the notes are: every tool sees the same one.
+    #[derive(Default)]
+    pub(crate) struct Store(pub Mutex<Vec<String>>);
+
+    /// List every note.
+    #[tool(effects = Read)]
+    pub(crate) fn list_notes(#[state] store: &Store) -> Vec<String> {
+        store.0.lock().unwrap().clone()
+    }
+
+    /// Add a note; returns its id.
+    #[tool(effects = Write, destructive = false)]
+    pub(crate) fn add_note(#[state] store: &Store, text: String) -> u32 {
+        let mut notes = store.0.lock().unwrap();
+        notes.push(text);
+        notes.len() as u32
+    }
+
+    pub(crate) fn toolbox() -> (Toolbox, Arc<Store>) {
+        let store = Arc::new(Store::default());
+        let toolbox = Toolbox::builder()
+            .tool(ListNotes::new(store.clone()))
+            .tool(AddNote::new(store.clone()))
+            .build()
+            .unwrap();
+        (toolbox, store)
+    }
+}
+
+/// A call refused for its effects is said in one wording on every path: a
+/// direct call, a plan checked or run on a restricted view, a plan run by an
+/// interpreter narrowed with `restrict`, a typed plan. The tool exists; the
+/// message says its effects and what is allowed, and nothing ran.
+#[test]
+fn a_call_refused_for_its_effects_is_said_one_way_on_every_path() {
+    use typed_tools::plan::typed::{lit, TypedPlan};
+    use typed_tools::{exec, on, ToolError};
+
+    let (toolbox, store) = notes::toolbox();
+    let read_only = toolbox.restrict(EffectSet::READ);
+    let denied =
+        "effect violation: tool `add_note` has effects {Write}, but only {Read} are allowed here";
+    let refused = PlanError::EffectViolation {
+        tool: "add_note".into(),
+        effects: EffectSet::WRITE,
+        allowed: EffectSet::READ,
+    };
+
+    // A direct call.
+    let error = block_on(read_only.call("add_note", r#"{"text": "milk"}"#)).unwrap_err();
+    assert_eq!(
+        error,
+        ToolError::EffectDenied {
+            tool: "add_note".into(),
+            effects: EffectSet::WRITE,
+            allowed: EffectSet::READ,
+        }
+    );
+    assert_eq!(error.to_string(), denied);
+    assert_eq!(
+        error.for_model(),
+        format!("{denied}. Do not call it again; use another tool or answer without it.")
+    );
+
+    // A plan: checked, and run, on the restricted view.
+    let plan =
+        Plan::parse(r#"match exec tool add_note {text = "milk"} { Ok(id) => id, Err(e) => 0 }"#)
+            .unwrap();
+    let checked = Preview::check(&plan, &read_only, EffectSet::ALL).unwrap_err();
+    assert_eq!(
+        (&checked, checked.to_string()),
+        (&refused, denied.to_owned())
+    );
+    let ran = block_on(Interpreter::new(&read_only).run(&plan)).unwrap_err();
+    assert_eq!((&ran, ran.to_string()), (&refused, denied.to_owned()));
+    // Checked with a narrower set than the toolbox's, and run by a narrowed
+    // interpreter.
+    let checked = Preview::check(&plan, &toolbox, EffectSet::READ).unwrap_err();
+    assert_eq!(checked.to_string(), denied);
+    let ran = block_on(
+        Interpreter::new(&toolbox)
+            .restrict(EffectSet::READ)
+            .run(&plan),
+    )
+    .unwrap_err();
+    assert_eq!(ran.to_string(), denied);
+
+    // A typed plan, run on the restricted view (its `Toolbox<A>` type still
+    // admits `Write`, so the view is checked when it runs).
+    let typed = TypedPlan::new(on!(exec!(notes::AddNote { text: lit("milk") }),
+        Ok(id) => id,
+        Err(e) => lit(0),
+    ));
+    let ran = block_on(typed.run(&read_only)).unwrap_err();
+    assert_eq!((&ran, ran.to_string()), (&refused, denied.to_owned()));
+
+    // Nothing was added; the same plan runs where writes are allowed.
+    assert!(store.0.lock().unwrap().is_empty());
+    let run = block_on(typed.run(&toolbox)).unwrap();
+    assert_eq!(run.outcome, Ok(Value::Int(1)));
 }

@@ -410,8 +410,8 @@ fn a_restricted_author_refuses_what_it_does_not_allow() {
     assert_eq!(
         told,
         "the plan was refused, nothing ran; fix every error and send the whole plan again:\n\
-         - effect violation: allowed {Read} but got {Write} (tool `issue_refund`)\n\
-         - effect violation: allowed {Read} but got {Write} (tool `send_reply`)"
+         - effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here\n\
+         - effect violation: tool `send_reply` has effects {Write}, but only {Read} are allowed here"
     );
     assert!(support::calls(&shop).is_empty());
 }

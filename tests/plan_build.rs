@@ -15,7 +15,7 @@ use support::{
     SUPPORT_AGENT,
 };
 
-fn support_agent() -> TypedPlan<String, ReadWrite> {
+fn support_agent() -> TypedPlan<&'static str, ReadWrite> {
     TypedPlan::new(on!(exec!(LookupAccount { id: lit("cust_12345") }),
         Ok(account) => on!(exec!(IssueRefund {
                 account_id: field!(account.id),
@@ -326,4 +326,179 @@ fn output_fields_under_their_json_names() {
     let toolbox = Toolbox::builder().tool(FindTicket).build().unwrap();
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     assert_eq!(run.outcome, Ok(Value::String("t_1:refund".into())));
+}
+
+/// The README's tool: a city, and an optional number of days.
+#[tool(effects = Network)]
+async fn weather(city: String, days: Option<u8>) -> Result<String, String> {
+    match city.as_str() {
+        "" => Err("the city is empty".into()),
+        _ => Ok(format!("sunny in {city} in {} day(s)", days.unwrap_or(0))),
+    }
+}
+
+/// The README's `weather` from a typed plan, with `days`, with `None` and
+/// with `days` left out: the plan's text, what the checker accepts, and what
+/// the tool got.
+#[test]
+fn the_readme_weather_tool_with_and_without_days() {
+    let toolbox = Toolbox::builder().tool(Weather).build().unwrap();
+    let cases = [
+        (
+            TypedPlan::new(
+                on!(exec!(Weather { city: lit("Lima"), days: lit(Some(3)) }),
+                    Ok(w) => w,
+                    Err(e) => field!(e.message),
+                ),
+            ),
+            r#"{city = "Lima", days = 3}"#,
+            "sunny in Lima in 3 day(s)",
+        ),
+        (
+            TypedPlan::new(on!(exec!(Weather { city: lit("Lima"), days: lit(None) }),
+                Ok(w) => w,
+                Err(e) => field!(e.message),
+            )),
+            r#"{city = "Lima", days = ()}"#,
+            "sunny in Lima in 0 day(s)",
+        ),
+        (
+            TypedPlan::new(on!(exec!(Weather { city: lit("Lima") }),
+                Ok(w) => w,
+                Err(e) => field!(e.message),
+            )),
+            r#"{city = "Lima"}"#,
+            "sunny in Lima in 0 day(s)",
+        ),
+    ];
+    for (plan, args, answer) in cases {
+        let text = plan.plan().to_string();
+        assert!(
+            text.starts_with(&format!("match exec tool weather {args} {{")),
+            "{text}"
+        );
+        // The text form, as a model would send it, is the same plan.
+        assert_eq!(&Plan::parse(&text).unwrap(), plan.plan());
+        let run = block_on(plan.run(&toolbox)).unwrap();
+        assert_eq!(run.outcome, Ok(Value::String(answer.into())));
+        assert_eq!(run.trace.len(), 1);
+    }
+    // A `u8` literal out of its range does not compile; one the tool cannot
+    // take at run time (an Int past 255 written in the text form) is the
+    // tool's error, for the `Err` branch.
+    let text =
+        r#"match exec tool weather {city = "Lima", days = 300} { Ok(w) => w, Err(e) => e.kind }"#;
+    let run = block_on(Interpreter::new(&toolbox).run(&Plan::parse(text).unwrap())).unwrap();
+    assert_eq!(run.outcome, Ok(Value::String("deserialization".into())));
+}
+
+/// A hand-written tool does not tell `exec!` which arguments it requires,
+/// so leaving one out compiles; the plan check refuses it before anything
+/// runs.
+#[test]
+fn a_hand_written_tool_left_without_a_required_argument_is_refused_before_running() {
+    use std::future::Future;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use typed_tools::plan::PlanError;
+
+    static RAN: AtomicBool = AtomicBool::new(false);
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Query {
+        text: String,
+        limit: u32,
+    }
+
+    struct Search;
+
+    impl typed_tools::Tool for Search {
+        type Input = Query;
+        type Output = Vec<String>;
+        type Error = String;
+        type Effects = Read;
+        const NAME: &'static str = "search";
+        const DOC: &'static [&'static str] = &["Search the notes."];
+
+        fn call(&self, input: Query) -> impl Future<Output = Result<Vec<String>, String>> + Send {
+            RAN.store(true, Ordering::SeqCst);
+            async move { Ok(vec![input.text; input.limit as usize]) }
+        }
+    }
+
+    let plan = TypedPlan::new(on!(exec!(Search { text: lit("milk") }),
+        Ok(found) => found,
+        Err(e) => lit(vec![]),
+    ));
+    let toolbox = Toolbox::builder().tool(Search).build().unwrap();
+    let refused = block_on(plan.run(&toolbox)).unwrap_err();
+    let PlanError::TypeErrors(errors) = &refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(
+        errors[0].to_string(),
+        "`exec tool search`: missing argument `limit` of type Int; add `limit = ...` to the arguments"
+    );
+    assert!(!RAN.load(Ordering::SeqCst), "nothing ran");
+}
+
+/// Any JSON value, as a literal: serde_json's own `Value` is
+/// `Serialize + JsonSchema`, so random values of any shape (not designed
+/// here) go through `try_lit`. Each comes back from a run as the same JSON,
+/// and its text parses back to the same plan; integers past `i64` are the
+/// one refusal.
+#[test]
+fn any_json_value_is_a_literal_that_runs_back_to_itself() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    use serde_json::{Map, Number, Value as Json};
+    use typed_tools::plan::typed::{try_lit, LiteralError};
+
+    let leaf = prop_oneof![
+        Just(Json::Null),
+        any::<bool>().prop_map(Json::Bool),
+        any::<i64>().prop_map(Json::from),
+        any::<u64>().prop_map(Json::from),
+        (-1e12f64..1e12).prop_map(|f| Json::Number(Number::from_f64(f).unwrap())),
+        "[a-z\"\\\\ é\n]{0,8}".prop_map(Json::String),
+    ];
+    let json = leaf.prop_recursive(4, 64, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Json::Array),
+            proptest::collection::vec(("[a-z_]{1,6}", inner), 0..6)
+                .prop_map(|fields| Json::Object(fields.into_iter().collect::<Map<_, _>>())),
+        ]
+    });
+    fn too_big(json: &Json) -> bool {
+        match json {
+            Json::Number(n) => n.as_i64().is_none() && n.as_u64().is_some(),
+            Json::Array(items) => items.iter().any(too_big),
+            Json::Object(fields) => fields.values().any(too_big),
+            _ => false,
+        }
+    }
+    let toolbox = Toolbox::builder().build().unwrap();
+    let mut runner = TestRunner::new(Config {
+        cases: 512,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&json, |json| {
+            match try_lit(json.clone()) {
+                Err(LiteralError::OutOfRange { .. }) => prop_assert!(too_big(&json)),
+                Err(other) => prop_assert!(false, "{other} for {json}"),
+                Ok(literal) => {
+                    prop_assert!(!too_big(&json));
+                    let plan = Plan::from(TypedPlan::new(literal));
+                    prop_assert_eq!(&Plan::parse(&plan.to_string()).unwrap(), &plan);
+                    // Lists of several types are the checker's to refuse;
+                    // the value itself is what matters here.
+                    let run = block_on(Interpreter::new(&toolbox).__run_without_type_check(&plan))
+                        .unwrap();
+                    prop_assert_eq!(run.outcome.unwrap().to_json(), Some(json));
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
 }

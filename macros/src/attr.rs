@@ -1,4 +1,5 @@
-//! Parsing `#[tool(...)]`: `effects`, `name`, `idempotent`, `crate`.
+//! Parsing `#[tool(...)]`: `effects`, `name`, `title`, `idempotent`,
+//! `destructive`, `open_world`, `crate`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::ext::IdentExt;
@@ -8,7 +9,15 @@ use syn::{Expr, Ident, Lit, LitStr, Token};
 
 use crate::ctxt::Errors;
 
-pub(crate) const KEYS: &[&str] = &["effects", "name", "idempotent", "crate"];
+pub(crate) const KEYS: &[&str] = &[
+    "effects",
+    "name",
+    "title",
+    "idempotent",
+    "destructive",
+    "open_world",
+    "crate",
+];
 pub(crate) const EFFECTS: &[&str] = &["Pure", "Read", "Write", "Network"];
 
 /// The attribute's arguments, each checked; absent or invalid ones are `None`.
@@ -17,7 +26,13 @@ pub(crate) struct Attr {
     /// The declared effects, canonical order, with the span of the declaration.
     pub effects: Option<(Vec<&'static str>, Span)>,
     pub name: Option<LitStr>,
+    /// A human-readable title, for people.
+    pub title: Option<LitStr>,
     pub idempotent: bool,
+    /// `destructive = false`: a writer that only adds. `None`: not written.
+    pub destructive: Option<bool>,
+    /// `open_world = false`: a `Network` tool whose world is closed.
+    pub open_world: Option<bool>,
     pub krate: Option<syn::Path>,
     /// Whether `effects` was written at all (even if invalid), so that a bad
     /// value does not also report "missing `effects`".
@@ -58,6 +73,8 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
         }
     };
     let mut seen: Vec<String> = Vec::new();
+    // `destructive` and `open_world`, with the effect each describes.
+    let mut flag_spans: Vec<(Ident, &'static str)> = Vec::new();
     for Arg { key, value } in args {
         let key_name = key.unraw().to_string();
         if seen.contains(&key_name) {
@@ -83,7 +100,10 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
                 }
             }
             "name" => match value {
-                Some(Expr::Lit(syn::ExprLit { lit: Lit::Str(name), .. })) => {
+                Some(Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(name),
+                    ..
+                })) => {
                     if let Err(reason) = check_name(&name.value()) {
                         errors.at(
                             &name,
@@ -96,14 +116,52 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
                         attr.name = Some(name);
                     }
                 }
-                Some(other) => errors.at(other, "`name` takes a string literal: `name = \"lookup_account\"`"),
+                Some(other) => errors.at(
+                    other,
+                    "`name` takes a string literal: `name = \"lookup_account\"`",
+                ),
                 None => errors.at(&key, "`name` needs a value: `name = \"lookup_account\"`"),
             },
-            "idempotent" => match value {
-                None => attr.idempotent = true,
-                Some(Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. })) => attr.idempotent = b.value,
-                Some(other) => errors.at(other, "`idempotent` takes no value, or `true` / `false`: `#[tool(effects = Write, idempotent)]`"),
+            "title" => match value {
+                Some(Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(title),
+                    ..
+                })) => {
+                    if title.value().trim().is_empty() {
+                        errors.at(
+                            &title,
+                            "`title` is empty; write a short name for people, `title = \"Look up an account\"`, or leave `title` out",
+                        );
+                    } else {
+                        attr.title = Some(title);
+                    }
+                }
+                Some(other) => errors.at(
+                    other,
+                    "`title` takes a string literal: `title = \"Look up an account\"`",
+                ),
+                None => errors.at(
+                    &key,
+                    "`title` needs a value: `title = \"Look up an account\"`",
+                ),
             },
+            "idempotent" => {
+                if let Some(flag) = flag(&key, value.as_ref(), "Write, idempotent", errors) {
+                    attr.idempotent = flag;
+                }
+            }
+            "destructive" => {
+                attr.destructive = flag(&key, value.as_ref(), "Write, destructive = false", errors);
+                if attr.destructive.is_some() {
+                    flag_spans.push((key.clone(), "Write"));
+                }
+            }
+            "open_world" => {
+                attr.open_world = flag(&key, value.as_ref(), "Network, open_world = false", errors);
+                if attr.open_world.is_some() {
+                    flag_spans.push((key.clone(), "Network"));
+                }
+            }
             "crate" => match value {
                 Some(Expr::Path(path)) if path.qself.is_none() => attr.krate = Some(path.path),
                 Some(other) => errors.at(other, "`crate` takes a path: `crate = ::typed_tools`"),
@@ -120,12 +178,56 @@ pub(crate) fn parse(tokens: TokenStream, errors: &mut Errors) -> Attr {
                     .unwrap_or_default();
                 errors.at(
                     &key,
-                    format!("unknown `tool` argument `{key_name}`{hint}; expected one of: {}", list(KEYS)),
+                    format!(
+                        "unknown `tool` argument `{key_name}`{hint}; expected one of: {}",
+                        list(KEYS)
+                    ),
+                );
+            }
+        }
+    }
+    if let Some((effects, _)) = &attr.effects {
+        for (key, effect) in flag_spans {
+            if !effects.contains(&effect) {
+                let (what, default) = match effect {
+                    "Write" => (
+                        "may destroy what it writes",
+                        "a tool that does not write destroys nothing",
+                    ),
+                    _ => (
+                        "reaches an open world",
+                        "a tool without `Network` has a closed world",
+                    ),
+                };
+                errors.at(
+                    &key,
+                    format!(
+                        "`{key}` says whether the tool {what}, which only a tool with the `{effect}` effect does; {default}: remove `{key}`, or add `{effect}` to `effects`"
+                    ),
                 );
             }
         }
     }
     attr
+}
+
+/// A flag's value: none (`true`), or `true` / `false`; `None` after an error.
+fn flag(key: &Ident, value: Option<&Expr>, example: &str, errors: &mut Errors) -> Option<bool> {
+    match value {
+        None => Some(true),
+        Some(Expr::Lit(syn::ExprLit {
+            lit: Lit::Bool(b), ..
+        })) => Some(b.value),
+        Some(other) => {
+            errors.at(
+                other,
+                format!(
+                    "`{key}` takes no value, or `true` / `false`: `#[tool(effects = {example})]`"
+                ),
+            );
+            None
+        }
+    }
 }
 
 fn parse_effects(value: &Expr, errors: &mut Errors) -> Option<(Vec<&'static str>, Span)> {

@@ -194,6 +194,30 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         }
     };
 
+    // What `exec!` needs to let optional arguments be left out: the required
+    // ones by their Rust names, each with the message for leaving it out.
+    let required = model.params.iter().filter(|p| !p.optional).map(|p| {
+        let rust = p.ident.to_string();
+        let shown = syn::ext::IdentExt::unraw(&p.ident).to_string();
+        let message = format!(
+            "missing argument `{shown}` of tool `{name}`: give it a value (`{shown}: lit(..)`, or a field, `field!(x.f)`); only an optional argument, an `Option<T>` or one with `#[serde(default)]`, may be left out"
+        );
+        quote!((#rust, #message))
+    });
+    let annotations = {
+        let title = model
+            .title
+            .as_ref()
+            .map(|title| quote!(const TITLE: ::core::option::Option<&'static str> = ::core::option::Option::Some(#title);));
+        let destructive = model
+            .destructive
+            .map(|flag| quote!(const DESTRUCTIVE: bool = #flag;));
+        let open_world = model
+            .open_world
+            .map(|flag| quote!(const OPEN_WORLD: bool = #flag;));
+        quote!(#title #destructive #open_world)
+    };
+
     let serde_crate = format!("{}::__private::serde", path_string(krate));
     let schemars_crate = format!("{}::__private::schemars", path_string(krate));
     assumed.extend(parameter_bounds.iter().cloned());
@@ -266,6 +290,9 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
             const NAME: &'static str = #name;
             const DOC: &'static [&'static str] = &[#(#docs),*];
             const IDEMPOTENT: bool = #idempotent;
+            #annotations
+            const __TYPED_TOOLS_REQUIRED: ::core::option::Option<&'static [(&'static str, &'static str)]> =
+                ::core::option::Option::Some(&[#(#required),*]);
 
             fn call(
                 &self,

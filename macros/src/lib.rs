@@ -59,8 +59,30 @@ mod model;
 /// - `effects = Read`, `effects = [Read, Write]`, `effects = Pure`: required;
 ///   the effects are `Read`, `Write` and `Network`;
 /// - `name = "..."`: the name the model calls the tool by (default: the fn's name);
+/// - `title = "..."`: a human-readable title, for people choosing or approving
+///   tools (MCP's `title`);
 /// - `idempotent`: calling twice is the same as calling once, so it may be retried;
+/// - `destructive = false`, with `Write`: the tool only adds, never destroys or
+///   overwrites (MCP's `destructiveHint`); a writer is destructive unless it
+///   says so;
+/// - `open_world = false`, with `Network`: the tool reaches a closed, known
+///   domain, not the open world (MCP's `openWorldHint`);
 /// - `crate = ::path`: where `typed_tools` is, when it is re-exported.
+///
+/// ```
+/// use typed_tools::{tool, ToolSpec};
+///
+/// /// Add a note; returns its id.
+/// #[tool(effects = Write, destructive = false, title = "Add a note")]
+/// fn add_note(text: String) -> u32 { text.len() as u32 }
+///
+/// let spec = ToolSpec::of::<AddNote>();
+/// assert_eq!(spec.title(), Some("Add a note"));
+/// assert!(!spec.is_destructive());
+/// ```
+///
+/// A parameter of type `Option<T>`, or with `#[serde(default)]`, is optional:
+/// a model may leave it out, and so may a typed plan's `exec!`.
 ///
 /// Parameter attributes: `#[state]` on the one `&T` parameter that receives the
 /// tool's shared state; `///` (or `#[doc]`), `#[serde(...)]` and

@@ -1,7 +1,7 @@
 //! The checked model of a tool fn: what the expansion needs, read once.
 
 use proc_macro2::Span;
-use syn::{Attribute, Expr, FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+use syn::{Attribute, Expr, FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
 use crate::attr::Attr;
 
@@ -22,6 +22,9 @@ pub(crate) struct ToolFn {
     pub effects: Vec<&'static str>,
     pub effects_span: Span,
     pub idempotent: bool,
+    pub title: Option<String>,
+    pub destructive: Option<bool>,
+    pub open_world: Option<bool>,
 }
 
 pub(crate) struct Param {
@@ -32,6 +35,9 @@ pub(crate) struct Param {
     /// The key in the arguments' JSON: the name without `r#`, or what
     /// `#[serde(rename = "...")]` says.
     pub json_name: String,
+    /// Whether a call may leave it out: an `Option<T>` (read by serde as
+    /// `None` when absent), or `#[serde(default)]`.
+    pub optional: bool,
 }
 
 pub(crate) struct State {
@@ -89,11 +95,15 @@ pub(crate) fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
             .into_iter()
             .filter(|a| !a.path().is_ident("state"))
             .collect();
+        let serde = serde_keys(&field_attrs);
         params.push(Param {
             ident: pat.ident.clone(),
             ty: (*param.ty).clone(),
-            json_name: serde_rename(&field_attrs)
+            json_name: serde
+                .rename
+                .clone()
                 .unwrap_or_else(|| syn::ext::IdentExt::unraw(&pat.ident).to_string()),
+            optional: serde.default || (is_option(&param.ty) && !serde.custom_deserialize),
             field_attrs,
         });
     }
@@ -125,6 +135,9 @@ pub(crate) fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
         effects,
         effects_span,
         idempotent: attr.idempotent,
+        title: attr.title.as_ref().map(LitStr::value),
+        destructive: attr.destructive,
+        open_world: attr.open_world,
         item,
     }
 }
@@ -178,21 +191,49 @@ pub(crate) fn upper_camel(snake: &str) -> String {
     out
 }
 
-/// The name `#[serde(rename = "x")]` or `#[serde(rename(deserialize = "x"))]`
-/// gives a field, if any. Other serde keys are serde's business.
-fn serde_rename(attrs: &[Attribute]) -> Option<String> {
-    let mut renamed = None;
+/// Whether a type is written `Option<..>` (any path ending in `Option`):
+/// serde reads an absent `Option` field as `None`. An alias of `Option` is
+/// not seen, and is then required, which is safe.
+fn is_option(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.qself.is_none()
+        && path.path.segments.last().is_some_and(|last| {
+            last.ident == "Option"
+                && matches!(last.arguments, syn::PathArguments::AngleBracketed(_))
+        })
+}
+
+/// What the expansion reads of a parameter's `#[serde(..)]` attributes.
+#[derive(Default)]
+struct SerdeKeys {
+    /// What `rename = "x"` or `rename(deserialize = "x")` names the field.
+    rename: Option<String>,
+    /// `default` or `default = "..."`: an absent field is the default.
+    default: bool,
+    /// `deserialize_with` or `with`: an absent `Option` is then an error.
+    custom_deserialize: bool,
+}
+
+/// The serde keys the expansion needs. Other keys are serde's business.
+fn serde_keys(attrs: &[Attribute]) -> SerdeKeys {
+    let mut keys = SerdeKeys::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
         // A malformed attribute is reported by serde's derive, on its token.
         let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("default") {
+                keys.default = true;
+            }
+            if meta.path.is_ident("deserialize_with") || meta.path.is_ident("with") {
+                keys.custom_deserialize = true;
+            }
             if meta.path.is_ident("rename") {
                 if meta.input.peek(syn::Token![=]) {
-                    renamed = Some(meta.value()?.parse::<syn::LitStr>()?.value());
+                    keys.rename = Some(meta.value()?.parse::<syn::LitStr>()?.value());
                 } else {
                     meta.parse_nested_meta(|inner| {
                         let value = inner.value()?.parse::<syn::LitStr>()?.value();
                         if inner.path.is_ident("deserialize") {
-                            renamed = Some(value);
+                            keys.rename = Some(value);
                         }
                         Ok(())
                     })?;
@@ -205,5 +246,5 @@ fn serde_rename(attrs: &[Attribute]) -> Option<String> {
             Ok(())
         });
     }
-    renamed
+    keys
 }

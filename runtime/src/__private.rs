@@ -70,9 +70,10 @@ pub trait ParameterDeserialize: DeserializeOwned {}
 impl<T: DeserializeOwned> ParameterDeserialize for T {}
 
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema` of schemars 1, the version typed-tools uses",
     label = "this parameter's type",
-    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or use a type that implements it"
+    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or use a type that implements it",
+    note = "if it derives `JsonSchema` already, it derives it from another version of schemars (0.8 is another trait): depend on `schemars = \"1\"`, or derive `typed_tools::schemars::JsonSchema` with `#[schemars(crate = \"typed_tools::schemars\")]`"
 )]
 pub trait ParameterJsonSchema: JsonSchema {}
 #[diagnostic::do_not_recommend]
@@ -97,9 +98,10 @@ pub trait OutputSerialize: Serialize {}
 impl<T: Serialize> OutputSerialize for T {}
 
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a tool's output: it does not implement `schemars::JsonSchema`",
+    message = "`{Self}` cannot be a tool's output: it does not implement `schemars::JsonSchema` of schemars 1, the version typed-tools uses",
     label = "this return type",
-    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or return a type that implements it"
+    note = "add `#[derive(schemars::JsonSchema)]` to the type (for `Vec<T>`, `Option<T>` and the like, to `T`), or return a type that implements it",
+    note = "if it derives `JsonSchema` already, it derives it from another version of schemars (0.8 is another trait): depend on `schemars = \"1\"`, or derive `typed_tools::schemars::JsonSchema` with `#[schemars(crate = \"typed_tools::schemars\")]`"
 )]
 pub trait OutputJsonSchema: JsonSchema {}
 #[diagnostic::do_not_recommend]
@@ -180,6 +182,48 @@ impl<T, E: ErrorDisplay + ErrorSend> ErrorOf<T> for E {}
 pub trait StateOf<T>: Send + Sync + 'static {}
 #[diagnostic::do_not_recommend]
 impl<T, S: StateSync> StateOf<T> for S {}
+
+/// Evaluated in a constant by `exec!`, `input!` and `call!`: each required
+/// argument of `T` must be among `given`, else the evaluation fails with the
+/// message `#[tool]` wrote for it, naming the argument. Nothing is checked
+/// for a hand-written tool, which does not say which arguments it requires.
+pub const fn required_arguments_given<T: Tool>(given: &[&str]) {
+    let Some(required) = T::__TYPED_TOOLS_REQUIRED else {
+        return;
+    };
+    let mut r = 0;
+    while r < required.len() {
+        let (name, message) = required[r];
+        let mut g = 0;
+        let mut found = false;
+        while g < given.len() {
+            if same_text(given[g], name) {
+                found = true;
+            }
+            g += 1;
+        }
+        if !found {
+            panic!("{}", message);
+        }
+        r += 1;
+    }
+}
+
+/// `a == b`, in a constant.
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// Makes a tool fn's future the `Send` future `Tool::call` returns. The
 /// macro calls it with the fn's name as span, so that a future that is not

@@ -96,14 +96,23 @@ pub enum CatalogFormat {
     /// An MCP `tools/list` result: `{"tools": [{"name", "description",
     /// "inputSchema", "outputSchema", "annotations"}]}` (protocol 2025-11-25).
     ///
-    /// `annotations` always carries the four hints, derived from the effects,
-    /// because MCP's defaults assume the worst (a tool that writes, destroys and
-    /// reaches the open world):
+    /// `annotations` always carries the four hints, derived from the effects
+    /// and the tool's annotations, because MCP's defaults assume the worst (a
+    /// tool that writes, destroys and reaches the open world):
     /// - `readOnlyHint`: no `Write` effect;
-    /// - `destructiveHint`: a `Write` effect (`false` for a read-only tool);
+    /// - `destructiveHint`: a `Write` effect, unless declared
+    ///   `destructive = false` (a writer that only adds); `false` for a
+    ///   read-only tool ([`ToolSpec::is_destructive`]);
     /// - `idempotentHint`: declared idempotent, or read-only (a tool that does
     ///   not modify its environment has no additional effect when called again);
-    /// - `openWorldHint`: a `Network` effect.
+    /// - `openWorldHint`: a `Network` effect, unless declared
+    ///   `open_world = false` ([`ToolSpec::is_open_world`]).
+    ///
+    /// A tool's `title = "..."` is written twice: as the tool's `title` (what
+    /// a client shows) and as `annotations.title`, where the 2025-03-26
+    /// revision kept it. The other formats have no place for a title or
+    /// hints: OpenAI, Anthropic and Gemini take a name, a description and a
+    /// schema.
     ///
     /// `outputSchema` is written only when the output schema is an object at
     /// the root (a struct), because MCP's `structuredContent` must be an

@@ -87,46 +87,109 @@ impl EffectSet {
     pub const ALL: EffectSet = EffectSet(7);
 
     /// The set holding just `effect`.
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// assert_eq!(EffectSet::of(Effect::Write), EffectSet::WRITE);
+    /// ```
     pub const fn of(effect: Effect) -> EffectSet {
         EffectSet(effect.bit())
     }
 
-    /// The union of two sets.
+    /// The union of two sets (also `a | b`).
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// let read_write = EffectSet::READ.union(EffectSet::WRITE);
+    /// assert_eq!(read_write, EffectSet::READ | EffectSet::WRITE);
+    /// assert_eq!(read_write.to_string(), "{Read, Write}");
+    /// ```
     pub const fn union(self, other: EffectSet) -> EffectSet {
         EffectSet(self.0 | other.0)
     }
 
     /// The effects in both sets.
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// assert_eq!(EffectSet::ALL.intersection(EffectSet::READ), EffectSet::READ);
+    /// ```
     pub const fn intersection(self, other: EffectSet) -> EffectSet {
         EffectSet(self.0 & other.0)
     }
 
-    /// The effects of `self` that are not in `other`.
+    /// The effects of `self` that are not in `other`: what a tool has that
+    /// is not allowed.
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// assert_eq!((EffectSet::READ | EffectSet::WRITE).difference(EffectSet::READ), EffectSet::WRITE);
+    /// ```
     pub const fn difference(self, other: EffectSet) -> EffectSet {
         EffectSet(self.0 & !other.0)
     }
 
     /// Whether every effect of `self` is in `allowed`.
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// assert!(EffectSet::READ.is_subset_of(EffectSet::ALL));
+    /// assert!(!EffectSet::WRITE.is_subset_of(EffectSet::READ));
+    /// assert!(EffectSet::PURE.is_subset_of(EffectSet::PURE));
+    /// ```
     pub const fn is_subset_of(self, allowed: EffectSet) -> bool {
         self.0 & !allowed.0 == 0
     }
 
     /// Whether `effect` is in the set.
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// assert!(EffectSet::ALL.contains(Effect::Network));
+    /// assert!(!EffectSet::READ.contains(Effect::Write));
+    /// ```
     pub const fn contains(self, effect: Effect) -> bool {
         self.0 & effect.bit() != 0
     }
 
     /// Whether the set is empty, that is pure.
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// assert!(EffectSet::PURE.is_pure());
+    /// assert_eq!(EffectSet::PURE.to_string(), "{}");
+    /// ```
     pub const fn is_pure(self) -> bool {
         self.0 == 0
     }
 
     /// Read-only in MCP's sense: the tool does not change its environment.
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// assert!((EffectSet::READ | EffectSet::NETWORK).is_read_only());
+    /// assert!(!EffectSet::WRITE.is_read_only());
+    /// ```
     pub const fn is_read_only(self) -> bool {
         !self.contains(Effect::Write)
     }
 
     /// The effects in the set, in canonical order (`Read`, `Write`, `Network`).
+    ///
+    /// ```
+    /// use typed_tools::effect::{Effect, EffectSet};
+    ///
+    /// let names: Vec<&str> = (EffectSet::NETWORK | EffectSet::READ).iter().map(Effect::name).collect();
+    /// assert_eq!(names, ["Read", "Network"]);
+    /// ```
     pub fn iter(self) -> impl Iterator<Item = Effect> {
         Effect::ALL.into_iter().filter(move |e| self.contains(*e))
     }

@@ -37,7 +37,25 @@ use std::fmt;
 use crate::effect::EffectSet;
 use crate::schema::Problem;
 
-/// Every failure of a tool call, as a value.
+/// Every failure of a tool call, as a value: match on it in code, show
+/// [`for_model`](Self::for_model) to the model, and let
+/// [`next_step`](Self::next_step) say what to do.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+///
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// match toolbox.call("get_nte", r#"{"id": 1}"#).await {
+///     Err(ToolError::UnknownTool { suggestions, .. }) => assert_eq!(suggestions, ["get_note"]),
+///     other => panic!("{other:?}"),
+/// }
+/// # });
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ToolError {
@@ -181,6 +199,22 @@ pub struct Escalation {
 
 impl ToolError {
     /// What the caller should do next.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let failed = toolbox.call("get_note", r#"{"id": 1}"#).await.unwrap_err();
+    /// assert_eq!(failed.next_step(), NextStep::Adapt);
+    /// let malformed = toolbox.call("get_note", r#"{"id": "#).await.unwrap_err();
+    /// assert_eq!(malformed.next_step(), NextStep::FixCall);
+    /// # });
+    /// ```
     pub fn next_step(&self) -> NextStep {
         match self {
             ToolError::UnknownTool { .. }
@@ -194,7 +228,22 @@ impl ToolError {
         }
     }
 
-    /// The tool the error is about, when there is one.
+    /// The tool the error is about, when there is one: the name the model
+    /// used, for an unknown tool.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let error = toolbox.call("get_note", r#"{"id": 1}"#).await.unwrap_err();
+    /// assert_eq!(error.tool(), Some("get_note"));
+    /// # });
+    /// ```
     pub fn tool(&self) -> Option<&str> {
         match self {
             ToolError::UnknownTool { name: tool, .. }
@@ -232,6 +281,25 @@ impl ToolError {
     }
 
     /// A short message for the model: what was wrong and what to send instead.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, ToolError, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let error = toolbox.call("get_note", r#"{"id": -1}"#).await.unwrap_err();
+    /// assert_eq!(
+    ///     error.for_model(),
+    ///     "Invalid arguments for `get_note`:\n\
+    ///      - $.id: expected Int >= 0, found integer -1\n\
+    ///      Send the call again with arguments of type {id: Int}."
+    /// );
+    /// # });
+    /// ```
     pub fn for_model(&self) -> String {
         ForModel(self).to_string()
     }
@@ -253,7 +321,9 @@ impl ToolError {
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ToolError::UnknownTool { name, suggestions, .. } => {
+            ToolError::UnknownTool {
+                name, suggestions, ..
+            } => {
                 write!(f, "unknown tool `{name}`")?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean ")?;
@@ -262,10 +332,11 @@ impl fmt::Display for ToolError {
                 }
                 Ok(())
             }
-            ToolError::EffectDenied { tool, effects, allowed } => write!(
-                f,
-                "effect violation: tool `{tool}` has effects {effects} but only {allowed} are allowed"
-            ),
+            ToolError::EffectDenied {
+                tool,
+                effects,
+                allowed,
+            } => write_effect_denied(f, tool, *effects, *allowed),
             ToolError::ArgsTooLarge { tool, bytes, max } => write!(
                 f,
                 "arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed"
@@ -273,7 +344,12 @@ impl fmt::Display for ToolError {
             ToolError::InvalidArgs { tool, message, .. } => {
                 write!(f, "arguments for `{tool}` are not valid JSON: {message}")
             }
-            ToolError::Deserialization { tool, problems, message, .. } => {
+            ToolError::Deserialization {
+                tool,
+                problems,
+                message,
+                ..
+            } => {
                 write!(f, "arguments for `{tool}` do not fit its input")?;
                 for problem in problems.iter().take(MAX_PROBLEMS_SHOWN) {
                     write!(f, "; {problem}")?;
@@ -286,10 +362,18 @@ impl fmt::Display for ToolError {
                 }
                 Ok(())
             }
-            ToolError::Execution { tool, message, panicked: false } => {
+            ToolError::Execution {
+                tool,
+                message,
+                panicked: false,
+            } => {
                 write!(f, "tool `{tool}` failed: {message}")
             }
-            ToolError::Execution { tool, message, panicked: true } => {
+            ToolError::Execution {
+                tool,
+                message,
+                panicked: true,
+            } => {
                 write!(f, "tool `{tool}` panicked: {message}")
             }
             ToolError::Refused { tool, reason } => {
@@ -310,6 +394,31 @@ impl fmt::Display for ToolError {
 
 impl std::error::Error for ToolError {}
 
+/// The one wording of a call refused for its effects, wherever it is
+/// refused: a direct call ([`ToolError::EffectDenied`]), a plan's check and
+/// run ([`PlanError::EffectViolation`](crate::plan::PlanError::EffectViolation)),
+/// an interpreter narrowed by `restrict`. The tool exists; its effects and
+/// what is allowed are said, so that neither a model nor a person looks for
+/// a tool that is not missing:
+/// "effect violation: tool `delete_note` has effects {Write}, but only {Read}
+/// are allowed here".
+pub(crate) fn write_effect_denied(
+    f: &mut fmt::Formatter<'_>,
+    tool: &str,
+    effects: EffectSet,
+    allowed: EffectSet,
+) -> fmt::Result {
+    write!(
+        f,
+        "effect violation: tool `{tool}` has effects {effects}, but "
+    )?;
+    if allowed.is_pure() {
+        f.write_str("no effects are allowed here")
+    } else {
+        write!(f, "only {allowed} are allowed here")
+    }
+}
+
 /// Messages list this many problems, then say how many more there are: a
 /// model's 100,000-element array of wrong values must not become a 5 MB message.
 const MAX_PROBLEMS_SHOWN: usize = 20;
@@ -319,7 +428,11 @@ struct ForModel<'e>(&'e ToolError);
 impl fmt::Display for ForModel<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            ToolError::UnknownTool { name, suggestions, available } => {
+            ToolError::UnknownTool {
+                name,
+                suggestions,
+                available,
+            } => {
                 write!(f, "There is no tool named `{name}`.")?;
                 if let [best, ..] = suggestions.as_slice() {
                     write!(f, " Did you mean `{best}`?")?;
@@ -332,40 +445,67 @@ impl fmt::Display for ForModel<'_> {
                     f.write_str(".")
                 }
             }
-            ToolError::EffectDenied { tool, effects, allowed } => write!(
-                f,
-                "The tool `{tool}` is not allowed here: it has effects {effects}, and only {allowed} are allowed. \
-                 Do not call it again; use another tool or answer without it."
-            ),
+            ToolError::EffectDenied {
+                tool,
+                effects,
+                allowed,
+            } => {
+                write_effect_denied(f, tool, *effects, *allowed)?;
+                f.write_str(". Do not call it again; use another tool or answer without it.")
+            }
             ToolError::ArgsTooLarge { tool, bytes, max } => write!(
                 f,
                 "The arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed. \
                  Send shorter arguments: fewer or smaller values."
             ),
-            ToolError::InvalidArgs { tool, message, expected, .. } => {
-                write!(f, "The arguments for `{tool}` are not valid JSON ({message}).")?;
+            ToolError::InvalidArgs {
+                tool,
+                message,
+                expected,
+                ..
+            } => {
+                write!(
+                    f,
+                    "The arguments for `{tool}` are not valid JSON ({message})."
+                )?;
                 if !expected.is_empty() {
                     write!(f, " Send a JSON object of type {expected}.")?;
                 }
                 Ok(())
             }
-            ToolError::Deserialization { tool, problems, message, expected } => {
+            ToolError::Deserialization {
+                tool,
+                problems,
+                message,
+                expected,
+            } => {
                 write!(f, "Invalid arguments for `{tool}`:")?;
                 for problem in problems.iter().take(MAX_PROBLEMS_SHOWN) {
                     write!(f, "\n- {problem}")?;
                 }
                 if problems.len() > MAX_PROBLEMS_SHOWN {
-                    write!(f, "\n- and {} more like these", problems.len() - MAX_PROBLEMS_SHOWN)?;
+                    write!(
+                        f,
+                        "\n- and {} more like these",
+                        problems.len() - MAX_PROBLEMS_SHOWN
+                    )?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
                     write!(f, "\n- {message}")?;
                 }
                 if !expected.is_empty() {
-                    write!(f, "\nSend the call again with arguments of type {expected}.")?;
+                    write!(
+                        f,
+                        "\nSend the call again with arguments of type {expected}."
+                    )?;
                 }
                 Ok(())
             }
-            ToolError::Execution { tool, message, panicked } => {
+            ToolError::Execution {
+                tool,
+                message,
+                panicked,
+            } => {
                 let what = if *panicked { "crashed" } else { "failed" };
                 write!(
                     f,
@@ -426,8 +566,21 @@ mod tests {
         };
         assert_eq!(
             denied.to_string(),
-            "effect violation: tool `issue_refund` has effects {Write} but only {Read} are allowed"
+            "effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here"
         );
-        assert!(denied.for_model().contains("Do not call it again"));
+        assert_eq!(
+            denied.for_model(),
+            "effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here. \
+             Do not call it again; use another tool or answer without it."
+        );
+        let nothing = ToolError::EffectDenied {
+            tool: "lookup".into(),
+            effects: EffectSet::READ,
+            allowed: EffectSet::PURE,
+        };
+        assert_eq!(
+            nothing.to_string(),
+            "effect violation: tool `lookup` has effects {Read}, but no effects are allowed here"
+        );
     }
 }

@@ -51,7 +51,22 @@ mod json_text;
 mod openai;
 mod pythonic;
 
-/// One tool call read from a model's answer.
+/// One tool call read from a model's answer: give its `name` and
+/// `arguments` to [`Toolbox::call`](crate::Toolbox::call), and answer the
+/// provider with its `id`.
+///
+/// ```
+/// use typed_tools::reader::{read_calls, CallFormat, ToolCall};
+///
+/// let answer = r#"{"type": "tool_use", "id": "toolu_1", "name": "get_note", "input": {"id": 7}}"#;
+/// let calls = read_calls(CallFormat::Anthropic, answer)?;
+/// assert_eq!(calls, [ToolCall {
+///     id: Some("toolu_1".into()),
+///     name: "get_note".into(),
+///     arguments: r#"{"id":7}"#.into(),
+/// }]);
+/// # Ok::<(), typed_tools::reader::ReadError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolCall {
     /// The provider's id for the call, to answer it with: OpenAI's `id` or
@@ -64,6 +79,16 @@ pub struct ToolCall {
 }
 
 /// The shape a model's tool calls come in; see the [module docs](self).
+///
+/// ```
+/// use typed_tools::reader::{read_calls, CallFormat};
+///
+/// let hermes = r#"<tool_call>{"name": "get_note", "arguments": {"id": 7}}</tool_call>"#;
+/// assert_eq!(read_calls(CallFormat::Hermes, hermes)?[0].name, "get_note");
+/// // `Auto` finds the format itself.
+/// assert_eq!(read_calls(CallFormat::Auto, hermes)?[0].arguments, r#"{"id":7}"#);
+/// # Ok::<(), typed_tools::reader::ReadError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum CallFormat {
@@ -103,6 +128,15 @@ impl CallFormat {
 }
 
 /// Why no tool call could be read: what was expected, where, and what was found.
+///
+/// ```
+/// use typed_tools::reader::{read_calls, CallFormat};
+///
+/// let answer = r#"{"tool_calls": [{"type": "function", "function": {"arguments": "{}"}}]}"#;
+/// let error = read_calls(CallFormat::OpenAiChat, answer).unwrap_err();
+/// assert_eq!(error.at, "$.tool_calls[0].function.name");
+/// assert_eq!(error.format, CallFormat::OpenAiChat);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadError {
     /// The format being read.
@@ -131,6 +165,14 @@ impl ReadError {
     }
 
     /// A short message for the model: what was wrong and how to write a call.
+    ///
+    /// ```
+    /// use typed_tools::reader::{read_calls, CallFormat};
+    ///
+    /// let error = read_calls(CallFormat::Hermes, "<tool_call>{\"arguments\": {}}</tool_call>").unwrap_err();
+    /// assert!(error.for_model().starts_with("Your tool call could not be read: at "));
+    /// assert!(error.for_model().ends_with(r#"Write each call as a JSON object {"name": "tool_name", "arguments": {...}}."#));
+    /// ```
     pub fn for_model(&self) -> String {
         format!(
             "Your tool call could not be read: at {}, expected {}, found {}. \
@@ -158,6 +200,18 @@ impl std::error::Error for ReadError {}
 ///
 /// Pythonic calls with positional arguments need the tools' parameter names:
 /// read them with [`Toolbox::read_calls`](crate::Toolbox::read_calls).
+///
+/// ```
+/// use typed_tools::reader::{read_calls, CallFormat};
+///
+/// // Prose and no call: nothing to run.
+/// assert!(read_calls(CallFormat::OpenAiChat, r#"{"role": "assistant", "content": "Done."}"#)?.is_empty());
+/// // Two JSON calls in text, one fenced.
+/// let text = "First:\n```json\n{\"name\": \"list_notes\", \"arguments\": {}}\n```\nthen {\"name\": \"get_note\", \"arguments\": {\"id\": 1}}";
+/// let names: Vec<String> = read_calls(CallFormat::Json, text)?.into_iter().map(|c| c.name).collect();
+/// assert_eq!(names, ["list_notes", "get_note"]);
+/// # Ok::<(), typed_tools::reader::ReadError>(())
+/// ```
 pub fn read_calls(format: CallFormat, text: &str) -> Result<Vec<ToolCall>, ReadError> {
     read_calls_with(format, text, &|_| None)
 }

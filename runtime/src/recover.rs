@@ -63,7 +63,21 @@ use crate::repair::{Repair, RepairKind, RepairOptions};
 
 /// What to do when a call fails; see the [module docs](self).
 ///
-/// The default does nothing: every failure is returned as it is.
+/// The default does nothing: every failure is returned as it is. Start from
+/// [`Policy::recover`] (repair, then coerce) or [`Policy::none`] and add
+/// steps; give it to [`ToolboxBuilder::policy`](crate::ToolboxBuilder::policy)
+/// for every tool, or [`policy_for`](crate::ToolboxBuilder::policy_for) one.
+///
+/// ```
+/// use typed_tools::error::Severity;
+/// use typed_tools::recover::{Policy, Retry};
+///
+/// let policy = Policy::recover()
+///     .fix_with(|text| text.strip_prefix("ARGS:").map(str::to_owned))
+///     .retry(Retry::exponential(3))
+///     .escalate(Severity::High);
+/// assert!(format!("{policy:?}").contains("sanitize: true"));
+/// ```
 #[derive(Clone, Default)]
 pub struct Policy {
     pub(crate) fix: Vec<Fix>,
@@ -118,12 +132,42 @@ pub enum GiveUp {
 
 impl Policy {
     /// No recovery: every failure is returned as it is.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(Policy::none()).build()?;
+    /// assert!(toolbox.call("get_note", "{'id': 7}").await.is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn none() -> Policy {
         Policy::default()
     }
 
     /// The usual recovery for a model's calls: the built-in repair, then
     /// schema-guided coercion. No retries, no model.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(Policy::recover()).build()?;
+    /// assert_eq!(toolbox.call("get_note", "{'id': '7',}").await?.json(), r#""note 7""#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn recover() -> Policy {
         Policy::none()
             .fix(Fix::Repair(RepairOptions::default()))
@@ -131,12 +175,51 @@ impl Policy {
     }
 
     /// Adds a fix step for argument text that is not JSON; steps run in order.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// use typed_tools::recover::Fix;
+    /// use typed_tools::repair::RepairOptions;
+    ///
+    /// let policy = Policy::none().fix(Fix::Repair(RepairOptions::default()));
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(policy).build()?;
+    /// assert_eq!(toolbox.call("get_note", "{id: 7}").await?.json(), r#""note 7""#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn fix(mut self, fix: Fix) -> Policy {
         self.fix.push(fix);
         self
     }
 
     /// Adds your function as a fix step.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// // A model that writes `id=7` instead of JSON.
+    /// let policy = Policy::none().fix_with(|text| {
+    ///     let id = text.strip_prefix("id=")?;
+    ///     Some(format!(r#"{{"id": {id}}}"#))
+    /// });
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(policy).build()?;
+    /// assert_eq!(toolbox.call("get_note", "id=7").await?.json(), r#""note 7""#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn fix_with(
         self,
         function: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
@@ -152,6 +235,22 @@ impl Policy {
     }
 
     /// Whether to coerce arguments towards the tool's schema.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(Policy::none().sanitize(true)).build()?;
+    /// // Valid JSON of the wrong shape: the string "7" is read as the number.
+    /// assert_eq!(toolbox.call("get_note", r#"{"id": "7"}"#).await?.json(), r#""note 7""#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn sanitize(mut self, on: bool) -> Policy {
         self.sanitize = on;
         self
@@ -159,12 +258,59 @@ impl Policy {
 
     /// Retries execution errors. Only for tools that may be retried: the
     /// toolbox refuses a retry for a `Write` tool not declared `idempotent`.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use std::time::Duration;
+    /// use typed_tools::recover::{Backoff, Policy, Retry};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Fetch a page; fails on the first try.
+    /// #[tool(effects = Network)]
+    /// fn fetch(#[state] tries: &AtomicU32, url: String) -> Result<String, String> {
+    ///     match tries.fetch_add(1, Ordering::SeqCst) {
+    ///         0 => Err("timed out".into()),
+    ///         _ => Ok(url),
+    ///     }
+    /// }
+    ///
+    /// let quick = Backoff { initial: Duration::from_millis(1), factor: 2.0, max: Duration::from_millis(5), jitter: false };
+    /// let policy = Policy::none().retry(Retry::exponential(3).with_backoff(quick));
+    /// let toolbox = Toolbox::builder().tool(Fetch::new(AtomicU32::new(0))).policy(policy).build()?;
+    /// let output = toolbox.call("fetch", r#"{"url": "a.org"}"#).await?;
+    /// assert_eq!(output.json(), r#""a.org""#);
+    /// assert_eq!(output.recovery().len(), 1); // one retry
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn retry(mut self, retry: Retry) -> Policy {
         self.retry = Some(retry);
         self
     }
 
     /// Escalates instead of failing when the steps run out.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// use typed_tools::error::Severity;
+    /// use typed_tools::{NextStep, ToolError};
+    ///
+    /// let policy = Policy::recover().escalate(Severity::High);
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(policy).build()?;
+    /// let error = toolbox.call("get_note", r#"{"id": "seven"}"#).await.unwrap_err();
+    /// assert!(matches!(error, ToolError::Escalation(_)));
+    /// assert_eq!(error.next_step(), NextStep::Abort);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn escalate(mut self, severity: Severity) -> Policy {
         self.give_up = GiveUp::Escalate(severity);
         self
@@ -202,6 +348,15 @@ pub struct Retry {
 impl Retry {
     /// `max_attempts` in all, with [`Backoff::default`]: 100 ms doubling to at
     /// most 10 s, with full jitter.
+    ///
+    /// ```
+    /// use typed_tools::recover::{Backoff, Retry};
+    ///
+    /// let retry = Retry::exponential(3);
+    /// assert_eq!(retry.max_attempts, 3);
+    /// assert_eq!(retry.backoff, Backoff::default());
+    /// assert_eq!(Retry::exponential(0).max_attempts, 1); // the first attempt counts
+    /// ```
     pub fn exponential(max_attempts: u32) -> Retry {
         Retry {
             max_attempts: max_attempts.max(1),
@@ -210,6 +365,15 @@ impl Retry {
     }
 
     /// The same, with `backoff`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use typed_tools::recover::{Backoff, Retry};
+    ///
+    /// let steady = Backoff { initial: Duration::from_millis(50), factor: 1.0, max: Duration::from_millis(50), jitter: false };
+    /// let retry = Retry::exponential(4).with_backoff(steady);
+    /// assert_eq!(retry.backoff.delay(3, 0.0), Duration::from_millis(50));
+    /// ```
     pub fn with_backoff(mut self, backoff: Backoff) -> Retry {
         self.backoff = backoff;
         self

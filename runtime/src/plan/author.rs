@@ -560,7 +560,9 @@ pub fn check_plan<A: Effects>(
         None => tools.push((tool, call)),
     });
     for (tool, called) in tools {
-        let Some(spec) = toolbox.spec(tool) else {
+        // A tool outside this view exists: it is refused for its effects,
+        // in the words a direct call gets, never called unknown.
+        let Some(spec) = toolbox.spec_in_any_view(tool) else {
             errors.push(PlanError::UnknownTool {
                 name: tool.to_owned(),
                 available: toolbox.names().map(str::to_owned).collect(),

@@ -22,15 +22,17 @@ use super::limits::Limit;
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum PlanError {
-    /// The plan names a tool the toolbox does not have (or does not allow in
-    /// this view). Nothing ran.
+    /// The plan names a tool the toolbox does not have. Nothing ran.
     UnknownTool {
         /// The name in the plan.
         name: String,
         /// The tools the plan may call.
         available: Vec<String>,
     },
-    /// A tool's effects are not within the allowed set. Nothing ran.
+    /// A tool's effects are not within the allowed set: the toolbox's (a
+    /// [`restrict`](crate::Toolbox::restrict)ed view) or the interpreter's.
+    /// Said as a direct call's [`ToolError::EffectDenied`] says it. Nothing
+    /// ran.
     EffectViolation {
         /// The tool.
         tool: String,
@@ -193,10 +195,7 @@ impl fmt::Display for PlanError {
                 tool,
                 effects,
                 allowed,
-            } => write!(
-                f,
-                "effect violation: allowed {allowed} but got {effects} (tool `{tool}`)"
-            ),
+            } => crate::error::write_effect_denied(f, tool, *effects, *allowed),
             PlanError::EffectInPureCallback { combinator, tool } => write!(
                 f,
                 "effect violation: the callback of `{combinator}` must be pure but calls `{tool}`; use `traverse` for effectful iteration"

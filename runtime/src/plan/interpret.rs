@@ -65,6 +65,29 @@ use operations::{
 /// A run is bounded by [`Limits`] (safe for a server by default; see
 /// [`limits`](Self::limits)): one that reaches a limit stops with
 /// [`RunError::LimitExceeded`], the calls made before it in its trace.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::effect::EffectSet;
+/// use typed_tools::plan::{Decision, Interpreter, Limits, Plan};
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// Delete a note by its id.
+/// #[tool(effects = Write)]
+/// fn delete_note(id: u32) -> bool { id > 0 }
+///
+/// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+/// let interpreter = Interpreter::new(&toolbox)
+///     .limits(Limits::new().calls(10))
+///     .approve_writes(|request| match request.args["id"].as_u64() {
+///         Some(1) => Decision::Refuse("note 1 is pinned".into()),
+///         _ => Decision::Approve,
+///     });
+/// let plan = Plan::parse("match exec tool delete_note {id = 1} { Ok(gone) => gone, Err(e) => false }").unwrap();
+/// let run = interpreter.run(&plan).await.unwrap();
+/// assert_eq!(run.outcome, Ok(typed_tools::plan::Value::Bool(false)));
+/// # });
+/// ```
 pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
     toolbox: &'t Toolbox<A>,
     allowed: EffectSet,
@@ -73,6 +96,28 @@ pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
 }
 
 /// A finished run: the outcome and every call made, in order.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::{tool, Toolbox};
+/// use typed_tools::plan::{Interpreter, Plan, Value};
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<String, String> { Ok(format!("note {id}")) }
+/// /// Delete a note by its id.
+/// #[tool(effects = Write)]
+/// fn delete_note(id: u32) -> bool { id > 0 }
+///
+/// let toolbox = Toolbox::builder().tool(GetNote).tool(DeleteNote).build().unwrap();
+/// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
+/// let run = Interpreter::new(&toolbox).run(&plan).await.unwrap();
+/// assert_eq!(run.outcome, Ok(Value::String("note 7".into())));
+/// assert_eq!(run.trace[0].tool, "get_note");
+/// assert_eq!(run.trace[0].args, serde_json::json!({"id": 7}));
+/// assert_eq!(run.trace[0].result, typed_tools::plan::CallResult::Ok(serde_json::json!("note 7")));
+/// # });
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
     /// The plan's value, or the run-time error of the plan itself that
@@ -120,6 +165,25 @@ impl<A: Effects> fmt::Debug for Interpreter<'_, A> {
 impl<'t, A: Effects> Interpreter<'t, A> {
     /// An interpreter over `toolbox`, allowing what the toolbox allows, with
     /// no approval hook and the default [`Limits`].
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Ok(format!("note {id}")) }
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).tool(DeleteNote).build().unwrap();
+    /// let plan = Plan::parse("match exec tool delete_note {id = 3} { Ok(gone) => gone, Err(e) => false }").unwrap();
+    /// let run = Interpreter::new(&toolbox).run(&plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Value::Bool(true)));
+    /// # });
+    /// ```
     pub fn new(toolbox: &'t Toolbox<A>) -> Self {
         Interpreter {
             toolbox,
@@ -156,7 +220,33 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     }
 
     /// Allows only `allowed`, within what is allowed already (as
-    /// [`Toolbox::restrict`] does): each call narrows, none widens.
+    /// [`Toolbox::restrict`] does): each call narrows, none widens. A plan
+    /// calling a tool outside it is refused before anything runs, in the
+    /// words a direct call gets ([`PlanError::EffectViolation`]).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Ok(format!("note {id}")) }
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).tool(DeleteNote).build().unwrap();
+    /// let plan = Plan::parse("match exec tool delete_note {id = 3} { Ok(gone) => gone, Err(e) => false }").unwrap();
+    /// let read_only = Interpreter::new(&toolbox).restrict(EffectSet::READ);
+    /// let refused = read_only.run(&plan).await.unwrap_err();
+    /// assert_eq!(
+    ///     refused.to_string(),
+    ///     "effect violation: tool `delete_note` has effects {Write}, but only {Read} are allowed here"
+    /// );
+    /// # });
+    /// ```
     pub fn restrict(mut self, allowed: EffectSet) -> Self {
         self.allowed = self.allowed.intersection(allowed);
         self
@@ -297,12 +387,51 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     }
 
     /// Checks and previews a plan without running it; see [`Preview::check`].
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Ok(format!("note {id}")) }
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).tool(DeleteNote).build().unwrap();
+    /// let plan = Plan::parse("match exec tool delete_note {id = 3} { Ok(gone) => gone, Err(e) => false }").unwrap();
+    /// let preview = Interpreter::new(&toolbox).preview(&plan).unwrap();
+    /// assert_eq!(preview.to_string(), "delete_note {Write}: at most once\n");
+    /// ```
     pub fn preview(&self, plan: &Plan) -> Result<Preview, PlanError> {
         Preview::check(plan, self.toolbox, self.allowed)
     }
 
     /// Checks the plan, then runs it. `Err` means it was refused and nothing
     /// ran; a run-time error of the plan is in [`Run::outcome`].
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Ok(format!("note {id}")) }
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).tool(DeleteNote).build().unwrap();
+    /// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
+    /// let run = Interpreter::new(&toolbox).run(&plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Value::String("note 7".into())));
+    /// // A plan that does not type-check is refused; nothing runs.
+    /// let wrong = Plan::parse(r#"match exec tool get_note {id = "seven"} { Ok(t) => t, Err(e) => e.message }"#).unwrap();
+    /// assert!(Interpreter::new(&toolbox).run(&wrong).await.is_err());
+    /// # });
+    /// ```
     pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
         self.run_checked(plan, true).await
     }

@@ -89,12 +89,29 @@ pub struct Plan {
 
 impl Plan {
     /// A plan of one expression.
+    ///
+    /// ```
+    /// use typed_tools::plan::{Expr, Plan};
+    ///
+    /// let plan = Plan::new(Expr::string("done"));
+    /// assert_eq!(plan.to_string(), r#""done""#);
+    /// ```
     pub fn new(body: Expr) -> Plan {
         Plan { body }
     }
 
     /// The tools the plan names (by `exec` or `call`), each once, in the
     /// order they first appear.
+    ///
+    /// ```
+    /// use typed_tools::plan::Plan;
+    ///
+    /// let plan = Plan::parse(r#"match exec tool add_note {text = "milk"} {
+    ///   Ok(id) => match exec tool get_note {id = id} { Ok(n) => n.text, Err(e) => e.message },
+    ///   Err(e) => match exec tool add_note {text = "again"} { Ok(i) => "retried", Err(e2) => e2.message }
+    /// }"#).unwrap();
+    /// assert_eq!(plan.tools(), ["add_note", "get_note"]);
+    /// ```
     pub fn tools(&self) -> Vec<&str> {
         let mut tools = Vec::new();
         Child::Expr(&self.body).visit_tools(&mut |tool, _| {

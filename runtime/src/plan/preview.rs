@@ -160,9 +160,30 @@ impl Preview {
     /// it. Refuses (nothing has run) a plan that nests deeper than
     /// [`MAX_DEPTH`], `exec`s a tool inside a `map`/`filter`/`fold` callback,
     /// names a tool the toolbox lacks, `call`s a tool that has effects or can
-    /// fail, or whose tools' effects are not all within `allowed`; then
+    /// fail, or whose tools' effects are not all within `allowed` and what
+    /// the toolbox's view allows (a [`restrict`](Toolbox::restrict)ed view
+    /// refuses a tool outside it for its effects, as a direct call does:
+    /// [`PlanError::EffectViolation`]); then
     /// type-checks it against the tools' types ([`check`](super::check())),
     /// refusing it with every type error found ([`PlanError::TypeErrors`]).
+    ///
+    /// ```
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::{Plan, PlanError, Preview};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+    /// let plan = Plan::parse("match exec tool delete_note {id = 3} { Ok(gone) => gone, Err(e) => false }").unwrap();
+    /// let preview = Preview::check(&plan, &toolbox, EffectSet::ALL).unwrap();
+    /// assert_eq!(preview.effects, EffectSet::WRITE);
+    /// // On a read-only view the tool is there, and refused for its effects.
+    /// let refused = Preview::check(&plan, &toolbox.restrict(EffectSet::READ), EffectSet::ALL).unwrap_err();
+    /// assert!(matches!(refused, PlanError::EffectViolation { .. }));
+    /// ```
     pub fn check<A: Effects>(
         plan: &Plan,
         toolbox: &Toolbox<A>,
@@ -228,11 +249,19 @@ impl Preview {
         let mut calls = Vec::new();
         let mut effects = EffectSet::PURE;
         let counts = Counter::default().expr(&plan.body);
+        // What this view of the toolbox allows and what the caller allows.
+        let allowed = allowed.intersection(toolbox.allowed());
         for &tool in &tools {
-            let Some(spec) = toolbox.spec(tool) else {
+            // Found in the whole toolbox: a tool outside the view is refused
+            // for its effects, in a direct call's words, not called unknown.
+            let Some(spec) = toolbox.spec_in_any_view(tool) else {
                 return Err(PlanError::UnknownTool {
                     name: tool.to_owned(),
-                    available: toolbox.names().map(str::to_owned).collect(),
+                    available: toolbox
+                        .specs()
+                        .filter(|spec| spec.effects().is_subset_of(allowed))
+                        .map(|spec| spec.name().to_owned())
+                        .collect(),
                 });
             };
             if !spec.effects().is_subset_of(allowed) {

@@ -84,6 +84,11 @@ use std::convert::Infallible;
 use std::marker::PhantomData;
 use std::ops::{Add, Div, Mul, Rem, Sub};
 
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use schemars::JsonSchema;
+use serde::Serialize;
+
 use crate::effect::{Effects, Pure, SubsetOf, Union};
 use crate::tool::Tool;
 use crate::toolbox::Toolbox;
@@ -91,6 +96,11 @@ use crate::toolbox::Toolbox;
 use super::{Interpreter, PlanError, Run};
 
 use super::ir::{self, BinaryOp, Branch, Lambda, Lambda2, Param, Plan, Step};
+
+mod literal;
+mod macros;
+
+pub use literal::LiteralError;
 
 /// The union of two effect sets.
 type Or<A, B> = <A as Union<B>>::Output;
@@ -102,7 +112,15 @@ type Matched<S, K, R> = TypedExpr<
 >;
 
 /// A plan value of Rust type `T` with effects `E`: a typed handle on an
-/// [`ir::Expr`].
+/// [`ir::Expr`]. Made by [`lit`], [`field!`](crate::field), [`on!`](crate::on)
+/// and the functions of this module; combined by its methods.
+///
+/// ```
+/// use typed_tools::plan::typed::{lit, TypedExpr, TypedPlan};
+///
+/// let limit: TypedExpr<bool> = lit(3).lt(lit(10)).and(lit("a").ne(lit("b")));
+/// assert_eq!(TypedPlan::new(limit).plan().to_string(), r#"3 < 10 and "a" != "b""#);
+/// ```
 pub struct TypedExpr<T, E: Effects = Pure> {
     ir: ir::Expr,
     _t: PhantomData<fn() -> (T, E)>,
@@ -225,7 +243,8 @@ pub trait IntoExpr {
 )]
 pub trait BranchOf<T> {}
 
-impl<T, E: Effects> BranchOf<T> for TypedExpr<T, E> {}
+#[diagnostic::do_not_recommend]
+impl<T, U: Fits<T>, E: Effects> BranchOf<T> for TypedExpr<U, E> {}
 
 // Not values at all: `IntoExpr` reports them, so this bound stays silent.
 impl<T, U: Tool, A: Effects> BranchOf<T> for Exec<U, A> {}
@@ -278,72 +297,84 @@ impl<T, E: Effects> TypedExpr<T, E> {
         typed(ir::Expr::binary(op, self.ir, right.ir))
     }
 
-    /// `self == other`.
-    pub fn eq<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    /// `self op other`, `other` a plan value of the same type.
+    fn compare<V: ValueOf<T>>(self, op: BinaryOp, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
     {
-        self.binary(BinaryOp::Eq, other)
+        self.binary(op, other.into_value())
+    }
+
+    /// `self == other`.
+    pub fn eq<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
+    where
+        E: Union<V::Effects>,
+    {
+        self.compare(BinaryOp::Eq, other)
     }
 
     /// `self != other`.
-    pub fn ne<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn ne<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
     {
-        self.binary(BinaryOp::Ne, other)
+        self.compare(BinaryOp::Ne, other)
     }
 
     /// `self < other`.
-    pub fn lt<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn lt<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Lt, other)
+        self.compare(BinaryOp::Lt, other)
     }
 
     /// `self <= other`.
-    pub fn le<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn le<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Le, other)
+        self.compare(BinaryOp::Le, other)
     }
 
     /// `self > other`.
-    pub fn gt<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn gt<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Gt, other)
+        self.compare(BinaryOp::Gt, other)
     }
 
     /// `self >= other`.
-    pub fn ge<F: Effects>(self, other: TypedExpr<T, F>) -> TypedExpr<bool, Or<E, F>>
+    pub fn ge<V: ValueOf<T>>(self, other: V) -> TypedExpr<bool, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
         T: Ordered,
     {
-        self.binary(BinaryOp::Ge, other)
+        self.compare(BinaryOp::Ge, other)
     }
 }
 
-/// The types λ-Tool compares with `<`, `<=`, `>`, `>=`: Int, Float, String.
+/// The types λ-Tool compares with `<`, `<=`, `>`, `>=`: Int (every integer
+/// width), Float (`f32`, `f64`), String (`String`, `&str`).
 pub trait Ordered {}
-impl Ordered for i64 {}
-impl Ordered for f64 {}
-impl Ordered for String {}
 
-impl<E: Effects> TypedExpr<String, E> {
-    /// `self ++ other`.
-    pub fn concat<F: Effects>(self, other: TypedExpr<String, F>) -> TypedExpr<String, Or<E, F>>
+macro_rules! ordered {
+    ($($t:ty),*) => {$(impl Ordered for $t {})*};
+}
+
+ordered!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, String, &str);
+
+impl<S: Fits<String>, E: Effects> TypedExpr<S, E> {
+    /// `self ++ other`, both text.
+    pub fn concat<V: ValueOf<String>>(self, other: V) -> TypedExpr<String, Or<E, V::Effects>>
     where
-        E: Union<F>,
+        E: Union<V::Effects>,
     {
-        self.binary(BinaryOp::Concat, other)
+        self.binary(BinaryOp::Concat, other.into_value())
     }
 }
 
@@ -373,15 +404,18 @@ impl<E: Effects> TypedExpr<bool, E> {
     }
 }
 
+/// `+`, `-`, `*`, `/`, `%` of plan Ints, as `i64` (a plan computes in 64
+/// bits and stops on overflow). Only `i64`: with one impl, `lit(1) + x`
+/// and the methods called on its result infer without annotations.
 macro_rules! int_ops {
     ($($trait:ident $method:ident $op:ident;)*) => {$(
-        impl<E: Effects, F: Effects> $trait<TypedExpr<i64, F>> for TypedExpr<i64, E>
+        impl<E: Effects, V: ValueOf<i64>> $trait<V> for TypedExpr<i64, E>
         where
-            E: Union<F>,
+            E: Union<V::Effects>,
         {
-            type Output = TypedExpr<i64, Or<E, F>>;
-            fn $method(self, right: TypedExpr<i64, F>) -> Self::Output {
-                self.binary(BinaryOp::$op, right)
+            type Output = TypedExpr<i64, Or<E, V::Effects>>;
+            fn $method(self, right: V) -> Self::Output {
+                self.binary(BinaryOp::$op, right.into_value())
             }
         }
     )*};
@@ -395,57 +429,138 @@ int_ops! {
     Rem rem Rem;
 }
 
-/// A value a plan can write literally: `&str`, `String`, `i64`, `f64`, `bool`, `()`.
-pub trait Literal {
-    /// Its Rust type in the plan.
-    type Value;
-    /// The IR literal.
-    fn into_literal(self) -> ir::Expr;
+/// A value a plan can write literally: any `Serialize + JsonSchema` value,
+/// the types a tool takes. [`lit`] writes it as serde_json would write it,
+/// so that the tool reading the plan's arguments reads that value:
+///
+/// | Rust (serde) | plan |
+/// |---|---|
+/// | `bool` | Bool |
+/// | every integer width | Int (a `u64`, `u128` or `i128` past `i64` is a [`LiteralError`]) |
+/// | `f32`, `f64` | Float (`NaN` and the infinities are a [`LiteralError`]) |
+/// | `char`, `&str`, `String` | String |
+/// | `()`, `None`, a unit struct | `()` |
+/// | `Some(x)`, a newtype struct | `x` |
+/// | a sequence, a tuple, bytes | a list |
+/// | a struct, a map (text, `char` or integer keys) | a record |
+/// | an enum's unit variant | its name, a String |
+/// | any other variant | `{Variant = value}`, serde's external tagging |
+///
+/// A plan's list has one element type, so the plan check refuses a list of
+/// several shapes: a tuple of several types, or a `Vec` of an externally
+/// tagged enum mixing unit and data variants (an internally tagged enum,
+/// `#[serde(tag = "kind")]`, is a record for every variant, and passes).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be written in a plan: a literal must implement `serde::Serialize` and `schemars::JsonSchema`",
+    label = "not a plan literal",
+    note = "derive both on the type: `#[derive(serde::Serialize, schemars::JsonSchema)]`, with schemars 1, the version typed-tools uses (`schemars = \"1\"`, or `typed_tools::schemars`)"
+)]
+pub trait Literal: Serialize + JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + JsonSchema> Literal for T {}
+
+/// A literal of Rust type `T`: `lit("Lima")`, `lit(42)`, `lit(Some(3))`,
+/// `lit(vec![1, 2])`, `lit(note)` for a user's `Note`. Where a `u32` is
+/// expected, `lit(42)` is a `u32`, as in Rust; text literals (`&str`) go
+/// wherever a `String` is expected, and a `Vec<&str>` where a tool takes a
+/// `Vec<String>`. The value is checked against the place it is used at
+/// compile time, like every plan value. An empty `Vec` given for a
+/// `Vec<String>` argument has two types to choose from: write its type,
+/// `lit(Vec::<String>::new())`, or leave an optional argument out.
+///
+/// ```
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool};
+///
+/// #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+/// struct Reminder { day: u8, text: String }
+///
+/// /// Schedule a reminder for a note.
+/// #[tool(effects = Write)]
+/// fn remind(note: u32, reminder: Reminder, repeat: Option<u16>, tags: Vec<String>) -> String {
+///     format!("reminding of {note} on day {}", reminder.day)
+/// }
+///
+/// let plan = TypedPlan::new(on!(exec!(Remind {
+///         note: lit(7),
+///         reminder: lit(Reminder { day: 3, text: "milk".into() }),
+///         repeat: lit(None),
+///         tags: lit(vec!["home"]),
+///     }),
+///     Ok(done) => done,
+///     Err(e) => field!(e.message),
+/// ));
+/// assert_eq!(
+///     plan.plan().to_string(),
+///     r#"match exec tool remind {note = 7, reminder = {day = 3, text = "milk"}, repeat = (), tags = ["home"]} {
+///   Ok(done) => done,
+///   Err(e) => e.message
+/// }"#
+/// );
+/// ```
+///
+/// # Panics
+///
+/// When the value has no plan literal: an integer outside `i64` (a plan's
+/// Int), a float that is not finite, a map whose keys are not text (see
+/// [`LiteralError`]). [`try_lit`] returns the error instead.
+pub fn lit<T: Literal>(value: T) -> TypedExpr<T> {
+    match try_lit(value) {
+        Ok(literal) => literal,
+        Err(error) => panic!("`lit(..)`: {error}; `try_lit` returns this error instead"),
+    }
 }
 
-impl Literal for &str {
-    type Value = String;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::string(self)
-    }
-}
-impl Literal for String {
-    type Value = String;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::string(self)
-    }
-}
-impl Literal for i64 {
-    type Value = i64;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::int(self)
-    }
-}
-impl Literal for f64 {
-    type Value = f64;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::Float { value: self }
-    }
-}
-impl Literal for bool {
-    type Value = bool;
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::Bool { value: self }
-    }
-}
-impl Literal for () {
-    type Value = ();
-    fn into_literal(self) -> ir::Expr {
-        ir::Expr::Unit
-    }
+/// [`lit`], with the error of a value that has no plan literal.
+///
+/// ```
+/// use typed_tools::plan::ir::Expr;
+/// use typed_tools::plan::typed::{try_lit, LiteralError};
+///
+/// assert_eq!(try_lit(i64::MAX as u64).unwrap().ir(), &Expr::int(i64::MAX));
+/// let too_big = try_lit(i64::MAX as u64 + 1).unwrap_err();
+/// assert_eq!(too_big, LiteralError::OutOfRange { value: "9223372036854775808".into() });
+/// ```
+pub fn try_lit<T: Literal>(value: T) -> Result<TypedExpr<T>, LiteralError> {
+    literal::to_expr(&value).map(typed)
 }
 
-/// A literal: `lit("text")`, `lit(42)`, `lit(true)`.
-pub fn lit<L: Literal>(value: L) -> TypedExpr<L::Value> {
-    typed(value.into_literal())
+mod sealed {
+    pub trait Sealed<T> {}
+    impl<T> Sealed<T> for T {}
+    impl Sealed<String> for &str {}
+    impl Sealed<&str> for String {}
+    impl<L: Sealed<T>, T, const N: usize> Sealed<Vec<T>> for [L; N] {}
 }
+
+/// A plan value of Rust type `Self` can stand where a `T` is expected: the
+/// same type, text for text (`&str` and `String`), or an array for a `Vec`.
+/// Both are the same plan type, so the plan checker sees no difference;
+/// this lets `lit("Lima")` and `lit([1, 2])` be given where a `String` and a
+/// `Vec<u32>` are expected, in a match's branches, comparisons, `if_` and
+/// `fold`. (A tool argument also takes a `Vec<&str>` for a `Vec<String>`,
+/// [`ValueOf`]; here that would leave `lit(vec![])` in an `Err` branch
+/// two types to choose from.) Sealed.
+#[diagnostic::on_unimplemented(
+    message = "expected a plan value of type `{T}`, found one of type `{Self}`",
+    label = "this needs a plan value of type `{T}`",
+    note = "give a plan value of type `{T}`: `lit(..)` of a value of that type (an integer literal takes the width expected, and `\"text\"` stands for a `String`), a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)"
+)]
+pub trait Fits<T>: sealed::Sealed<T> {}
+
+impl<T> Fits<T> for T {}
+impl Fits<String> for &str {}
+impl Fits<&str> for String {}
+impl<L: Fits<T>, T, const N: usize> Fits<Vec<T>> for [L; N] {}
 
 /// `[a, b, c]`: the elements have one type and one set of effects.
+///
+/// ```
+/// use typed_tools::plan::typed::{list, lit, TypedPlan};
+///
+/// assert_eq!(TypedPlan::new(list([lit(1), lit(2), lit(3)])).plan().to_string(), "[1, 2, 3]");
+/// ```
 pub fn list<T, E: Effects>(
     items: impl IntoIterator<Item = TypedExpr<T, E>>,
 ) -> TypedExpr<Vec<T>, E> {
@@ -455,6 +570,13 @@ pub fn list<T, E: Effects>(
 }
 
 /// `let name = value in body`; `body` gets the variable.
+///
+/// ```
+/// use typed_tools::plan::typed::{let_, lit, TypedPlan};
+///
+/// let plan = TypedPlan::new(let_("limit", lit(100), |limit| limit.clone() * lit(2)));
+/// assert_eq!(plan.plan().to_string(), "let limit = 100 in\nlimit * 2");
+/// ```
 pub fn let_<V: IntoExpr, B: IntoExpr>(
     name: &str,
     value: V,
@@ -473,23 +595,37 @@ where
 }
 
 /// `if cond then yes else no`: both branches have one type.
-pub fn if_<C, T, Y: Effects, N: Effects>(
+///
+/// ```
+/// use typed_tools::plan::typed::{if_, lit, TypedPlan};
+///
+/// let answer = if_(lit(3).gt(lit(2)), lit("more"), lit("less"));
+/// assert_eq!(TypedPlan::new(answer).plan().to_string(), r#"if 3 > 2 then "more" else "less""#);
+/// ```
+pub fn if_<C, T, Y: Effects, N: ValueOf<T>>(
     cond: TypedExpr<bool, C>,
     yes: TypedExpr<T, Y>,
-    no: TypedExpr<T, N>,
-) -> TypedExpr<T, Or<Or<C, Y>, N>>
+    no: N,
+) -> TypedExpr<T, Or<Or<C, Y>, N::Effects>>
 where
     C: Union<Y>,
-    Or<C, Y>: Union<N>,
+    Or<C, Y>: Union<N::Effects>,
 {
     typed(ir::Expr::If {
         cond: Box::new(cond.ir),
         then: Box::new(yes.ir),
-        otherwise: Box::new(no.ir),
+        otherwise: Box::new(no.into_value().ir),
     })
 }
 
 /// `map (fn name => f(name)) list`; `f` is pure.
+///
+/// ```
+/// use typed_tools::plan::typed::{list, lit, map, TypedPlan};
+///
+/// let doubled = map(list([lit(1), lit(2)]), "n", |n| n * lit(2));
+/// assert_eq!(TypedPlan::new(doubled).plan().to_string(), "map (fn n => n * 2) [1, 2]");
+/// ```
 pub fn map<T, L: Effects, B: IntoExpr>(
     list: TypedExpr<Vec<T>, L>,
     name: &str,
@@ -509,6 +645,13 @@ where
 }
 
 /// `filter (fn name => f(name)) list`; `f` is pure and gives a bool.
+///
+/// ```
+/// use typed_tools::plan::typed::{filter, list, lit, TypedPlan};
+///
+/// let big = filter(list([lit(5), lit(50)]), "n", |n| n.gt(lit(10)));
+/// assert_eq!(TypedPlan::new(big).plan().to_string(), "filter (fn n => n > 10) [5, 50]");
+/// ```
 pub fn filter<T, L: Effects, B: IntoExpr<Value = bool>>(
     list: TypedExpr<Vec<T>, L>,
     name: &str,
@@ -528,7 +671,14 @@ where
 }
 
 /// `fold (fn acc, item => f(acc, item)) init list`, from the left; `f` is pure.
-pub fn fold<T, A, I, L: Effects, B: IntoExpr<Value = A>>(
+///
+/// ```
+/// use typed_tools::plan::typed::{fold, list, lit, TypedPlan};
+///
+/// let sum = fold(lit(0), list([lit(1), lit(2)]), ("sum", "n"), |sum, n| sum + n);
+/// assert_eq!(TypedPlan::new(sum).plan().to_string(), "fold (fn sum, n => sum + n) 0 [1, 2]");
+/// ```
+pub fn fold<T, A, I, L: Effects, B: IntoExpr>(
     init: TypedExpr<A, I>,
     list: TypedExpr<Vec<T>, L>,
     (acc, item): (&str, &str),
@@ -536,6 +686,7 @@ pub fn fold<T, A, I, L: Effects, B: IntoExpr<Value = A>>(
 ) -> TypedExpr<A, Or<I, L>>
 where
     B::Effects: PureCallback,
+    B::Value: Fits<A>,
     I: Union<L>,
 {
     let (acc, (item, body)) = bind(acc, |acc| {
@@ -587,7 +738,7 @@ pub struct ArgField<I, E: Effects, U> {
 #[diagnostic::on_unimplemented(
     message = "expected a plan value of type `{T}`, found `{Self}`",
     label = "this needs a plan value of type `{T}`",
-    note = "give a `TypedExpr<{T}>`: a `lit(..)` of that type, a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)",
+    note = "give a plan value of type `{T}`: `lit(..)` of a value of that type (an integer literal takes the width expected, and `\"text\"` stands for a `String`), a field of that type (`field!(x.f)`), or the output of a pure tool that converts to it (`call!`)",
     note = "a tool call (`exec!`) is no value until its Result is matched with `on!`"
 )]
 pub trait ValueOf<T> {
@@ -597,11 +748,34 @@ pub trait ValueOf<T> {
     fn into_value(self) -> TypedExpr<T, Self::Effects>;
 }
 
+// One impl per case of `Fits` rather than one over `Fits`: when none
+// applies, rustc then reports this trait's message, at the value.
+macro_rules! value_of {
+    ($($(#[$attr:meta])* [$($p:tt)*] $t:ty => $u:ty $(, where $w:ty: $b:path)?;)*) => {$(
+        $(#[$attr])*
+        impl<$($p)* E: Effects> ValueOf<$t> for TypedExpr<$u, E> $(where $w: $b)? {
+            type Effects = E;
+            fn into_value(self) -> TypedExpr<$t, E> {
+                typed(self.ir)
+            }
+        }
+    )*};
+}
+
 impl<T, E: Effects> ValueOf<T> for TypedExpr<T, E> {
     type Effects = E;
     fn into_value(self) -> TypedExpr<T, E> {
         self
     }
+}
+
+// Text for text, an array for a `Vec`: left out of rustc's list of other
+// impls, which would bury the message.
+value_of! {
+    #[diagnostic::do_not_recommend] ['a,] String => &'a str;
+    #[diagnostic::do_not_recommend] ['a,] &'a str => String;
+    #[diagnostic::do_not_recommend] ['a,] Vec<String> => Vec<&'a str>;
+    #[diagnostic::do_not_recommend] [T, L, const N: usize,] Vec<T> => [L; N], where L: Fits<T>;
 }
 
 impl<I, E: Effects, U> ArgField<I, E, U> {
@@ -724,6 +898,29 @@ pub fn exec_with<T: Tool, E: Effects>(input: TypedExpr<T::Input, E>) -> Exec<T, 
 
 /// What an `Err` branch binds: the failed call's tool, the kind of failure and
 /// the message. Read it with [`field!`](crate::field): `field!(e.message)`.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::plan::Value;
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool, Toolbox};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Note { id: u32, text: String }
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<Note, String> { Err(format!("there is no note {id}")) }
+///
+/// let plan = TypedPlan::new(on!(exec!(GetNote { id: lit(7) }),
+///     Ok(note) => field!(note.text),
+///     Err(e) => field!(e.kind).concat(lit(": ")).concat(field!(e.message)),
+/// ));
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// let run = plan.run(&toolbox).await.unwrap();
+/// assert_eq!(run.outcome, Ok(Value::String("execution: tool `get_note` failed: there is no note 7".into())));
+/// # });
+/// ```
 #[derive(Clone, Debug)]
 pub struct CallError {
     /// The tool's name.
@@ -822,6 +1019,26 @@ impl<T, E: Effects> IntoStep for Traversal<T, E> {
 
 /// `traverse (fn name => step) list`: runs the step `f` gives for each
 /// element, in order, until the first error.
+///
+/// ```
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool, Toolbox};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Note { id: u32, text: String }
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<Note, String> { Ok(Note { id, text: format!("note {id}") }) }
+///
+/// use typed_tools::plan::typed::{list, traverse};
+///
+/// let texts = TypedPlan::new(on!(traverse(list([lit(1), lit(2)]), "id", |id| exec!(GetNote { id: id })),
+///     Ok(notes) => lit("all found"),
+///     Err(e) => field!(e.message),
+/// ));
+/// assert!(texts.plan().to_string().starts_with("match traverse (fn id => exec tool get_note {id = id}) [1, 2]"));
+/// ```
 pub fn traverse<T, L, S: IntoStep>(
     list: TypedExpr<Vec<T>, L>,
     name: &str,
@@ -859,8 +1076,34 @@ impl<T, E: Effects> Traversal<T, E> {
     }
 }
 
-/// A plan built with this module: its value has type `T` and its tool calls
-/// have effects `E`.
+/// A plan built with this module: its value has type `T` (`&'static str`
+/// for a text literal, which stands wherever a `String` does) and its tool
+/// calls have effects `E`.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::effect::Read;
+/// use typed_tools::plan::Value;
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::{exec, field, on, tool, Toolbox};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Note { id: u32, text: String }
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> Result<Note, String> { Ok(Note { id, text: format!("note {id}") }) }
+///
+/// let plan = TypedPlan::new(on!(exec!(GetNote { id: lit(7) }),
+///     Ok(note) => field!(note.text),
+///     Err(e) => field!(e.message),
+/// ))
+/// .allowing::<Read>();
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// let run = plan.run(&toolbox).await.unwrap();
+/// assert_eq!(run.outcome, Ok(Value::String("note 7".into())));
+/// # });
+/// ```
 #[derive(Clone, Debug)]
 pub struct TypedPlan<T, E: Effects> {
     plan: Plan,
@@ -869,6 +1112,13 @@ pub struct TypedPlan<T, E: Effects> {
 
 impl<T, E: Effects> TypedPlan<T, E> {
     /// The plan whose value is `body`.
+    ///
+    /// ```
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    ///
+    /// let plan = TypedPlan::new(lit("nothing to do"));
+    /// assert_eq!(plan.plan().to_string(), r#""nothing to do""#);
+    /// ```
     pub fn new<B: IntoExpr<Value = T, Effects = E>>(body: B) -> Self {
         TypedPlan {
             plan: Plan::new(body.into_expr().ir),
@@ -877,7 +1127,21 @@ impl<T, E: Effects> TypedPlan<T, E> {
     }
 
     /// Checks that the plan's effects are all in `A`: "effect violation:
-    /// allowed {Read} but got {Write}" otherwise.
+    /// allowed {Read} but got {Write}" otherwise, a compile error.
+    ///
+    /// ```compile_fail
+    /// use typed_tools::effect::Read;
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::{exec, on, tool};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// // error: effect violation: allowed {Read} but got {Write}
+    /// let plan = TypedPlan::new(on!(exec!(DeleteNote { id: lit(1) }), Ok(gone) => gone, Err(e) => lit(false)))
+    ///     .allowing::<Read>();
+    /// ```
     pub fn allowing<A: Effects>(self) -> Self
     where
         E: SubsetOf<A>,
@@ -885,18 +1149,66 @@ impl<T, E: Effects> TypedPlan<T, E> {
         self
     }
 
-    /// The IR plan.
+    /// The IR plan: print it for its text (what a model would write), give
+    /// it to [`Preview::check`](super::Preview::check) or an [`Interpreter`].
+    ///
+    /// ```
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::{exec, field, on, tool, Toolbox};
+    ///
+    /// #[derive(serde::Serialize, schemars::JsonSchema)]
+    /// struct Note { id: u32, text: String }
+    ///
+    ///     /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<Note, String> { Ok(Note { id, text: format!("note {id}") }) }
+    ///
+    /// let plan = TypedPlan::new(on!(exec!(GetNote { id: lit(7) }),
+    ///     Ok(note) => field!(note.text),
+    ///     Err(e) => lit("no such note"),
+    /// ));
+    /// assert_eq!(plan.plan().tools(), ["get_note"]);
+    /// assert!(plan.plan().to_string().starts_with("match exec tool get_note {id = 7}"));
+    /// ```
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
 
     /// Runs the plan with the [`Interpreter`] against a
     /// toolbox whose allowed effects `A` include the plan's, checked by rustc.
-    pub async fn run<A: Effects>(&self, toolbox: &Toolbox<A>) -> Result<Run, PlanError>
+    ///
+    /// The future is boxed, not an `async fn`'s: that one would carry the
+    /// `E: SubsetOf<A>` bound into its type, and a plan outside `A` would be
+    /// reported twice, here and again by whatever polls the future
+    /// (`block_on`, `.await`).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::{PlanError, Value};
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::{exec, on, tool, Toolbox};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+    /// let plan = TypedPlan::new(on!(exec!(DeleteNote { id: lit(3) }), Ok(gone) => gone, Err(e) => lit(false)));
+    /// assert_eq!(plan.run(&toolbox).await.unwrap().outcome, Ok(Value::Bool(true)));
+    /// // A restricted view is checked when the plan runs, and refuses it.
+    /// let refused = plan.run(&toolbox.restrict(EffectSet::READ)).await.unwrap_err();
+    /// assert!(matches!(refused, PlanError::EffectViolation { .. }));
+    /// # });
+    /// ```
+    pub fn run<'a, A: Effects>(
+        &'a self,
+        toolbox: &'a Toolbox<A>,
+    ) -> BoxFuture<'a, Result<Run, PlanError>>
     where
         E: SubsetOf<A>,
     {
-        Interpreter::new(toolbox).run(&self.plan).await
+        async move { Interpreter::new(toolbox).run(&self.plan).await }.boxed()
     }
 }
 
@@ -904,181 +1216,4 @@ impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
     fn from(plan: TypedPlan<T, E>) -> Plan {
         plan.plan
     }
-}
-
-/// `field!(account.email)`: the field `email` of the plan value `account`,
-/// checked against the value's Rust type; `field!(a.b.c)` chains.
-///
-/// The plan reads the field by its Rust name. When the output type renames
-/// it in JSON (`#[serde(rename_all = "camelCase")]`), give the JSON name:
-/// `field!(account.last_charge_cents as "lastChargeCents")`; rustc still
-/// checks the Rust field and its type.
-///
-/// ```
-/// use typed_tools::plan::typed::{lit, TypedPlan};
-/// use typed_tools::{exec, field, on, tool};
-///
-/// #[derive(serde::Serialize, schemars::JsonSchema)]
-/// #[serde(rename_all = "camelCase")]
-/// struct Account { last_charge_cents: i64 }
-///
-/// /// Look up an account.
-/// #[tool(effects = Read)]
-/// fn lookup_account(id: String) -> Result<Account, String> { Err(id) }
-///
-/// let plan = TypedPlan::new(on!(exec!(LookupAccount { id: lit("c") }),
-///     Ok(account) => field!(account.last_charge_cents as "lastChargeCents"),
-///     Err(e) => lit(0),
-/// ));
-/// assert!(plan.plan().to_string().contains("Ok(account) => account.lastChargeCents"));
-/// ```
-#[macro_export]
-macro_rules! field {
-    ($e:ident . $f:ident as $json:literal) => {
-        $e.field($json, |v| &v.$f)
-    };
-    ($e:ident $(. $f:ident)+) => {
-        $e $(.field(::core::stringify!($f), |v| &v.$f))+
-    };
-}
-
-/// `exec!(Tool { arg: value, ... })`: calls `Tool`, each argument checked
-/// against the field of the tool's input it names: an unknown field, a value
-/// of the wrong type, a missing or a repeated field is a compile error. Yields
-/// an [`Exec`] to match with [`on!`](crate::on).
-///
-/// `exec!(Tool(value))` passes one plan value of the tool's input type as
-/// the whole input (an [`input!`](crate::input), or a `traverse` element).
-#[macro_export]
-macro_rules! exec {
-    ($($tool:ident)::+ ( $input:expr )) => {
-        $crate::plan::typed::exec_with::<$($tool)::+, _>($input)
-    };
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
-        $crate::__plan_tool_args!(exec, $tool { $($f: $v),* })
-    };
-}
-
-/// `input!(Tool { arg: value, ... })`: the input of `Tool` as a plan value
-/// (of type `ToolInput`), its arguments checked and named as
-/// [`exec!`](crate::exec) names them (`#[serde(rename)]` honoured), for
-/// `exec!(Tool(value))`, for instance once per element of a `traverse`.
-///
-/// ```
-/// use typed_tools::plan::typed::{list, lit, traverse, TypedPlan};
-/// use typed_tools::{exec, field, input, on, tool};
-///
-/// /// Charge an order.
-/// #[tool(effects = Write)]
-/// fn charge(#[serde(rename = "orderId")] id: i64, amount: i64) -> Result<String, String> {
-///     Ok(format!("tx_{id}"))
-/// }
-///
-/// // λ-Tool's traverse: each order record is the whole input of `charge`.
-/// let orders = list([
-///     input!(Charge { id: lit(1), amount: lit(100) }),
-///     input!(Charge { id: lit(2), amount: lit(50) }),
-/// ]);
-/// let plan = TypedPlan::new(on!(traverse(orders, "o", |o| exec!(Charge(o))),
-///     Ok(receipts) => lit("done"),
-///     Err(e) => field!(e.message),
-/// ));
-/// assert!(plan.plan().to_string().contains("[{orderId = 1, amount = 100}, {orderId = 2, amount = 50}]"));
-/// ```
-#[macro_export]
-macro_rules! input {
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
-        $crate::__plan_tool_args!(input, $tool { $($f: $v),* })
-    };
-}
-
-/// `record!(Type { field: value, ... })`: a record plan value of the Rust
-/// struct `Type`, every field given once with a value of its type, checked
-/// like [`exec!`](crate::exec)'s arguments. Field names are the Rust names
-/// (`r#type` is `type`): a struct that renames fields for serde gives no way
-/// to read its JSON names, so for a tool's input use [`input!`](crate::input).
-///
-/// ```
-/// use typed_tools::plan::typed::{list, lit, map, TypedPlan};
-/// use typed_tools::{field, record};
-///
-/// struct Order { id: i64, amount: i64 }
-///
-/// let orders = list([
-///     record!(Order { id: lit(1), amount: lit(100) }),
-///     record!(Order { id: lit(2), amount: lit(50) }),
-/// ]);
-/// let plan = TypedPlan::new(map(orders, "o", |o| field!(o.amount)));
-/// assert_eq!(
-///     plan.plan().to_string(),
-///     "map (fn o => o.amount) [{id = 1, amount = 100}, {id = 2, amount = 50}]"
-/// );
-/// ```
-#[macro_export]
-macro_rules! record {
-    ($ty:ty { $($f:ident : $v:expr),* $(,)? }) => {{
-        // Never called: a struct literal, so that rustc reports a missing or
-        // repeated field.
-        #[allow(unreachable_code, clippy::diverging_sub_expression)]
-        let _every_field_once = || {
-            type Record = $ty;
-            let _ = Record { $($f: ::core::unreachable!()),* };
-        };
-        $crate::plan::typed::record::<$ty, _>(|fields| {
-            fields $(.field(::core::stringify!($f), |r: &$ty| &r.$f).is($v))*
-        })
-    }};
-}
-
-/// `call!(Tool { arg: value, ... })`: calls a [`PureTool`](crate::plan::typed::PureTool)
-/// (no effects, cannot fail) as a function, its arguments checked as
-/// [`exec!`](crate::exec) checks them. Yields a plain plan value of the
-/// tool's output type, usable in `map`, `filter` and `fold` callbacks.
-#[macro_export]
-macro_rules! call {
-    ($tool:ty { $($f:ident : $v:expr),* $(,)? }) => {
-        $crate::__plan_tool_args!(call, $tool { $($f: $v),* })
-    };
-}
-
-/// The arguments of `exec!` and `call!`.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __plan_tool_args {
-    ($make:ident, $tool:ty { $($f:ident : $v:expr),* }) => {{
-        // Never called: a struct literal of the input type, so that rustc
-        // reports a missing or repeated argument.
-        #[allow(unreachable_code, clippy::diverging_sub_expression)]
-        let _every_argument_once = || {
-            type Input = <$tool as $crate::Tool>::Input;
-            let _ = Input { $($f: ::core::unreachable!()),* };
-        };
-        $crate::plan::typed::$make::<$tool, _>(|args| {
-            args $(.field(
-                <$tool as $crate::Tool>::__typed_tools_argument(::core::stringify!($f)),
-                |i| &i.$f,
-            ).is($v))*
-        })
-    }};
-}
-
-/// `on!(step, Ok(x) => ..., Err(e) => ...)`: matches the Result of an
-/// [`Exec`] or a [`Traversal`]; the binders' names are the IR's, so Rust's
-/// scoping and the plan's agree.
-#[macro_export]
-macro_rules! on {
-    ($step:expr, Ok($ok:ident) => $then:expr, Err($err:ident) => $else:expr $(,)?) => {
-        $step.on(
-            ::core::stringify!($ok),
-            |$ok| {
-                let _ = &$ok;
-                $then
-            },
-            ::core::stringify!($err),
-            |$err| {
-                let _ = &$err;
-                $else
-            },
-        )
-    };
 }

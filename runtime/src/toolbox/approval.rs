@@ -232,6 +232,33 @@ impl<'h> Approval<'h> {
     ///     .when(|spec| spec.effects().contains(Effect::Write) || spec.effects().contains(Effect::Network));
     /// # let _ = approval;
     /// ```
+    ///
+    /// A tool's annotations are in its spec too: ask a person only before a
+    /// write that may destroy, and let one that only adds
+    /// (`#[tool(effects = Write, destructive = false)]`) run.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::toolbox::{Approval, Decision};
+    /// use typed_tools::{tool, ToolError, Toolbox};
+    ///
+    /// /// Add a note; returns its id.
+    /// #[tool(effects = Write, destructive = false)]
+    /// fn add_note(text: String) -> u32 { 1 }
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { true }
+    ///
+    /// let toolbox = Toolbox::builder().tool(AddNote).tool(DeleteNote).build()?.approve(
+    ///     Approval::new(|_| Decision::Refuse("deleting needs a person".into()))
+    ///         .when(|spec| spec.is_destructive()),
+    /// );
+    /// assert!(toolbox.call("add_note", r#"{"text": "milk"}"#).await.is_ok());
+    /// let refused = toolbox.call("delete_note", r#"{"id": 1}"#).await.unwrap_err();
+    /// assert!(matches!(refused, ToolError::Refused { .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn when(
         mut self,
         predicate: impl Fn(&ToolSpec) -> bool + Send + Sync + 'h,

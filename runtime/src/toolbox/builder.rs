@@ -17,7 +17,27 @@ use crate::recover::{Policy, Retry, Retryable};
 use crate::tool::{DynamicTool, Tool, ToolSpec};
 
 /// Builds a [`Toolbox`]; problems are collected and reported together by
-/// [`build`](Self::build).
+/// [`build`](Self::build). Start one with [`Toolbox::builder`] (every effect
+/// admitted) or [`Toolbox::allowing`] (only the effects given).
+///
+/// ```
+/// use typed_tools::recover::Policy;
+/// use typed_tools::{tool, DynamicTool, Toolbox};
+/// use typed_tools::effect::EffectSet;
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> String { format!("note {id}") }
+///
+/// let toolbox = Toolbox::builder()
+///     .tool(GetNote)
+///     .dynamic(DynamicTool::new("ping").effects(EffectSet::NETWORK))
+///     .policy(Policy::recover())
+///     .max_argument_bytes(64 * 1024)
+///     .build()?;
+/// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["get_note", "ping"]);
+/// # Ok::<(), typed_tools::BuildError>(())
+/// ```
 pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
     entries: Vec<Entry>,
     default_policy: Policy,
@@ -97,6 +117,24 @@ impl<A: Effects> ToolboxBuilder<A> {
 
     /// The recovery policy of every tool without one of its own (see
     /// [`recover`](crate::recover)). The default is [`Policy::none`].
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(Policy::recover()).build()?;
+    /// // `'7'` is no JSON, and `"7"` no number: recovery fixes both.
+    /// let output = toolbox.call("get_note", "{'id': '7'}").await?;
+    /// assert_eq!(output.json(), r#""note 7""#);
+    /// assert!(output.note_for_model().is_some());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn policy(mut self, policy: Policy) -> Self {
         self.default_policy = policy;
         self
@@ -181,6 +219,19 @@ impl<A: Effects> ToolboxBuilder<A> {
 
     /// Adds a typed tool. Its effects must be admitted by the toolbox: this is
     /// checked by the compiler.
+    ///
+    /// ```
+    /// use typed_tools::effect::Read;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// List the notes.
+    /// #[tool(effects = Read)]
+    /// fn list_notes() -> Vec<String> { vec![] }
+    ///
+    /// // A toolbox that admits only reads takes a reader; a writer would not compile.
+    /// let toolbox = Toolbox::allowing::<Read>().tool(ListNotes).build().unwrap();
+    /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["list_notes"]);
+    /// ```
     pub fn tool<T>(mut self, tool: T) -> Self
     where
         T: Tool,
@@ -192,6 +243,15 @@ impl<A: Effects> ToolboxBuilder<A> {
 
     /// Adds a tool defined at run time. Its effects are checked when the
     /// toolbox is built, since the compiler cannot see them.
+    ///
+    /// ```
+    /// use typed_tools::effect::{EffectSet, Read};
+    /// use typed_tools::{BuildProblem, DynamicTool, Toolbox};
+    ///
+    /// let erase = DynamicTool::new("erase_disk").effects(EffectSet::WRITE);
+    /// let error = Toolbox::allowing::<Read>().dynamic(erase).build().unwrap_err();
+    /// assert!(matches!(error.problems()[0], BuildProblem::EffectNotAllowed { .. }));
+    /// ```
     pub fn dynamic(mut self, tool: DynamicTool) -> Self {
         if let Some(which) = tool.too_deep {
             self.problems.push(BuildProblem::SchemaTooDeep {
@@ -219,6 +279,20 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// Builds the toolbox, or reports every problem: duplicate names, names no
     /// provider accepts, run-time tools with effects the toolbox does not admit
     /// or a schema that is not an object schema.
+    ///
+    /// ```
+    /// use typed_tools::{BuildProblem, DynamicTool, Toolbox};
+    ///
+    /// let error = Toolbox::builder()
+    ///     .dynamic(DynamicTool::new("echo"))
+    ///     .dynamic(DynamicTool::new("echo"))
+    ///     .dynamic(DynamicTool::new("has space"))
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(error.problems().len(), 2);
+    /// assert!(matches!(&error.problems()[0], BuildProblem::DuplicateName { name } if name == "echo"));
+    /// assert!(error.to_string().contains("two tools are named `echo`"));
+    /// ```
     pub fn build(mut self) -> Result<Toolbox<A>, BuildError> {
         let mut problems = std::mem::take(&mut self.problems);
         let mut by_name = HashMap::default();
@@ -316,7 +390,8 @@ pub(crate) fn check_name(name: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Why a toolbox could not be built: every problem found.
+/// Why a toolbox could not be built: every problem found, listed by its
+/// `Display`. See [`ToolboxBuilder::build`] for an example.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BuildError {
     problems: Vec<BuildProblem>,
@@ -324,6 +399,13 @@ pub struct BuildError {
 
 impl BuildError {
     /// Every problem found.
+    ///
+    /// ```
+    /// use typed_tools::{BuildProblem, DynamicTool, Toolbox};
+    ///
+    /// let error = Toolbox::builder().dynamic(DynamicTool::new("9lives")).build().unwrap_err();
+    /// assert!(matches!(&error.problems()[0], BuildProblem::InvalidName { name, .. } if name == "9lives"));
+    /// ```
     pub fn problems(&self) -> &[BuildProblem] {
         &self.problems
     }

@@ -128,7 +128,18 @@ impl Toolbox {
     /// ```
     pub const DEFAULT_MAX_ARGUMENT_BYTES: usize = 1 << 20;
 
-    /// Starts a toolbox that admits every effect.
+    /// Starts a toolbox that admits every effect (see [`ToolboxBuilder`]).
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+    /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["delete_note"]);
+    /// ```
     pub fn builder() -> ToolboxBuilder<ReadWriteNetwork> {
         ToolboxBuilder::new()
     }
@@ -136,6 +147,18 @@ impl Toolbox {
     /// Starts a toolbox that admits only the effects `A`:
     /// `Toolbox::allowing::<Read>()`. Adding a tool with other effects does not
     /// compile.
+    ///
+    /// ```
+    /// use typed_tools::effect::{EffectSet, Read};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// List the notes.
+    /// #[tool(effects = Read)]
+    /// fn list_notes() -> Vec<String> { vec![] }
+    ///
+    /// let toolbox = Toolbox::allowing::<Read>().tool(ListNotes).build().unwrap();
+    /// assert_eq!(toolbox.allowed(), EffectSet::READ);
+    /// ```
     pub fn allowing<A: Effects>() -> ToolboxBuilder<A> {
         ToolboxBuilder::new()
     }
@@ -156,6 +179,15 @@ impl<A: Effects> Toolbox<A> {
     }
 
     /// The effects allowed now: `A`, or less after [`restrict`](Self::restrict).
+    ///
+    /// ```
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// assert_eq!(toolbox.allowed(), EffectSet::ALL);
+    /// assert_eq!(toolbox.restrict(EffectSet::READ).allowed(), EffectSet::READ);
+    /// ```
     pub fn allowed(&self) -> EffectSet {
         self.allowed
     }
@@ -236,11 +268,39 @@ impl<A: Effects> Toolbox<A> {
     }
 
     /// The names of the tools that can be called here, in the order they were added.
+    ///
+    /// ```
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).tool(DeleteNote).build().unwrap();
+    /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["get_note", "delete_note"]);
+    /// assert_eq!(toolbox.restrict(EffectSet::READ).names().collect::<Vec<_>>(), ["get_note"]);
+    /// ```
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.shared.names(self.allowed)
     }
 
     /// The specs of the tools that can be called here, in the order they were added.
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let descriptions: Vec<&str> = toolbox.specs().map(|spec| spec.description()).collect();
+    /// assert_eq!(descriptions, ["Get one note by its id."]);
+    /// ```
     pub fn specs(&self) -> impl Iterator<Item = &ToolSpec> {
         self.shared
             .entries
@@ -250,9 +310,32 @@ impl<A: Effects> Toolbox<A> {
     }
 
     /// The spec of tool `name`, if it can be called here.
+    ///
+    /// ```
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+    /// assert_eq!(toolbox.spec("delete_note").unwrap().effects(), EffectSet::WRITE);
+    /// assert!(toolbox.restrict(EffectSet::READ).spec("delete_note").is_none());
+    /// ```
     pub fn spec(&self, name: &str) -> Option<&ToolSpec> {
         self.shared
             .entry(name, self.allowed)
+            .ok()
+            .map(|entry| &entry.spec)
+    }
+
+    /// The spec of tool `name` if the toolbox has it, whether or not this
+    /// view allows its effects: a refusal then says what the tool does
+    /// rather than that it is missing.
+    pub(crate) fn spec_in_any_view(&self, name: &str) -> Option<&ToolSpec> {
+        self.shared
+            .entry(name, EffectSet::ALL)
             .ok()
             .map(|entry| &entry.spec)
     }
@@ -297,6 +380,25 @@ impl<A: Effects> Toolbox<A> {
     /// tool runs once; its error, or a panic, is [`ToolError::Execution`](crate::ToolError::Execution).
     ///
     /// Nothing happens until the returned [`Call`] is awaited.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, NextStep, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> {
+    ///     if id == 1 { Ok("buy milk".into()) } else { Err(format!("there is no note {id}")) }
+    /// }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build()?;
+    /// assert_eq!(toolbox.call("get_note", r#"{"id": 1}"#).await?.json(), r#""buy milk""#);
+    /// let error = toolbox.call("get_note", r#"{"id": 2}"#).await.unwrap_err();
+    /// assert_eq!(error.next_step(), NextStep::Adapt);
+    /// assert_eq!(error.to_string(), "tool `get_note` failed: there is no note 2");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a> {
         Call::new(
             &self.shared,
@@ -345,6 +447,21 @@ impl<A: Effects> Toolbox<A> {
     /// [`call`](Self::call) with their JSON text. Arguments of any depth are
     /// safe to pass: those nested deeper than JSON text is read (128 levels)
     /// are refused as [`ToolError::InvalidArgs`](crate::ToolError::InvalidArgs).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build()?;
+    /// let output = toolbox.call_value("get_note", &serde_json::json!({"id": 3})).await?;
+    /// assert_eq!(output.to_value(), serde_json::json!("note 3"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn call_value<'a>(&'a self, name: &'a str, args: &Value) -> Call<'a> {
         Call::new(
             &self.shared,

@@ -44,6 +44,23 @@ impl ToolOutput {
     /// What recovery did before the call succeeded: repairs, coercions,
     /// rewrites, retries (see [`recover`](crate::recover)). Empty when the
     /// model's call was right the first time.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(Policy::recover()).build()?;
+    /// let output = toolbox.call("get_note", r#"{"id": "7"}"#).await?;
+    /// assert_eq!(output.recovery().len(), 1);
+    /// assert_eq!(output.recovery()[0].to_string(), "$.id: the string \"7\" was read as the number 7");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn recovery(&self) -> &[Recovered] {
         &self.recovery
     }
@@ -51,6 +68,27 @@ impl ToolOutput {
     /// A message for the model when its call had to be repaired or coerced,
     /// so that it sends a better one next time; `None` otherwise (retries of a
     /// failing tool are not the model's doing).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::recover::Policy;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).policy(Policy::recover()).build()?;
+    /// let output = toolbox.call("get_note", r#"{"id": "7"}"#).await?;
+    /// assert_eq!(
+    ///     output.note_for_model().unwrap(),
+    ///     "Your call was repaired before it ran: $.id: the string \"7\" was read as the number 7. \
+    ///      Send valid arguments of the right types next time."
+    /// );
+    /// assert_eq!(toolbox.call("get_note", r#"{"id": 7}"#).await?.note_for_model(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn note_for_model(&self) -> Option<String> {
         let changes: Vec<String> = self
             .recovery
@@ -67,16 +105,62 @@ impl ToolOutput {
     }
 
     /// The output as JSON text, ready to hand back to the model.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build()?;
+    /// let output = toolbox.call("get_note", r#"{"id": 7}"#).await?;
+    /// assert_eq!(output.json(), r#""note 7""#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn json(&self) -> &str {
         &self.json
     }
 
     /// The output as JSON text, owned.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build()?;
+    /// let output = toolbox.call("get_note", r#"{"id": 7}"#).await?;
+    /// let text: String = output.into_json();
+    /// assert_eq!(text, r#""note 7""#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn into_json(self) -> String {
         self.json
     }
 
     /// The output as a JSON value.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build()?;
+    /// let output = toolbox.call("get_note", r#"{"id": 7}"#).await?;
+    /// assert_eq!(output.to_value(), serde_json::json!("note 7"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn to_value(&self) -> Value {
         // The text was written by serde_json, so it parses.
         serde_json::from_str(&self.json).unwrap_or(Value::Null)
