@@ -8,6 +8,8 @@ pub mod coerce;
 pub mod doc;
 pub mod effect;
 pub mod error;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod plan;
 pub mod reader;
