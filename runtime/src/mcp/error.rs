@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use rmcp::service::{ClientInitializeError, ServiceError};
+use rmcp::transport::DynamicTransportError;
 
 /// A failure of the connection to an MCP server, or of one request on it.
 ///
@@ -106,10 +107,7 @@ impl McpError {
                 server,
                 waiting_for,
             },
-            ServiceError::TransportSend(error) => McpError::Connect {
-                server,
-                message: error.to_string(),
-            },
+            ServiceError::TransportSend(error) => McpError::transport(server, waiting_for, error),
             other => McpError::Malformed {
                 server,
                 message: format!("{waiting_for}: {other}"),
@@ -126,10 +124,9 @@ impl McpError {
                     waiting_for: "initialize",
                 }
             }
-            ClientInitializeError::TransportError { error, .. } => McpError::Connect {
-                server,
-                message: error.to_string(),
-            },
+            ClientInitializeError::TransportError { error, .. } => {
+                McpError::transport(server, "initialize", error)
+            }
             ClientInitializeError::JsonRpcError(error) => McpError::Protocol {
                 server,
                 code: error.code.0,
@@ -139,6 +136,39 @@ impl McpError {
                 server,
                 message: other.to_string(),
             },
+        }
+    }
+}
+
+impl McpError {
+    /// A message that could not be sent: the server hung up (a broken pipe,
+    /// a reset connection) or could not be reached.
+    fn transport(
+        server: String,
+        waiting_for: &'static str,
+        error: DynamicTransportError,
+    ) -> McpError {
+        let hung_up = error
+            .error
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|error| {
+                matches!(
+                    error.kind(),
+                    std::io::ErrorKind::BrokenPipe
+                        | std::io::ErrorKind::ConnectionReset
+                        | std::io::ErrorKind::UnexpectedEof
+                )
+            });
+        if hung_up {
+            McpError::Closed {
+                server,
+                waiting_for,
+            }
+        } else {
+            McpError::Connect {
+                server,
+                message: error.to_string(),
+            }
         }
     }
 }
