@@ -165,6 +165,17 @@ async fn check_full_server(client: &Client) {
         "{message}"
     );
 
+    // Arguments past the toolbox's limit (1 MiB): refused unread, with the
+    // limit, as a result the model can act on.
+    let long = "x".repeat(1_200_000);
+    let too_large = call(client, "lookup_account", json!({ "id": long })).await;
+    assert_eq!(too_large.is_error, Some(true));
+    let message = text(&too_large);
+    assert!(
+        message.contains("more than the 1048576 allowed"),
+        "{message}"
+    );
+
     // The tool's own error.
     let own = call(client, "charge", json!({"id": 7, "amount": -5})).await;
     assert_eq!(own.is_error, Some(true));

@@ -89,12 +89,17 @@ impl<A: Effects> McpServer<A> {
     }
 
     fn http_config(&self) -> StreamableHttpServerConfig {
-        let config = StreamableHttpServerConfig::default()
+        let defaults = StreamableHttpServerConfig::default();
+        // A call whose arguments are somewhat past the toolbox's limit still
+        // reaches it, to be answered with `ArgsTooLarge` for the model;
+        // rmcp answers a longer body with 413.
+        let max_body = defaults
+            .max_request_body_bytes
+            .max(self.toolbox().max_argument_bytes().saturating_add(64 << 10));
+        let config = defaults
             .with_legacy_session_mode(false)
             .with_json_response(true)
-            .with_max_request_body_bytes(
-                self.toolbox().max_argument_bytes().saturating_add(64 << 10),
-            );
+            .with_max_request_body_bytes(max_body);
         match &self.allowed_hosts {
             Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
             None => config,

@@ -284,7 +284,9 @@ impl<A: Effects> ServerHandler for Handler<A> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call = self.0.toolbox.call_json(&request.name, &arguments);
+        // As text, exactly as a model's call: the toolbox's limit on argument
+        // text applies, and every error and recovery is the text path's.
+        let call = self.0.toolbox.call_value(&request.name, &arguments);
         let cancelled = Box::pin(context.ct.cancelled());
         // Whichever finishes first; the other is dropped, so a cancelled
         // call's future is never polled again.
