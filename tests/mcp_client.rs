@@ -23,9 +23,11 @@ use typed_tools::mcp::rmcp::{ErrorData, ServerHandler, ServiceExt};
 use typed_tools::mcp::{Import, ImportError, McpClient, McpError, Unannotated};
 use typed_tools::plan::{Interpreter, Plan, PlanError, Value as PlanValue};
 use typed_tools::recover::Policy;
-use typed_tools::{CatalogFormat, DynamicTool, ToolError, Toolbox};
+use typed_tools::{CatalogFormat, ToolError};
 
 mod mcp_shared;
+
+use mcp_shared::{toolbox_of, toolbox_with};
 
 /// An inventory service written with rmcp's server API. It records every
 /// call it receives.
@@ -176,20 +178,6 @@ async fn inventory(timeout: Duration) -> (Inventory, McpClient, tokio::task::Joi
         .await
         .expect("connects");
     (server, client, task)
-}
-
-fn toolbox_of(tools: Vec<DynamicTool>) -> Toolbox {
-    toolbox_with(tools, Policy::none())
-}
-
-fn toolbox_with(tools: Vec<DynamicTool>, policy: Policy) -> Toolbox {
-    tools
-        .into_iter()
-        .fold(Toolbox::builder().policy(policy), |builder, tool| {
-            builder.dynamic(tool)
-        })
-        .build()
-        .expect("the imported tools make a toolbox")
 }
 
 fn declared() -> Import {

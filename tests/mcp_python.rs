@@ -16,7 +16,11 @@ use serde_json::{json, Value};
 use typed_tools::effect::EffectSet;
 use typed_tools::mcp::{Import, ImportError, McpClient, Unannotated};
 use typed_tools::plan::{Interpreter, Plan, PlanError, Value as PlanValue};
-use typed_tools::{CatalogFormat, DynamicTool, ToolError, Toolbox};
+use typed_tools::{CatalogFormat, ToolError};
+
+mod mcp_shared;
+
+use mcp_shared::toolbox_of;
 
 const NEEDS_PYTHON: &str =
     "set TYPED_TOOLS_MCP_PYTHON to a Python with `mcp` installed: scripts/mcp_python/run.sh does";
@@ -38,14 +42,6 @@ async fn calls_seen(client: &McpClient) -> Vec<Value> {
     let result = client.call("calls_seen", json!({})).await.unwrap();
     let structured = result.structured_content.expect("structured content");
     structured["result"].as_array().cloned().unwrap_or_default()
-}
-
-fn toolbox_of(tools: Vec<DynamicTool>) -> Toolbox {
-    tools
-        .into_iter()
-        .fold(Toolbox::builder(), |builder, tool| builder.dynamic(tool))
-        .build()
-        .expect("the imported tools make a toolbox")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

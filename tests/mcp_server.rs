@@ -26,7 +26,7 @@ use typed_tools::{tool, Toolbox};
 
 mod mcp_shared;
 
-use mcp_shared::{http_server, server_command};
+use mcp_shared::{http_server, server_command, wait_for_exit};
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -332,17 +332,7 @@ fn stdio_server_exits_cleanly_when_the_client_closes_its_input() {
 
     // MCP's stdio shutdown: the client closes the server's input.
     drop(stdin);
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the server did not exit"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_exit(&mut child);
     assert!(status.success(), "{status}");
     // Nothing but protocol messages on standard output.
     let mut rest = String::new();
@@ -358,17 +348,7 @@ fn http_server_stops_cleanly_on_sigterm() {
         .status()
         .unwrap();
     assert!(status.success());
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the server did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait_for_exit(&mut server.child);
     assert!(status.success(), "{status}");
     assert_eq!(server.stderr_after_exit(), ["stopped"]);
 }

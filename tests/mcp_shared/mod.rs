@@ -6,8 +6,11 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use typed_tools::{DynamicTool, Toolbox};
 
 /// The `mcp_server` example's executable, built once per test binary with the
 /// feature it needs (a no-op when it is up to date), so that the tests drive
@@ -73,6 +76,40 @@ pub(crate) fn http_server(args: &[&str]) -> (ServerProcess, String) {
         },
         url,
     )
+}
+
+/// The exit status of `child`, which must exit within 10 s.
+pub(crate) fn wait_for_exit(child: &mut Child) -> ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the server did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A toolbox of the imported `tools` and nothing else.
+pub(crate) fn toolbox_of(tools: Vec<DynamicTool>) -> Toolbox {
+    toolbox_with(tools, typed_tools::recover::Policy::none())
+}
+
+/// A toolbox of the imported `tools`, each under `policy`.
+pub(crate) fn toolbox_with(
+    tools: Vec<DynamicTool>,
+    policy: typed_tools::recover::Policy,
+) -> Toolbox {
+    tools
+        .into_iter()
+        .fold(Toolbox::builder().policy(policy), |builder, tool| {
+            builder.dynamic(tool)
+        })
+        .build()
+        .expect("the imported tools make a toolbox")
 }
 
 /// A server child process, killed on drop.
