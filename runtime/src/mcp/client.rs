@@ -155,6 +155,34 @@ impl McpClient {
     }
 
     /// Every tool the server lists (`tools/list`, all pages).
+    ///
+    /// ```
+    /// use typed_tools::mcp::{McpClient, McpServer};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let (ours, theirs) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(theirs);
+    /// tokio::spawn(McpServer::new(Toolbox::builder().tool(Add).build()?).serve_io(read, write));
+    /// let client = McpClient::connect("calculator", ours).await?;
+    ///
+    /// let tools = client.tools().await?;
+    /// assert_eq!(tools[0].name, "add");
+    /// assert_eq!(tools[0].input_schema["required"], serde_json::json!(["a", "b"]));
+    ///
+    /// // A call as it is, with no toolbox around it.
+    /// let result = client.call("add", serde_json::json!({"a": "two"})).await?;
+    /// assert_eq!(result.is_error, Some(true)); // our server checked it
+    ///
+    /// client.close().await;
+    /// assert!(client.tools().await.is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn tools(&self) -> Result<Vec<McpTool>, McpError> {
         let peer = self.inner.peer.clone();
         self.request("tools/list", async move { peer.list_all_tools().await })
@@ -278,6 +306,22 @@ impl Connect {
 
     /// How long the handshake and each later request wait for an answer
     /// before failing with [`McpError::Timeout`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use typed_tools::mcp::{McpClient, McpError};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// // A peer that never answers.
+    /// let (ours, _silent) = tokio::io::duplex(4096);
+    /// let error = McpClient::connect("silent", ours)
+    ///     .timeout(Duration::from_millis(100))
+    ///     .await
+    ///     .unwrap_err();
+    /// assert_eq!(error.to_string(), "MCP server `silent` did not answer initialize within 100ms");
+    /// assert!(matches!(error, McpError::Timeout { waiting_for: "initialize", .. }));
+    /// # });
+    /// ```
     pub fn timeout(mut self, timeout: Duration) -> Connect {
         self.timeout = timeout;
         self

@@ -151,6 +151,28 @@ fn from_annotations(annotations: &ToolAnnotations) -> (EffectSet, bool) {
 }
 
 /// Why tools could not be imported.
+///
+/// ```
+/// use typed_tools::effect::EffectSet;
+/// use typed_tools::mcp::{Import, ImportError, McpClient, McpServer};
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// Add two numbers.
+/// #[tool(effects = Pure)]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let (ours, theirs) = tokio::io::duplex(4096);
+/// let (read, write) = tokio::io::split(theirs);
+/// tokio::spawn(McpServer::new(Toolbox::builder().tool(Add).build()?).serve_io(read, write));
+/// let client = McpClient::connect("calculator", ours).await?;
+///
+/// let error = client.import(&Import::declared().tool("sum", EffectSet::PURE)).await.unwrap_err();
+/// assert_eq!(error, ImportError::NotOffered { name: "sum".into(), offered: vec!["add".into()] });
+/// assert_eq!(error.to_string(), "the MCP server has no tool `sum`; it offers: add");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum ImportError {
