@@ -207,7 +207,10 @@ impl McpClient {
 
     /// The server's tools as run-time tools for a toolbox, with effects as
     /// `import` declares them (see [`Import`]); each call of one is a
-    /// `tools/call` on this connection.
+    /// `tools/call` on this connection. Names, descriptions and schemas are
+    /// the server's; a name the toolbox does not accept (MCP allows `.` and
+    /// 128 characters, not every provider does) is reported by
+    /// [`ToolboxBuilder::build`](crate::ToolboxBuilder::build).
     pub async fn import(&self, import: &Import) -> Result<Vec<DynamicTool>, ImportError> {
         let offered = self.tools().await.map_err(ImportError::Connection)?;
         import::tools(self, import, offered)
