@@ -10,6 +10,8 @@ pub mod doc;
 pub mod effect;
 pub mod error;
 mod json;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod plan;
 #[cfg(any(feature = "openai", feature = "anthropic"))]

@@ -1,0 +1,386 @@
+//! [`McpClient`]: a connection to an MCP server, whose tools can join a toolbox.
+
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::FutureExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool as McpTool};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::IntoTransport;
+use rmcp::{Peer, ServiceExt};
+use serde_json::Value;
+
+use super::import::{self, Import, ImportError};
+use super::McpError;
+use crate::tool::DynamicTool;
+
+type Running = RunningService<RoleClient, ()>;
+type Start = Box<dyn FnOnce(String) -> BoxFuture<'static, Result<Running, McpError>> + Send>;
+
+/// A connection to an MCP server: a child process over stdio
+/// ([`stdio`](Self::stdio)), a URL ([`http`](Self::http), feature `mcp-http`),
+/// or any rmcp transport ([`connect`](Self::connect)).
+///
+/// [`import`](Self::import) turns the server's tools into [`DynamicTool`]s for
+/// a toolbox, with the effects you declare ([`Import`]); from then on they
+/// are tools like any other: listed in every catalog format, their arguments
+/// checked against their schemas before a call leaves the process, their
+/// calls recovered by the toolbox's policies, and used in type-checked plans.
+///
+/// Every request waits at most the client's timeout (60 s unless
+/// [`Connect::timeout`] says otherwise); a server that dies, hangs or sends
+/// what is not MCP gives an [`McpError`], never a panic. Cloning is cheap and
+/// shares the connection, which stays open while a clone or an imported tool
+/// holds it, or until [`close`](Self::close).
+///
+/// Needs a tokio runtime to connect; the imported tools then run their
+/// requests on that runtime, so a toolbox holding them can be called from any
+/// executor.
+///
+/// ```no_run
+/// use std::process::Command;
+/// use typed_tools::effect::EffectSet;
+/// use typed_tools::mcp::{Import, McpClient};
+/// use typed_tools::Toolbox;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut command = Command::new("python3");
+/// command.arg("weather_server.py");
+/// let client = McpClient::stdio(command).await?;
+/// let tools = client
+///     .import(&Import::declared().tool("forecast", EffectSet::NETWORK))
+///     .await?;
+/// let mut toolbox = Toolbox::builder();
+/// for tool in tools {
+///     toolbox = toolbox.dynamic(tool);
+/// }
+/// let toolbox = toolbox.build()?;
+/// let output = toolbox.call("forecast", r#"{"city": "Lima"}"#).await?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct McpClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    server: String,
+    peer: Peer<RoleClient>,
+    running: Mutex<Option<Running>>,
+    runtime: tokio::runtime::Handle,
+    timeout: Duration,
+}
+
+impl fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClient")
+            .field("server", &self.inner.server)
+            .field("timeout", &self.inner.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// How long a request waits for its answer unless [`Connect::timeout`]
+    /// says otherwise: 60 s.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+    /// Starts `command` as a child process and speaks MCP over its standard
+    /// input and output; its standard error goes to ours. The child is
+    /// stopped when the connection closes. Await the returned [`Connect`].
+    pub fn stdio(command: std::process::Command) -> Connect {
+        let server = std::iter::once(command.get_program())
+            .chain(command.get_args())
+            .map(|part| part.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut command = tokio::process::Command::from(command);
+        command.kill_on_drop(true);
+        Connect::new(
+            server,
+            Box::new(move |server| {
+                async move {
+                    let transport =
+                        rmcp::transport::TokioChildProcess::new(command).map_err(|error| {
+                            McpError::Connect {
+                                server: server.clone(),
+                                message: error.to_string(),
+                            }
+                        })?;
+                    ().serve(transport)
+                        .await
+                        .map_err(|error| McpError::from_initialize(&server, error))
+                }
+                .boxed()
+            }),
+        )
+    }
+
+    /// Speaks MCP over `transport`, any transport rmcp accepts (a pair of
+    /// byte streams, a sink and a stream, a [`Transport`](rmcp::transport::Transport));
+    /// `server` names it in errors. Await the returned [`Connect`].
+    pub fn connect<T, E, A>(server: impl Into<String>, transport: T) -> Connect
+    where
+        T: IntoTransport<RoleClient, E, A> + Send + 'static,
+        E: std::error::Error + Send + Sync + 'static,
+        A: 'static,
+    {
+        Connect::new(
+            server.into(),
+            Box::new(move |server| {
+                async move {
+                    ().serve(transport)
+                        .await
+                        .map_err(|error| McpError::from_initialize(&server, error))
+                }
+                .boxed()
+            }),
+        )
+    }
+
+    /// The server: its command line, URL, or the name given to [`connect`](Self::connect).
+    pub fn server(&self) -> &str {
+        &self.inner.server
+    }
+
+    /// The rmcp peer, for what this type does not wrap (resources, prompts).
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.inner.peer
+    }
+
+    /// Every tool the server lists (`tools/list`, all pages).
+    ///
+    /// ```
+    /// use typed_tools::mcp::{McpClient, McpServer};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let (ours, theirs) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(theirs);
+    /// tokio::spawn(McpServer::new(Toolbox::builder().tool(Add).build()?).serve_io(read, write));
+    /// let client = McpClient::connect("calculator", ours).await?;
+    ///
+    /// let tools = client.tools().await?;
+    /// assert_eq!(tools[0].name, "add");
+    /// assert_eq!(tools[0].input_schema["required"], serde_json::json!(["a", "b"]));
+    ///
+    /// // A call as it is, with no toolbox around it.
+    /// let result = client.call("add", serde_json::json!({"a": "two"})).await?;
+    /// assert_eq!(result.is_error, Some(true)); // our server checked it
+    ///
+    /// client.close().await;
+    /// assert!(client.tools().await.is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn tools(&self) -> Result<Vec<McpTool>, McpError> {
+        let peer = self.inner.peer.clone();
+        self.request("tools/list", async move { peer.list_all_tools().await })
+            .await
+    }
+
+    /// Calls tool `name` on the server as it is, with no toolbox around it:
+    /// no schema check, no effect gate. A tool's own failure is a result with
+    /// `is_error: Some(true)`; an [`McpError`] is a failure of the connection
+    /// or the protocol.
+    pub async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, McpError> {
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        if let Value::Object(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        let peer = self.inner.peer.clone();
+        // Dropping `call_tool`'s future before the answer sends the server
+        // `notifications/cancelled`.
+        self.request("tools/call", async move { peer.call_tool(params).await })
+            .await
+    }
+
+    /// The server's tools as run-time tools for a toolbox, with effects as
+    /// `import` declares them (see [`Import`]); each call of one is a
+    /// `tools/call` on this connection. Names, descriptions and schemas are
+    /// the server's; a name the toolbox does not accept (MCP allows `.` and
+    /// 128 characters, not every provider does) is reported by
+    /// [`ToolboxBuilder::build`](crate::ToolboxBuilder::build).
+    pub async fn import(&self, import: &Import) -> Result<Vec<DynamicTool>, ImportError> {
+        let offered = self.tools().await.map_err(ImportError::Connection)?;
+        import::tools(self, import, offered)
+    }
+
+    /// Closes the connection: a child process has its standard input closed,
+    /// is waited for, and is killed if it does not exit. Calls of imported
+    /// tools fail from then on with [`McpError::Closed`].
+    pub async fn close(&self) {
+        let running = self
+            .inner
+            .running
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        if let Some(mut running) = running {
+            let _ = running.close().await;
+        }
+    }
+
+    /// Runs one request on the client's runtime, within the timeout. The
+    /// request is dropped (and so cancelled) if this future is.
+    async fn request<T, F>(&self, waiting_for: &'static str, request: F) -> Result<T, McpError>
+    where
+        T: Send + 'static,
+        F: Future<Output = Result<T, rmcp::ServiceError>> + Send + 'static,
+    {
+        let inner = Arc::clone(&self.inner);
+        let server = inner.server.clone();
+        let timeout = inner.timeout;
+        let task = inner.runtime.spawn(async move {
+            match tokio::time::timeout(timeout, request).await {
+                Ok(Ok(answer)) => Ok(answer),
+                Ok(Err(error)) => Err(McpError::from_service(&server, waiting_for, error)),
+                Err(_) => Err(McpError::Timeout {
+                    server,
+                    waiting_for,
+                    after: timeout,
+                }),
+            }
+        });
+        match AbortOnDrop(task).await {
+            Ok(answer) => answer,
+            // The runtime is shutting down.
+            Err(_) => Err(McpError::Closed {
+                server: self.inner.server.clone(),
+                waiting_for,
+            }),
+        }
+    }
+}
+
+/// Aborts the task if the awaiting future is dropped first.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Future for AbortOnDrop<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A connection being made: set the [`timeout`](Self::timeout), then
+/// `.await` it for an [`McpClient`].
+#[must_use = "a connection is made only when awaited"]
+pub struct Connect {
+    server: String,
+    timeout: Duration,
+    start: Start,
+}
+
+impl fmt::Debug for Connect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connect")
+            .field("server", &self.server)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connect {
+    pub(super) fn new(server: String, start: Start) -> Connect {
+        Connect {
+            server,
+            timeout: McpClient::DEFAULT_TIMEOUT,
+            start,
+        }
+    }
+
+    /// How long the handshake and each later request wait for an answer
+    /// before failing with [`McpError::Timeout`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use typed_tools::mcp::{McpClient, McpError};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// // A peer that never answers.
+    /// let (ours, _silent) = tokio::io::duplex(4096);
+    /// let error = McpClient::connect("silent", ours)
+    ///     .timeout(Duration::from_millis(100))
+    ///     .await
+    ///     .unwrap_err();
+    /// assert_eq!(error.to_string(), "MCP server `silent` did not answer initialize within 100ms");
+    /// assert!(matches!(error, McpError::Timeout { waiting_for: "initialize", .. }));
+    /// # });
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Connect {
+        self.timeout = timeout;
+        self
+    }
+}
+
+impl IntoFuture for Connect {
+    type Output = Result<McpClient, McpError>;
+    type IntoFuture = BoxFuture<'static, Result<McpClient, McpError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        async move {
+            let Connect {
+                server,
+                timeout,
+                start,
+            } = self;
+            let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+                return Err(McpError::Connect {
+                    server,
+                    message: "no tokio runtime: connect from inside one".into(),
+                });
+            };
+            let running = match tokio::time::timeout(timeout, start(server.clone())).await {
+                Ok(running) => running?,
+                Err(_) => {
+                    return Err(McpError::Timeout {
+                        server,
+                        waiting_for: "initialize",
+                        after: timeout,
+                    })
+                }
+            };
+            Ok(McpClient {
+                inner: Arc::new(Inner {
+                    server,
+                    peer: running.peer().clone(),
+                    running: Mutex::new(Some(running)),
+                    runtime,
+                    timeout,
+                }),
+            })
+        }
+        .boxed()
+    }
+}
+
+impl McpClient {
+    /// A `tools/call` of `name` for an imported tool: its arguments in, its
+    /// output (or an error message for the model) out.
+    pub(super) fn call_for_toolbox(
+        &self,
+        name: Arc<str>,
+        arguments: Value,
+    ) -> impl Future<Output = Result<CallToolResult, McpError>> + Send + 'static {
+        let client = self.clone();
+        async move { client.call(&name, arguments).await }
+    }
+}

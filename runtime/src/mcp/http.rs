@@ -1,0 +1,139 @@
+//! MCP over streamable HTTP (feature `mcp-http`): a stateless server, and a client.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::FutureExt;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{
+    StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
+};
+use rmcp::ServiceExt;
+
+use super::{Connect, McpClient, McpError, McpServer};
+use crate::effect::Effects;
+
+impl<A: Effects> McpServer<A> {
+    /// The `Host` header values the HTTP server accepts, each a host name or
+    /// `host:port`. The default is loopback only (`localhost`, `127.0.0.1`,
+    /// `::1`), which stops DNS rebinding attacks on a server running on a
+    /// user's machine; list the names clients use to reach a deployed server
+    /// (the load balancer's host name).
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let server = McpServer::new(Toolbox::builder().build().unwrap())
+    ///     .allowed_hosts(["tools.example.com"]);
+    /// ```
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> McpServer<A>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The server as an axum [`Router`](axum::Router) answering MCP's
+    /// streamable HTTP at `/mcp`, to mount beside routes of your own.
+    /// Stateless: no session is kept between requests, every POST is
+    /// answered on its own (with `application/json`), so instances behind a
+    /// load balancer are interchangeable.
+    pub fn http_router(self) -> axum::Router {
+        let config = self.http_config();
+        self.router_with(config)
+    }
+
+    /// Serves MCP's streamable HTTP at `/mcp` on `listener` until `shutdown`
+    /// completes; then stops accepting connections and returns once the calls
+    /// in flight have been answered.
+    ///
+    /// ```no_run
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let server = McpServer::new(Toolbox::builder().tool(Add).build()?);
+    ///     let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    ///     let shutdown = async { tokio::signal::ctrl_c().await.unwrap_or(()) };
+    ///     server.serve_http(listener, shutdown).await?;
+    ///     Ok(())
+    /// }
+    /// ```
+    pub async fn serve_http<F>(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: F,
+    ) -> std::io::Result<()>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let config = self.http_config();
+        let stop = config.cancellation_token.clone();
+        let router = self.router_with(config);
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                // Ends the streams rmcp may hold open, so that the graceful
+                // shutdown does not wait on them.
+                stop.cancel();
+            })
+            .await
+    }
+
+    fn http_config(&self) -> StreamableHttpServerConfig {
+        let defaults = StreamableHttpServerConfig::default();
+        // A call whose arguments are somewhat past the toolbox's limit still
+        // reaches it, to be answered with `ArgsTooLarge` for the model;
+        // rmcp answers a longer body with 413.
+        let max_body = defaults
+            .max_request_body_bytes
+            .max(self.toolbox().max_argument_bytes().saturating_add(64 << 10));
+        let config = defaults
+            .with_legacy_session_mode(false)
+            .with_json_response(true)
+            .with_max_request_body_bytes(max_body);
+        match &self.allowed_hosts {
+            Some(hosts) => config.with_allowed_hosts(hosts.iter().cloned()),
+            None => config,
+        }
+    }
+
+    fn router_with(self, config: StreamableHttpServerConfig) -> axum::Router {
+        let handler = self.handler();
+        let service = StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        );
+        axum::Router::new().nest_service("/mcp", service)
+    }
+}
+
+impl McpClient {
+    /// Speaks MCP's streamable HTTP to the server at `url` (its MCP endpoint,
+    /// like `https://tools.example.com/mcp`); `https` is supported (rustls,
+    /// the platform's certificates). Await the returned [`Connect`].
+    pub fn http(url: impl Into<String>) -> Connect {
+        let url: String = url.into();
+        Connect::new(
+            url.clone(),
+            Box::new(move |server| {
+                async move {
+                    let transport = StreamableHttpClientTransport::from_uri(url);
+                    ().serve(transport)
+                        .await
+                        .map_err(|error| McpError::from_initialize(&server, error))
+                }
+                .boxed()
+            }),
+        )
+    }
+}

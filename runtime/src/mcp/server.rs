@@ -1,0 +1,323 @@
+//! [`McpServer`]: a toolbox served to MCP clients.
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::future::{select, Either};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::catalog::CatalogFormat;
+use crate::effect::{Effects, ReadWriteNetwork};
+use crate::toolbox::{ToolOutput, Toolbox};
+
+use super::ServeError;
+
+/// A [`Toolbox`] served over MCP: `tools/list` is the toolbox's
+/// [MCP catalog](CatalogFormat::Mcp), `tools/call` is
+/// [`Toolbox::call`](crate::Toolbox::call).
+///
+/// Every call goes through the toolbox's one door, so its allow-list, effect
+/// gate (serve a [`restrict`](crate::Toolbox::restrict)ed view to serve less),
+/// argument validation and recovery policies all apply. What the model
+/// caused — an unknown tool, bad arguments, an effect refused, the tool's own
+/// error — comes back as a tool result with `isError: true` and
+/// [`ToolError::for_model`](crate::ToolError::for_model)'s text, so that the
+/// model can read it and fix its call; only what is wrong with the protocol
+/// itself is a JSON-RPC error. (MCP's specification lists an unknown tool
+/// among protocol errors; a model that hallucinated a name is better served
+/// by the list of names it may use.)
+///
+/// A successful result carries the output as text (a string output as the
+/// string, anything else as its JSON) and, when the output is a JSON object,
+/// as `structuredContent` (the tools whose output schema is an object
+/// advertise it as their `outputSchema`). When recovery repaired the call,
+/// a second text block tells the model what it should send next time.
+///
+/// A call in flight is dropped when the client cancels it
+/// (`notifications/cancelled`, or an HTTP client that disconnects): the tool's
+/// future is not polled again.
+///
+/// ```no_run
+/// use typed_tools::mcp::McpServer;
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// Add two numbers.
+/// #[tool(effects = Pure)]
+/// fn add(a: i64, b: i64) -> i64 { a + b }
+///
+/// #[tokio::main(flavor = "current_thread")]
+/// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     let toolbox = Toolbox::builder().tool(Add).build()?;
+///     // Until the client closes the server's standard input.
+///     McpServer::new(toolbox).name("calculator", "1.0.0").serve_stdio().await?;
+///     Ok(())
+/// }
+/// ```
+pub struct McpServer<A: Effects = ReadWriteNetwork> {
+    toolbox: Toolbox<A>,
+    /// The MCP catalog, read once into rmcp's types.
+    tools: Arc<Result<Vec<McpTool>, String>>,
+    info: Arc<ServerConfig>,
+    #[cfg(feature = "mcp-http")]
+    pub(super) allowed_hosts: Option<Vec<String>>,
+}
+
+impl<A: Effects> Clone for McpServer<A> {
+    fn clone(&self) -> Self {
+        McpServer {
+            toolbox: self.toolbox.clone(),
+            tools: Arc::clone(&self.tools),
+            info: Arc::clone(&self.info),
+            #[cfg(feature = "mcp-http")]
+            allowed_hosts: self.allowed_hosts.clone(),
+        }
+    }
+}
+
+impl<A: Effects> fmt::Debug for McpServer<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("toolbox", &self.toolbox)
+            .field("server_info", &self.info.server_info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: Effects> McpServer<A> {
+    /// Serves `toolbox`: every tool it lets run, and no other. Named
+    /// `typed-tools` with this crate's version until [`name`](Self::name)
+    /// says otherwise.
+    ///
+    /// ```
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Read a note.
+    /// #[tool(effects = Read)]
+    /// fn read_note(id: u32) -> String { format!("note {id}") }
+    /// /// Delete a note.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) {}
+    ///
+    /// let toolbox = Toolbox::builder().tool(ReadNote).tool(DeleteNote).build().unwrap();
+    /// // Clients of this server can list and call `read_note` only.
+    /// let server = McpServer::new(toolbox.restrict(EffectSet::READ));
+    /// assert_eq!(server.tools().len(), 1);
+    /// ```
+    pub fn new(toolbox: Toolbox<A>) -> McpServer<A> {
+        let catalog = toolbox.catalog(CatalogFormat::Mcp);
+        let tools = catalog
+            .as_json()
+            .and_then(|catalog| catalog.get("tools"))
+            .cloned()
+            .ok_or_else(|| "the MCP catalog has no `tools`".to_owned())
+            .and_then(|tools| {
+                serde_json::from_value::<Vec<McpTool>>(tools).map_err(|error| error.to_string())
+            });
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "typed-tools",
+                env!("CARGO_PKG_VERSION"),
+            ));
+        McpServer {
+            toolbox,
+            tools: Arc::new(tools),
+            info: Arc::new(info),
+            #[cfg(feature = "mcp-http")]
+            allowed_hosts: None,
+        }
+    }
+
+    /// The name and version the server gives clients in its `initialize` answer.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let server = McpServer::new(Toolbox::builder().build().unwrap()).name("shop", "2.1.0");
+    /// assert!(format!("{server:?}").contains("\"shop\""));
+    /// ```
+    pub fn name(mut self, name: impl Into<String>, version: impl Into<String>) -> McpServer<A> {
+        Arc::make_mut(&mut self.info).server_info = Implementation::new(name, version);
+        self
+    }
+
+    /// Instructions for the client, sent in the `initialize` answer (clients
+    /// may put them in the model's prompt).
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let server = McpServer::new(Toolbox::builder().build().unwrap())
+    ///     .instructions("Look an account up before refunding it.");
+    /// ```
+    pub fn instructions(mut self, instructions: impl Into<String>) -> McpServer<A> {
+        Arc::make_mut(&mut self.info).instructions = Some(instructions.into());
+        self
+    }
+
+    /// The tools as `tools/list` lists them: the toolbox's MCP catalog, with
+    /// the annotations derived from each tool's effects.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Delete a note.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) {}
+    ///
+    /// let server = McpServer::new(Toolbox::builder().tool(DeleteNote).build().unwrap());
+    /// let annotations = server.tools()[0].annotations.as_ref().unwrap();
+    /// assert_eq!(annotations.read_only_hint, Some(false));
+    /// assert_eq!(annotations.destructive_hint, Some(true));
+    /// ```
+    pub fn tools(&self) -> &[McpTool] {
+        match &*self.tools {
+            Ok(tools) => tools,
+            Err(_) => &[],
+        }
+    }
+
+    /// The toolbox served.
+    pub fn toolbox(&self) -> &Toolbox<A> {
+        &self.toolbox
+    }
+
+    /// Serves one client over this process's standard input and output, the
+    /// way MCP clients launch local servers, until the client closes the
+    /// server's standard input (MCP's shutdown for stdio). Write nothing else
+    /// to standard output while it runs: it carries the protocol. Needs a
+    /// tokio runtime with I/O enabled.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let (read, write) = rmcp::transport::stdio_pipes();
+        self.serve_io(read, write).await
+    }
+
+    /// Serves one client over a byte stream pair (newline-delimited JSON-RPC,
+    /// as on stdio) until the stream ends: a pipe, a socket, or an in-memory
+    /// [`tokio::io::duplex`] in tests.
+    ///
+    /// ```
+    /// use typed_tools::mcp::{Import, McpClient, McpServer};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let (ours, theirs) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(theirs);
+    /// let server = McpServer::new(Toolbox::builder().tool(Add).build()?);
+    /// tokio::spawn(server.serve_io(read, write));
+    ///
+    /// let client = McpClient::connect("calculator", ours).await?;
+    /// let result = client.call("add", serde_json::json!({"a": 2, "b": 3})).await?;
+    /// assert_eq!(result.is_error, Some(false));
+    /// assert_eq!(result.content[0].as_text().unwrap().text, "5");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let running = Handler(self)
+            .serve((read, write))
+            .await
+            .map_err(|error| ServeError::new(error.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|error| ServeError::new(error.to_string()))
+    }
+
+    #[cfg(feature = "mcp-http")]
+    pub(super) fn handler(&self) -> Handler<A> {
+        Handler(self.clone())
+    }
+}
+
+/// What rmcp drives: the server behind a handle rmcp can clone per session.
+pub(super) struct Handler<A: Effects>(McpServer<A>);
+
+impl<A: Effects> Clone for Handler<A> {
+    fn clone(&self) -> Self {
+        Handler(self.0.clone())
+    }
+}
+
+impl<A: Effects> ServerHandler for Handler<A> {
+    fn get_info(&self) -> ServerConfig {
+        (*self.0.info).clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        match &*self.0.tools {
+            Ok(tools) => Ok(ListToolsResult::with_all_items(tools.clone())),
+            Err(error) => Err(ErrorData::internal_error(
+                format!("the tool catalog could not be read: {error}"),
+                None,
+            )),
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        // As text, exactly as a model's call: the toolbox's limit on argument
+        // text applies, and every error and recovery is the text path's.
+        let call = self.0.toolbox.call_value(&request.name, &arguments);
+        let cancelled = Box::pin(context.ct.cancelled());
+        // Whichever finishes first; the other is dropped, so a cancelled
+        // call's future is never polled again.
+        let outcome = select(call, cancelled).await;
+        match outcome {
+            Either::Left((Ok(output), _)) => Ok(success(output).into()),
+            Either::Left((Err(error), _)) => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(error.for_model())]).into())
+            }
+            Either::Right(((), _)) => Err(ErrorData::internal_error(
+                "the call was cancelled by the client",
+                None,
+            )),
+        }
+    }
+}
+
+/// A successful call as MCP writes it.
+fn success(output: ToolOutput) -> CallToolResult {
+    let value = output.to_value();
+    let text = match &value {
+        Value::String(text) => text.clone(),
+        _ => output.json().to_owned(),
+    };
+    let mut content = vec![ContentBlock::text(text)];
+    if let Some(note) = output.note_for_model() {
+        content.push(ContentBlock::text(note));
+    }
+    let mut result = CallToolResult::success(content);
+    if value.is_object() {
+        result.structured_content = Some(value);
+    }
+    result
+}
