@@ -39,6 +39,9 @@ async fn stdio_client(args: &[&str]) -> Client {
 }
 
 async fn http_client(url: &str) -> Client {
+    // rmcp's default client is reqwest over rustls, whose crypto provider
+    // the crate leaves to the program (it gives its own clients `ring`).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     ().serve(StreamableHttpClientTransport::from_uri(url.to_owned()))
         .await
         .expect("the handshake succeeds")

@@ -20,6 +20,8 @@ pub mod reader;
 pub mod recover;
 pub mod repair;
 pub mod schema;
+#[cfg(any(feature = "_http", feature = "mcp-http"))]
+mod tls;
 pub mod tool;
 pub mod toolbox;
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use futures::FutureExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{
-    StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
+    streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport,
+    StreamableHttpServerConfig, StreamableHttpService,
 };
 use rmcp::ServiceExt;
 
@@ -119,15 +120,26 @@ impl<A: Effects> McpServer<A> {
 
 impl McpClient {
     /// Speaks MCP's streamable HTTP to the server at `url` (its MCP endpoint,
-    /// like `https://tools.example.com/mcp`); `https` is supported (rustls,
-    /// the platform's certificates). Await the returned [`Connect`].
+    /// like `https://tools.example.com/mcp`); `https` is supported (rustls
+    /// with the `ring` provider, the platform's certificates; redirects are
+    /// not followed). Await the returned [`Connect`].
+    ///
+    /// rmcp's own client (`StreamableHttpClientTransport::from_uri`), if you
+    /// use it beside this one, finds no TLS provider in this build: install
+    /// one for the process first,
+    /// `rustls::crypto::ring::default_provider().install_default()`.
     pub fn http(url: impl Into<String>) -> Connect {
         let url: String = url.into();
         Connect::new(
             url.clone(),
             Box::new(move |server| {
                 async move {
-                    let transport = StreamableHttpClientTransport::from_uri(url);
+                    let client = http_client().map_err(|message| McpError::Connect {
+                        server: server.clone(),
+                        message,
+                    })?;
+                    let config = StreamableHttpClientTransportConfig::with_uri(url);
+                    let transport = StreamableHttpClientTransport::with_client(client, config);
                     ().serve(transport)
                         .await
                         .map_err(|error| McpError::from_initialize(&server, error))
@@ -136,4 +148,19 @@ impl McpClient {
             }),
         )
     }
+}
+
+/// reqwest over the crate's rustls (`ring`, the platform's roots). No idle
+/// connections are kept (as rmcp's own client: a reused connection can stall
+/// on delayed ACKs), and redirects are not followed: a redirect of a POST
+/// would lose its body or replay the session to another host, so it is an
+/// error.
+fn http_client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .tls_backend_preconfigured(crate::tls::client_config()?)
+        .user_agent(concat!("typed-tools/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|error| error.to_string())
 }

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
-use rustls_platform_verifier::BuilderVerifierExt;
 
 use crate::model::ModelError;
 use crate::recover::{Backoff, Retry};
@@ -265,13 +264,7 @@ pub(crate) fn too_long(limit: usize, start: &[u8]) -> ModelError {
 /// reqwest would carry a key in a header of our own (`x-api-key`) to
 /// whatever host the redirect names; a 3xx is an error status instead.
 fn http_client() -> Result<reqwest::Client, String> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|error| error.to_string())?
-        .with_platform_verifier()
-        .map_err(|error| error.to_string())?
-        .with_no_client_auth();
+    let tls = crate::tls::client_config()?;
     reqwest::Client::builder()
         .http1_only()
         .redirect(reqwest::redirect::Policy::none())
