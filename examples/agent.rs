@@ -14,14 +14,20 @@
 //! 3. a refund too large for the approval hook, as a plan.
 //!
 //! Offline by default: the model is a `ScriptedModel` replaying answers
-//! written in advance. `pick_model` is where a real provider's client goes.
+//! written in advance. With a provider feature built in and its environment
+//! set, the same program talks to that provider (`pick_model`), whose
+//! answers are its own:
 //!
-//! Run it with `cargo run --example agent`.
+//! ```text
+//! cargo run --example agent
+//! OPENAI_API_KEY=sk-... OPENAI_MODEL=gpt-4o-mini cargo run --example agent --features openai
+//! OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_MODEL=llama3.2 cargo run --example agent --features openai
+//! ANTHROPIC_API_KEY=sk-ant-... ANTHROPIC_MODEL=claude-sonnet-4-5 cargo run --example agent --features anthropic
+//! ```
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::Serialize;
 use typed_tools::agent::{Agent, CallOutcome, Limits, Run};
@@ -81,17 +87,43 @@ fn send_reply(#[state] shop: &Shop, to: String, body: String) {
     shop.outbox.lock().unwrap().push((to, body));
 }
 
-/// The model: a real provider's client when one is configured and built
-/// in, else answers replayed from `script`, offline.
+/// The model: a real provider's client when one is built in and its
+/// environment is set, else answers replayed from `script`, offline.
 fn pick_model(script: ScriptedModel) -> Arc<dyn Model> {
     static TOLD: std::sync::Once = std::sync::Once::new();
-    TOLD.call_once(tell_which_model);
-    Arc::new(script)
+    let real = real_model();
+    TOLD.call_once(|| match &real {
+        Some(model) => println!("(talking to {}: its answers are its own)\n", model.name()),
+        None => tell_how_to_connect(),
+    });
+    real.unwrap_or_else(|| Arc::new(script))
 }
 
-/// Says which model answers, and how to connect a real one.
-fn tell_which_model() {
-    let keys = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+/// A provider's client, when its feature is built in and its environment
+/// set: `OPENAI_API_KEY` (or `OPENAI_BASE_URL` for a local server such as
+/// Ollama) with `OPENAI_MODEL`, or `ANTHROPIC_API_KEY` with `ANTHROPIC_MODEL`.
+fn real_model() -> Option<Arc<dyn Model>> {
+    #[cfg(feature = "openai")]
+    if std::env::var_os("OPENAI_API_KEY").is_some() || std::env::var_os("OPENAI_BASE_URL").is_some()
+    {
+        match typed_tools::provider::OpenAi::from_env() {
+            Ok(model) => return Some(Arc::new(model)),
+            Err(error) => println!("(OpenAI-compatible client not set up: {error})"),
+        }
+    }
+    #[cfg(feature = "anthropic")]
+    if std::env::var_os("ANTHROPIC_API_KEY").is_some() {
+        match typed_tools::provider::Anthropic::from_env() {
+            Ok(model) => return Some(Arc::new(model)),
+            Err(error) => println!("(Anthropic client not set up: {error})"),
+        }
+    }
+    None
+}
+
+/// Says how to connect a real model.
+fn tell_how_to_connect() {
+    let keys = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY"];
     let configured: Vec<&str> = keys
         .into_iter()
         .filter(|key| std::env::var_os(key).is_some())
@@ -99,16 +131,35 @@ fn tell_which_model() {
     if configured.is_empty() {
         println!(
             "(offline: the model's answers are replayed from a script. To talk to a real \
-             model, set OPENAI_API_KEY (with OPENAI_BASE_URL for a local OpenAI-compatible \
-             server) or ANTHROPIC_API_KEY, and build with the matching feature: \
+             model, set OPENAI_API_KEY and OPENAI_MODEL (or OPENAI_BASE_URL for a local \
+             OpenAI-compatible server such as Ollama), or ANTHROPIC_API_KEY and \
+             ANTHROPIC_MODEL, and build with the matching feature: \
              `cargo run --example agent --features openai` or `--features anthropic`.)\n"
         );
     } else {
         println!(
-            "({} is set, but this build has no provider client: build with `--features openai` \
+            "({} is set, but this build has no client for it: build with `--features openai` \
              or `--features anthropic`; replaying the script meanwhile.)\n",
             configured.join(" and ")
         );
+    }
+}
+
+/// Runs `future` to its end: on a tokio runtime when a provider client is
+/// built in (they are built on reqwest, which needs one), else on the
+/// `futures` executor: the rest of the crate names no runtime.
+fn wait<F: std::future::Future>(future: F) -> F::Output {
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
+    {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime")
+            .block_on(future)
+    }
+    #[cfg(not(any(feature = "openai", feature = "anthropic")))]
+    {
+        futures::executor::block_on(future)
     }
 }
 
@@ -164,7 +215,7 @@ fn main() {
         .system(instructions)
         .limits(limits)
         .approval(approval.clone());
-    let run = block_on(agent.run("cust_12345 asks for a refund of their last charge."));
+    let run = wait(agent.run("cust_12345 asks for a refund of their last charge."));
     show(&run);
 
     println!("== 2. The same request to a read-only agent\n");
@@ -176,7 +227,7 @@ fn main() {
         .system(instructions)
         .limits(limits)
         .restrict(EffectSet::READ);
-    let run = block_on(agent.run("cust_12345 asks for a refund of their last charge."));
+    let run = wait(agent.run("cust_12345 asks for a refund of their last charge."));
     show(&run);
 
     println!("== 3. A plan, and a refund too large to approve\n");
@@ -198,7 +249,7 @@ match exec tool lookup_account {id = "cust_777"} {
         .limits(limits)
         .approval(approval)
         .plans(true);
-    let run = block_on(agent.run("cust_777 asks for a refund of their last charge."));
+    let run = wait(agent.run("cust_777 asks for a refund of their last charge."));
     show(&run);
 
     println!("== What happened to the shop");
