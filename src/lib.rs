@@ -71,6 +71,14 @@
 //! - [`plan`] is programs of tool calls: the typed builder ([`plan::typed`]), the
 //!   text form models write, the checker and the interpreter.
 //! - [`effect`] is the effects at the type level and at run time.
+//! - [`toolbox::Approval`] asks a person (or a rule) before a write runs, with
+//!   the arguments exactly as they will run.
+//! - [`model`] is what the crate sends a model and gets back; [`agent`] runs a
+//!   model over a toolbox within limits; [`plan::author`] has a model write a
+//!   plan until it checks.
+//! - Behind cargo features: `provider` (`openai`, `anthropic`: clients for
+//!   OpenAI-compatible servers and Anthropic) and `mcp` (`mcp`, `mcp-http`:
+//!   serve a toolbox over MCP, import another server's tools).
 #![warn(missing_docs)]
 
 pub use typed_tools_macros::tool;
