@@ -55,6 +55,11 @@ impl Log {
         self.total += n;
     }
 
+    /// How many repairs of `kind` were recorded.
+    pub(super) fn count(&self, kind: RepairKind) -> usize {
+        self.counts[kind as usize]
+    }
+
     /// How many repairs were recorded.
     pub(super) fn total(&self) -> usize {
         self.total
@@ -73,19 +78,6 @@ impl Log {
         self.kept.truncate(since.kept);
         self.counts = since.counts;
         self.total = since.total;
-    }
-
-    /// Forgets every repair recorded after `since`, except one of `kind`,
-    /// recorded again.
-    pub(super) fn reset_keeping(&mut self, since: &Since, kind: RepairKind) {
-        let keep = self.kept[since.kept..]
-            .iter()
-            .find(|repair| repair.kind == kind)
-            .copied();
-        self.reset(since);
-        if let Some(repair) = keep {
-            self.record(repair);
-        }
     }
 
     /// Forgets the last repair, of `kind`, recorded just now.

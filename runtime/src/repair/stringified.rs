@@ -22,8 +22,10 @@ pub(super) fn unwrap_valid(text: &str, options: &RepairOptions) -> Option<Repair
 }
 
 /// `text[start..end]` is a valid JSON string literal: if its content is a JSON
-/// object or array (after repair), that value, with the inner repairs at their
-/// positions in `text`. Else `None`, and the string stays a string.
+/// object or array, that value, with the inner repairs at their positions in
+/// `text`. The content must be the value and nothing else: repairs that would
+/// close it, drop text around it or make up a value are not allowed, so a
+/// string like `"["` or `"{not json"` stays a string.
 pub(super) fn unwrap_literal(
     text: &str,
     (start, end): (usize, usize),
@@ -32,11 +34,80 @@ pub(super) fn unwrap_literal(
     if !options.allows(RepairKind::StringifiedJson) {
         return None;
     }
-    let (content, offsets) = decode(&text[start..end], start)?;
+    let inner_options = options.without(&[
+        RepairKind::StringifiedJson,
+        RepairKind::EscapedJson,
+        RepairKind::SurroundingProse,
+        RepairKind::MarkdownFence,
+        RepairKind::Jsonp,
+        RepairKind::NewlineDelimited,
+        RepairKind::Truncated,
+        RepairKind::UnfinishedKey,
+        RepairKind::MissingBracket,
+        RepairKind::MissingQuote,
+        RepairKind::MissingValue,
+    ]);
+    decode_and_repair(
+        text,
+        (start + 1, end - 1),
+        RepairKind::StringifiedJson,
+        start,
+        &inner_options,
+    )
+}
+
+/// `{\"a\": 1}`: if `text` is JSON written as the content of a string (it
+/// starts with `{\"`, `[\"` or `\"` and every quote in it is escaped), that
+/// JSON, repaired.
+pub(super) fn unwrap_escaped(text: &str, options: &RepairOptions) -> Option<Repaired<'static>> {
+    if !options.allows(RepairKind::EscapedJson) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let start = bytes.iter().position(|&b| !is_ws(b))?;
+    let end = bytes.iter().rposition(|&b| !is_ws(b))? + 1;
+    let after_open = match bytes[start] {
+        b'{' | b'[' => start + 1 + bytes[start + 1..].iter().position(|&b| !is_ws(b))?,
+        _ => start,
+    };
+    if !bytes[after_open..].starts_with(b"\\\"") {
+        return None;
+    }
+    // Every quote is escaped: an unescaped one means a stray backslash, not
+    // escaped JSON.
+    let mut i = start;
+    while i < end {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return None,
+            _ => i += 1,
+        }
+    }
+    let inner_options = options.without(&[RepairKind::EscapedJson, RepairKind::StringifiedJson]);
+    decode_and_repair(
+        text,
+        (start, end),
+        RepairKind::EscapedJson,
+        start,
+        &inner_options,
+    )
+}
+
+/// Decodes `text[from..to]` as a string's content and repairs it into an
+/// object or array, recording `kind` at `at` and the inner repairs at their
+/// positions in `text`; `None` if it does not decode or is not one.
+fn decode_and_repair(
+    text: &str,
+    (from, to): (usize, usize),
+    kind: RepairKind,
+    at: usize,
+    inner_options: &RepairOptions,
+) -> Option<Repaired<'static>> {
+    let (content, offsets) = decode(&text[from..to], from)?;
     if !matches!(content.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
         return None;
     }
-    let inner = super::repair_with(&content, &options.without(RepairKind::StringifiedJson)).ok()?;
+    let inner = super::repair_with(&content, inner_options).ok()?;
     if !matches!(
         inner.json().trim_start().as_bytes().first(),
         Some(b'{' | b'[')
@@ -44,10 +115,7 @@ pub(super) fn unwrap_literal(
         return None;
     }
     let mut log = Log::new();
-    log.record(Repair {
-        kind: RepairKind::StringifiedJson,
-        at: start,
-    });
+    log.record(Repair { kind, at });
     for repair in inner.repairs() {
         log.record(Repair {
             kind: repair.kind,
@@ -65,16 +133,16 @@ pub(super) fn unwrap_literal(
     })
 }
 
-/// Decodes a valid JSON string literal; with each content byte, the offset in
-/// the text of what produced it (`base` is the literal's offset), and one more
-/// entry for the closing quote. `None` for a lone surrogate, which a Rust
-/// string cannot hold.
+/// Decodes a string's content (JSON escapes, which must be valid); with
+/// each decoded byte, the offset in the text of what produced it (`base` is
+/// the content's offset), and one more entry for the end. `None` for an
+/// invalid escape or a lone surrogate, which a Rust string cannot hold.
 fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
     let bytes = literal.as_bytes();
-    let inner = bytes.len().checked_sub(1)?;
+    let inner = bytes.len();
     let mut content = String::with_capacity(inner);
     let mut offsets = Vec::with_capacity(inner + 1);
-    let mut i = 1;
+    let mut i = 0;
     let mut run = i;
     while i < inner {
         if bytes[i] != b'\\' {
@@ -84,7 +152,7 @@ fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
         content.push_str(&literal[run..i]);
         offsets.extend(base + run..base + i);
         let at = i;
-        let (c, len) = match bytes[i + 1] {
+        let (c, len) = match *bytes.get(i + 1)? {
             b'"' => ('"', 2),
             b'\\' => ('\\', 2),
             b'/' => ('/', 2),
@@ -94,12 +162,12 @@ fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
             b'r' => ('\r', 2),
             b't' => ('\t', 2),
             b'u' => {
-                let high = hex4(&literal[i + 2..i + 6])?;
+                let high = hex4(literal.get(i + 2..)?)?;
                 if (0xD800..0xDC00).contains(&high) {
                     if literal.get(i + 6..i + 8) != Some("\\u") {
                         return None;
                     }
-                    let low = hex4(&literal[i + 8..i + 12])?;
+                    let low = hex4(literal.get(i + 8..)?)?;
                     if !(0xDC00..0xE000).contains(&low) {
                         return None;
                     }
@@ -134,10 +202,11 @@ mod tests {
 
     #[test]
     fn offsets_point_at_what_produced_each_byte() {
-        let (content, offsets) = decode(r#""a\"é\u00e9\ud83d\ude00""#, 10).unwrap();
+        let (content, offsets) = decode(r#"a\"é\u00e9\ud83d\ude00"#, 11).unwrap();
         assert_eq!(content, "a\"éé😀");
-        // a, \" , é (2 bytes), \u00e9 (2 bytes), the pair (4 bytes), the closing quote.
+        // a, \" , é (2 bytes), \u00e9 (2 bytes), the pair (4 bytes), the end.
         assert_eq!(offsets, [11, 12, 14, 15, 16, 16, 22, 22, 22, 22, 34]);
-        assert_eq!(decode(r#""\ud800""#, 0), None);
+        assert_eq!(decode(r#"\ud800"#, 0), None);
+        assert_eq!(decode(r#"\d"#, 0), None);
     }
 }
