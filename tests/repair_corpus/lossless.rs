@@ -231,7 +231,12 @@ fn removed_comments(text: &str, repaired: &Repaired<'_>) -> Vec<(usize, usize)> 
 /// or value, unless it lies in a comment the record says was removed. An
 /// atom is touched when the edit overlaps it or ends next to it (deleting
 /// the comma of `[1,2]` makes `12`).
-pub(crate) fn check(doc: &str, edit: Edit, damaged: &str, repaired: &Repaired<'_>) -> Result<(), String> {
+pub(crate) fn check(
+    doc: &str,
+    edit: Edit,
+    damaged: &str,
+    repaired: &Repaired<'_>,
+) -> Result<(), String> {
     let comments = removed_comments(damaged, repaired);
     let wanted: Vec<Atom> = atoms(doc)
         .into_iter()

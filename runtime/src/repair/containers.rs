@@ -67,6 +67,19 @@ impl Parser<'_> {
                     self.replace(self.pos, self.pos + 1, "");
                     self.pos += 1;
                 }
+                b'{' if members > 0
+                    && self.stack.len() >= 2
+                    && self.stack[self.stack.len() - 2] == b'[' =>
+                {
+                    // `[{"a": 1 {"b": 2}]`: the object ends where the next
+                    // item of the array begins.
+                    if let Some(comma) = comma.take() {
+                        self.drop_comma(comma, None)?;
+                    }
+                    self.record(RepairKind::MissingBracket, self.pos)?;
+                    self.close("}");
+                    break;
+                }
                 b',' => {
                     self.comma(&mut comma, members, &mut after_ellipsis)?;
                 }

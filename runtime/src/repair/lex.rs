@@ -1,8 +1,8 @@
 //! Bytes for the repairing parser: classes, whitespace and comments, and the
 //! lookahead that decides whether a quote ends a string.
 
-use super::parse::{Parser, Step};
-use super::RepairKind;
+use super::parse::{fail, Parser, Step};
+use super::{RepairErrorKind, RepairKind};
 
 /// Where a token is, which decides how a quote inside a string is read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -335,6 +335,21 @@ impl Parser<'_> {
             }
             let comment = self.comment_len(self.pos);
             if comment > 0 {
+                let text = &self.src[self.pos..self.pos + comment];
+                let line = text.starts_with(b"//") || text.starts_with(b"#");
+                if line
+                    && self.pos + comment >= self.end
+                    && !self.stack.is_empty()
+                    && text.iter().any(|&b| matches!(b, b'"' | b'}' | b']'))
+                {
+                    // `{"a": 1 // note }, "b": 2}` on one line: the rest of the
+                    // value is in the comment.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        self.pos,
+                        "a comment to the end of the text holds the rest of the value",
+                    ));
+                }
                 self.record(RepairKind::Comment, self.pos)?;
                 self.replace(self.pos, self.pos + comment, "");
                 self.pos += comment;
@@ -428,6 +443,26 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether a key without its colon starts at `i`: a string and then a
+    /// value on the same line (`"days" 3`, `"a" "b"`).
+    fn key_without_colon_at(&self, i: usize) -> bool {
+        let Some((quote, len)) = self.quote_at(i) else {
+            return false;
+        };
+        let Some(end) = self.string_end(quote, i + len) else {
+            return false;
+        };
+        let mut j = end;
+        while j < self.end && matches!(self.src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        j > end
+            && j < self.end
+            && (matches!(self.src[j], b'{' | b'[' | b'0'..=b'9')
+                || self.quote_at(j).is_some()
+                || self.literal_len(j) > 0)
+    }
+
     /// Whether a quoted key starts at `i`: a string followed by `:`.
     pub(super) fn key_string_at(&self, i: usize) -> bool {
         self.quote_at(i).is_some() && self.after_string(i) == Some(b':')
@@ -496,7 +531,7 @@ impl Parser<'_> {
             return true;
         }
         let b = self.src[j];
-        if self.fence_at(j) || (b == b')' && self.jsonp) {
+        if self.fence_at(j) || (b == b')' && (self.jsonp || self.in_wrapper)) {
             return true;
         }
         if b == b'+' && ctx != Ctx::Key {
@@ -512,8 +547,10 @@ impl Parser<'_> {
             // After a key: its colon, or (missing the colon) a value that is
             // not a bare word, which may be the rest of the key.
             Ctx::Key => {
-                matches!(b, b':' | b',' | b'}' | b']' | b'{' | b'[' | b'0'..=b'9')
-                    || (b == b'-' && self.src.get(j + 1).is_some_and(u8::is_ascii_digit))
+                matches!(
+                    b,
+                    b':' | b'=' | b',' | b'}' | b']' | b'{' | b'[' | b'0'..=b'9'
+                ) || (b == b'-' && self.src.get(j + 1).is_some_and(u8::is_ascii_digit))
                     || self.quote_at(j).is_some()
                     || self.literal_len(j) > 0
             }
@@ -533,6 +570,7 @@ impl Parser<'_> {
                     self.key_string_at(j)
                         || (j > after && self.slash_comment_at(j))
                         || self.ellipsis_len(j) > 0
+                        || self.key_without_colon_at(j)
                 }
             },
             // After an item: the array closes, or a value follows (after a

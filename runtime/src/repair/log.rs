@@ -80,12 +80,16 @@ impl Log {
         self.total = since.total;
     }
 
-    /// Forgets the last repair, of `kind`, recorded just now.
+    /// Forgets the last repair of `kind`, recorded lately (perhaps with
+    /// others after it).
     pub(super) fn undo_last(&mut self, kind: RepairKind) {
         let count = &mut self.counts[kind as usize];
         if *count <= KEPT_PER_KIND {
-            let last = self.kept.pop();
-            debug_assert_eq!(last.map(|r| r.kind), Some(kind));
+            let last = self.kept.iter().rposition(|r| r.kind == kind);
+            debug_assert!(last.is_some(), "no {kind:?} to forget");
+            if let Some(last) = last {
+                self.kept.remove(last);
+            }
         }
         *count -= 1;
         self.total -= 1;

@@ -44,9 +44,9 @@
 //! - **Valid JSON is never changed.** Text that `serde_json` accepts is returned
 //!   byte for byte, without a copy ([`Repaired::is_unchanged`]). The one
 //!   exception is opt-in by kind: a JSON *string* whose whole content is a
-//!   JSON object or array that reads without structural repairs
-//!   (double-encoded arguments) is decoded, as [`RepairKind::StringifiedJson`];
-//!   `"["` or `"{not json"` stay strings.
+//!   JSON object or array that parses as it is (double-encoded arguments)
+//!   is decoded, as [`RepairKind::StringifiedJson`]; `"["`, `"{a: b}"` or
+//!   `"[1,]"` stay strings.
 //! - **The output is always JSON**: when repair succeeds, the result is a single
 //!   JSON text; `NaN`, `Infinity` and `undefined` become `null` (recorded), never
 //!   copied through. This holds by construction; debug builds also check every

@@ -67,6 +67,8 @@ pub(super) struct Parser<'a> {
     pub(super) in_fence: bool,
     /// Inside `name(...)`: a `)` where a token is expected ends the value.
     pub(super) jsonp: bool,
+    /// Inside a MongoDB type's parentheses: a `)` ends a string.
+    pub(super) in_wrapper: bool,
 }
 
 /// A point to return to when a guess fails.
@@ -104,6 +106,7 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
         stack: Vec::new(),
         in_fence: false,
         jsonp: false,
+        in_wrapper: false,
     };
     let top_string = parser.top().map_err(|e| *e)?;
     let Parser {

@@ -43,6 +43,7 @@ impl Parser<'_> {
         }
         let mut exponent = None;
         let mut exponent_cut = false;
+        let mut exponent_empty = false;
         if i < end && (s[i] == b'e' || s[i] == b'E') && (int_len > 0 || frac.is_some()) {
             let mut k = i + 1;
             if k < end && (s[k] == b'+' || s[k] == b'-') {
@@ -55,6 +56,10 @@ impl Parser<'_> {
             } else if d >= end {
                 exponent_cut = true;
                 i = d;
+            } else if self.token_end(d) {
+                // `[2e, 3]`: an exponent with no digits.
+                exponent_empty = true;
+                i = d;
             } else {
                 return self.not_a_number(start, ctx);
             }
@@ -64,6 +69,15 @@ impl Parser<'_> {
             return self.not_a_number(start, ctx);
         }
         if int_len == 0 && frac.is_none() {
+            let after = self.skip_ws_from(i).0;
+            let alone = after >= self.end || matches!(self.src[after], b',' | b']');
+            if ctx == Ctx::ArrayItem && sign.is_some() && i == start + 1 && !text_stops && alone {
+                // `[-]`: a sign and no number is no item.
+                self.record(RepairKind::NumberFormat, start)?;
+                self.replace(start, i, "");
+                self.pos = i;
+                return Ok(Parsed::Nothing);
+            }
             if text_stops {
                 // `-` or `.` where the text stops: dropped.
                 self.replace(start, i, "");
@@ -80,10 +94,10 @@ impl Parser<'_> {
             return Ok(Parsed::Value);
         }
         self.pos = i;
-        if sign != Some(b'+') && int_len > 0 && !bare_dot && !exponent_cut {
+        if sign != Some(b'+') && int_len > 0 && !bare_dot && !exponent_cut && !exponent_empty {
             return Ok(Parsed::Value);
         }
-        if sign == Some(b'+') || int_len == 0 || (bare_dot && !text_stops) {
+        if sign == Some(b'+') || int_len == 0 || (bare_dot && !text_stops) || exponent_empty {
             self.record(RepairKind::NumberFormat, start)?;
         }
         if (bare_dot && text_stops) || exponent_cut {
@@ -192,12 +206,15 @@ impl Parser<'_> {
             self.replace(self.pos, self.pos, "null");
             return Ok(Parsed::Value);
         };
+        self.in_wrapper = true;
         let inner = match b {
-            b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx)?,
-            _ if self.quote_at(self.pos).is_some() => self.string(ctx)?,
-            _ if self.literal_len(self.pos) > 0 => self.word(ctx)?,
-            _ => return Err(self.unexpected("expected a string or number in a MongoDB type")),
+            b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
+            _ if self.quote_at(self.pos).is_some() => self.string(ctx),
+            _ if self.literal_len(self.pos) > 0 => self.word(ctx),
+            _ => Err(self.unexpected("expected a string or number in a MongoDB type")),
         };
+        self.in_wrapper = false;
+        let inner = inner?;
         if inner == Parsed::Nothing {
             self.replace(self.pos, self.pos, "null");
         }
@@ -225,7 +242,19 @@ impl Parser<'_> {
     /// quote lacks its opening quote (`{"a": foo"}`).
     pub(super) fn unquoted_string(&mut self, start: usize) -> Step<Parsed> {
         let mut i = start;
-        while !self.ends_unquoted(i) {
+        // Brackets the text opens are its own (`{text: a{b}}`).
+        let mut depth = 0usize;
+        loop {
+            if i < self.end && matches!(self.src[i], b'{' | b'[') {
+                depth += 1;
+            } else if i < self.end && depth > 0 && matches!(self.src[i], b'}' | b']') {
+                depth -= 1;
+                i += 1;
+                continue;
+            }
+            if self.ends_unquoted(i) {
+                break;
+            }
             if i > start && is_ws(self.src[i - 1]) && self.quote_at(i).is_some() {
                 // A string after the text: the next member or item.
                 if matches!(self.after_string(i), None | Some(b':' | b',' | b'}' | b']')) {

@@ -3,7 +3,7 @@
 //! quoted or not.
 
 use super::continuation::{Expect, Reach};
-use super::lex::{is_key_byte, is_ws, rfind, Ctx, Quote};
+use super::lex::{find, is_key_byte, is_ws, rfind, Ctx, Quote};
 use super::log::Since;
 use super::parse::{fail, Parsed, Parser, Step};
 use super::{RepairErrorKind, RepairKind};
@@ -61,6 +61,14 @@ enum Read {
 enum End {
     /// It lacks its closing quote, which goes before this byte.
     MissingQuote(usize),
+    /// It lacks its closing quote before `end`, and is joined there with
+    /// `+` to the string whose quote is at `next` (`"a +"b"`); the text is
+    /// read to `region_end`.
+    Joined {
+        end: usize,
+        next: usize,
+        region_end: usize,
+    },
     /// The quote at this byte closes it (the text after it was taken for
     /// more of the string at first).
     QuoteAt(usize),
@@ -148,8 +156,10 @@ impl Parser<'_> {
             }
         }
         let (next, _) = self.skip_ws_from(i);
+        // `{a: 1}`, `{a = 1}`, or a value with the colon missing (`{a 'b'}`).
         let followed = next >= self.end
             || matches!(self.src[next], b':' | b'=')
+            || (next > i && self.quote_at(next).is_some())
             || (self.src[next] == b')' && self.jsonp);
         if i == start || !followed {
             return Err(self.unexpected("expected a key followed by `:`"));
@@ -194,7 +204,7 @@ impl Parser<'_> {
                 }
                 let region_end = self.end;
                 self.pos = open_at;
-                if let End::MissingQuote(at) = end {
+                if let End::MissingQuote(at) | End::Joined { end: at, .. } = end {
                     self.end = at;
                 }
                 let read = self.read_string(ctx, Some(end), &mut None);
@@ -229,7 +239,7 @@ impl Parser<'_> {
     fn read_string(
         &mut self,
         ctx: Ctx,
-        again: Option<End>,
+        mut again: Option<End>,
         since: &mut Option<Since>,
     ) -> Step<Read> {
         let Some((mut quote, open_len)) = self.quote_at(self.pos) else {
@@ -260,6 +270,35 @@ impl Parser<'_> {
                 .position(|&b| stops[b as usize])
                 .unwrap_or(self.end - self.pos);
             if self.pos >= self.end {
+                if let Some(End::Joined {
+                    end,
+                    next,
+                    region_end,
+                }) = again
+                {
+                    if self.pos == end {
+                        // `"a +"b"`: the missing quote, the `+` and the next
+                        // string's quote go, and its text follows.
+                        self.record_in_string(since, RepairKind::MissingQuote, end)?;
+                        self.record_in_string(since, RepairKind::StringConcatenation, end)?;
+                        if let Some(comment) = find(&self.src[end..next], b"/*") {
+                            self.record_in_string(since, RepairKind::Comment, end + comment)?;
+                        }
+                        let (next_quote, next_len) = self.quote_at(next).expect("a quote");
+                        self.flush(end);
+                        self.skip_to(next + next_len);
+                        self.end = region_end;
+                        self.pos = next + next_len;
+                        quote = next_quote;
+                        content = self.pos;
+                        inner = InnerQuotes {
+                            depth_at: content,
+                            ..InnerQuotes::default()
+                        };
+                        again = None;
+                        continue;
+                    }
+                }
                 return self.string_stops(ctx, quote, (open_at, content), &inner, again, since);
             }
             let at = self.pos;
@@ -280,7 +319,12 @@ impl Parser<'_> {
                     }
                 }
                 let closes = match again {
-                    None => self.closes(ctx, at + len),
+                    None => {
+                        self.closes(ctx, at + len)
+                            || (ctx == Ctx::ArrayItem
+                                && inner.count.is_multiple_of(2)
+                                && self.item_follows(at + len))
+                    }
                     Some(end) => end == End::QuoteAt(at),
                 };
                 if closes && again.is_none() && ctx == Ctx::Key && inner.count > 0 {
@@ -428,6 +472,13 @@ impl Parser<'_> {
             self.replace(self.pos, self.pos, "\"");
             return Ok(Read::Closed);
         }
+        if again.is_none() && !self.in_fence && self.end == self.src.len() {
+            // `{"a": "x}```: a fence at the very end closes the value.
+            let text = self.src[content..self.end].trim_ascii_end();
+            if text.ends_with(b"```") {
+                return Ok(Read::Fence(content + text.len() - 3));
+            }
+        }
         if again.is_none() && self.in_fence && self.end == self.src.len() {
             if let Some(fence) = rfind(&self.src[content..self.end], b"```") {
                 // The line break before the fence belongs to it.
@@ -497,6 +548,14 @@ impl Parser<'_> {
                 }
             }
         }
+        if ctx == Ctx::Top && self.src[content..self.pos].iter().all(|&b| is_ws(b)) {
+            // `"` alone: a quote, and no value.
+            return Err(fail(
+                RepairErrorKind::NoJson,
+                content - 1,
+                "a quote and no value",
+            ));
+        }
         // A backslash or `\u12` where the text stops is dropped with the
         // truncation (see `escape`).
         self.truncated()?;
@@ -535,6 +594,28 @@ impl Parser<'_> {
         q: usize,
         inner: &mut InnerQuotes,
     ) -> Step<Option<End>> {
+        if ctx != Ctx::Key {
+            let (end, separator) = self.token_before(content, q);
+            let closes = self
+                .quote_at(q)
+                .is_some_and(|(quote, len)| self.string_end(quote, q + len).is_some());
+            // The `+` right after the text, not after a comma (`"a",\n+ "b"`).
+            let after_text = end == content || !matches!(self.src[end - 1], b',');
+            let plus_after_comma = separator == Some(b'+') && {
+                let plus = self.src[end..q]
+                    .iter()
+                    .position(|&b| b == b'+')
+                    .map_or(q, |p| end + p);
+                self.src[end..plus].contains(&b',')
+            };
+            if separator == Some(b'+') && closes && after_text && !plus_after_comma {
+                return Ok(Some(End::Joined {
+                    end,
+                    next: q,
+                    region_end: self.end,
+                }));
+            }
+        }
         Ok(match ctx {
             Ctx::ObjectValue | Ctx::ArrayItem => {
                 inner.depth_at = inner.depth_at.max(content);
@@ -583,10 +664,7 @@ impl Parser<'_> {
                 }
                 // The text ends before the quote, and before a comma there,
                 // or before a bracket it would close that it did not open.
-                let mut end = self.content_end(content, q);
-                if end > content && self.src[end - 1] == b',' {
-                    end = self.content_end(content, end - 1);
-                }
+                let (mut end, _) = self.token_before(content, q);
                 if let Some(closer) = inner.unmatched {
                     end = end.min(self.content_end(content, closer));
                 }
@@ -648,25 +726,30 @@ impl Parser<'_> {
                         return Ok(Some(end));
                     }
                 }
-                // Closing brackets at the end, each closing what is open.
+                // Closing brackets at the end, the first closing the
+                // innermost container open, the next the one around it.
                 let mut i = self.end;
+                while i > content
+                    && (is_ws(self.src[i - 1]) || matches!(self.src[i - 1], b'}' | b']'))
+                {
+                    i -= 1;
+                }
                 let mut closed = 0;
-                loop {
-                    while i > content && is_ws(self.src[i - 1]) {
-                        i -= 1;
+                for &b in &self.src[i..self.end] {
+                    if is_ws(b) {
+                        continue;
                     }
                     let open = self
                         .stack
                         .len()
                         .checked_sub(closed + 1)
                         .map(|d| self.stack[d]);
-                    match (i > content).then(|| self.src[i - 1]) {
-                        Some(b'}') if open == Some(b'{') => {}
-                        Some(b']') if open == Some(b'[') => {}
-                        _ => break,
+                    let matches = matches!((b, open), (b'}', Some(b'{')) | (b']', Some(b'[')));
+                    if !matches {
+                        closed = 0;
+                        break;
                     }
                     closed += 1;
-                    i -= 1;
                 }
                 let end = self.content_end(content, i);
                 if closed > 0 {
@@ -680,9 +763,21 @@ impl Parser<'_> {
                     return Ok(None);
                 };
                 let colon = content + colon;
-                Ok(self
-                    .continues(colon, Expect::Colon, all)
-                    .then(|| self.content_end(content, colon)))
+                if self.continues(colon, Expect::Colon, all) {
+                    return Ok(Some(self.content_end(content, colon)));
+                }
+                // `{"key:value}`: a colon, text, and the closing bracket.
+                let mut i = self.end;
+                while i > colon && is_ws(self.src[i - 1]) {
+                    i -= 1;
+                }
+                let closes = i > colon + 1
+                    && self.stack.last().is_some_and(|&open| {
+                        (open == b'{' && self.src[i - 1] == b'}')
+                            || (open == b'[' && self.src[i - 1] == b']')
+                    })
+                    && !self.src[colon..i].contains(&b'"');
+                Ok(closes.then(|| self.content_end(content, colon)))
             }
             Ctx::Top => Ok(None),
         }
@@ -731,6 +826,45 @@ impl Parser<'_> {
         self.continues_in(q, expect, reach, &opened)
     }
 
+    /// In an array, whether another item follows `i` after a space (a comma
+    /// missing): a value, or a word that ends the item (`"a" b]`).
+    fn item_follows(&self, i: usize) -> bool {
+        if i >= self.end || !is_ws(self.src[i]) {
+            return false;
+        }
+        let mut j = i;
+        while j < self.end && is_ws(self.src[j]) {
+            j += 1;
+        }
+        if j >= self.end {
+            return false;
+        }
+        let b = self.src[j];
+        if matches!(b, b'{' | b'[' | b'0'..=b'9')
+            || (b == b'-' && self.src.get(j + 1).is_some_and(u8::is_ascii_digit))
+            || self.quote_at(j).is_some()
+            || self.literal_len(j) > 0
+        {
+            return true;
+        }
+        // A word, then the end of the item.
+        let mut k = j;
+        while k < self.end
+            && k < j + WINDOW
+            && !is_ws(self.src[k])
+            && !matches!(self.src[k], b'"' | b',' | b'[' | b']' | b'{' | b'}' | b':')
+        {
+            k += 1;
+        }
+        if self.src.get(k) == Some(&b'"') {
+            k += 1;
+        }
+        while k < self.end && is_ws(self.src[k]) {
+            k += 1;
+        }
+        k > j && matches!(self.src.get(k), Some(b',' | b']'))
+    }
+
     /// A string that lacks its closing quote and would end at `end`: an error
     /// if its text is a number or literal (`" null,`), whose quote is stray.
     fn not_a_stray_quote(&self, content: usize, end: usize) -> Step {
@@ -748,6 +882,33 @@ impl Parser<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// Where the text of a string that starts at `content` ends when the
+    /// token at `q` is the next one: before the whitespace, comments and
+    /// `,` or `+` before `q`; and that separator.
+    fn token_before(&self, content: usize, q: usize) -> (usize, Option<u8>) {
+        let mut k = q;
+        loop {
+            while k > content && is_ws(self.src[k - 1]) {
+                k -= 1;
+            }
+            if k >= content + 4 && &self.src[k - 2..k] == b"*/" {
+                let from = content.max(k.saturating_sub(WINDOW));
+                if let Some(open) = rfind(&self.src[from..k - 2], b"/*") {
+                    k = from + open;
+                    continue;
+                }
+            }
+            break;
+        }
+        if k > content && matches!(self.src[k - 1], b',' | b'+') {
+            let separator = self.src[k - 1];
+            let (end, _) = self.token_before(content, k - 1);
+            (end, Some(separator))
+        } else {
+            (k, None)
+        }
     }
 
     /// Where the content of a string that starts at `content` ends, when the

@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use serde::de::IgnoredAny;
+
 use super::lex::is_ws;
 use super::log::Log;
 use super::{Repair, RepairKind, RepairOptions, Repaired};
@@ -21,11 +23,10 @@ pub(super) fn unwrap_valid(text: &str, options: &RepairOptions) -> Option<Repair
     unwrap_literal(text, (start, end), options)
 }
 
-/// `text[start..end]` is a valid JSON string literal: if its content is a JSON
-/// object or array, that value, with the inner repairs at their positions in
-/// `text`. The content must be the value and nothing else: repairs that would
-/// close it, drop text around it or make up a value are not allowed, so a
-/// string like `"["` or `"{not json"` stays a string.
+/// `text[start..end]` is a valid JSON string literal: if its whole content is
+/// a JSON object or array that parses as it is, that value. Content that
+/// would need repairs (`"["`, `"{a: b}"`, `"[1,]"`) stays a string: a string
+/// may carry text that only looks like JSON.
 pub(super) fn unwrap_literal(
     text: &str,
     (start, end): (usize, usize),
@@ -34,26 +35,19 @@ pub(super) fn unwrap_literal(
     if !options.allows(RepairKind::StringifiedJson) {
         return None;
     }
-    let inner_options = options.without(&[
-        RepairKind::StringifiedJson,
-        RepairKind::EscapedJson,
-        RepairKind::SurroundingProse,
-        RepairKind::MarkdownFence,
-        RepairKind::Jsonp,
-        RepairKind::NewlineDelimited,
-        RepairKind::Truncated,
-        RepairKind::UnfinishedKey,
-        RepairKind::MissingBracket,
-        RepairKind::MissingQuote,
-        RepairKind::MissingValue,
-    ]);
-    decode_and_repair(
-        text,
-        (start + 1, end - 1),
-        RepairKind::StringifiedJson,
-        start,
-        &inner_options,
-    )
+    let (content, _) = decode(&text[start + 1..end - 1], start + 1)?;
+    if !matches!(content.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+        return None;
+    }
+    serde_json::from_str::<IgnoredAny>(&content).ok()?;
+    Some(Repaired {
+        json: Cow::Owned(content),
+        repairs: vec![Repair {
+            kind: RepairKind::StringifiedJson,
+            at: start,
+        }],
+        omitted: Vec::new(),
+    })
 }
 
 /// `{\"a\": 1}`: if `text` is JSON written as the content of a string (it
@@ -66,56 +60,40 @@ pub(super) fn unwrap_escaped(text: &str, options: &RepairOptions) -> Option<Repa
     let bytes = text.as_bytes();
     let start = bytes.iter().position(|&b| !is_ws(b))?;
     let end = bytes.iter().rposition(|&b| !is_ws(b))? + 1;
-    let after_open = match bytes[start] {
-        b'{' | b'[' => start + 1 + bytes[start + 1..].iter().position(|&b| !is_ws(b))?,
-        _ => start,
-    };
+    let after_open = start
+        + bytes[start..]
+            .iter()
+            .position(|&b| !is_ws(b) && b != b'{' && b != b'[')?;
     if !bytes[after_open..].starts_with(b"\\\"") {
         return None;
     }
     // Every quote is escaped: an unescaped one means a stray backslash, not
     // escaped JSON.
+    // (`\\"` is an escaped quote in a string inside, and the last quote may
+    // have lost its backslash: `\"hello"`.)
     let mut i = start;
     while i < end {
         match bytes[i] {
             b'\\' => i += 2,
+            b'"' if i + 1 == end || bytes[..i].ends_with(b"\\\\") => i += 1,
             b'"' => return None,
             _ => i += 1,
         }
     }
+    // A backslash where the text stops (`\"hello\`) was cut off.
+    let end = if bytes[..end].ends_with(b"\\") && !bytes[..end].ends_with(b"\\\\") {
+        end - 1
+    } else {
+        end
+    };
+    let (content, offsets) = decode(&text[start..end], start)?;
     let inner_options = options.without(&[RepairKind::EscapedJson, RepairKind::StringifiedJson]);
-    decode_and_repair(
-        text,
-        (start, end),
-        RepairKind::EscapedJson,
-        start,
-        &inner_options,
-    )
-}
-
-/// Decodes `text[from..to]` as a string's content and repairs it into an
-/// object or array, recording `kind` at `at` and the inner repairs at their
-/// positions in `text`; `None` if it does not decode or is not one.
-fn decode_and_repair(
-    text: &str,
-    (from, to): (usize, usize),
-    kind: RepairKind,
-    at: usize,
-    inner_options: &RepairOptions,
-) -> Option<Repaired<'static>> {
-    let (content, offsets) = decode(&text[from..to], from)?;
-    if !matches!(content.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
-        return None;
-    }
-    let inner = super::repair_with(&content, inner_options).ok()?;
-    if !matches!(
-        inner.json().trim_start().as_bytes().first(),
-        Some(b'{' | b'[')
-    ) {
-        return None;
-    }
+    let inner = super::repair_with(&content, &inner_options).ok()?;
     let mut log = Log::new();
-    log.record(Repair { kind, at });
+    log.record(Repair {
+        kind: RepairKind::EscapedJson,
+        at: start,
+    });
     for repair in inner.repairs() {
         log.record(Repair {
             kind: repair.kind,

@@ -251,6 +251,7 @@ impl Parser<'_> {
                         removed_any = true;
                         continue;
                     }
+                    self.prose_after(self.pos, false)?;
                     self.record(RepairKind::SurroundingProse, self.pos)?;
                     removed_any = true;
                     break;
@@ -330,11 +331,22 @@ impl Parser<'_> {
     }
 
     /// Prose from `at` to the end, after the value (and after a fence that
-    /// closed it if `fenced`): an error if it holds a key (`"name":`), unless
-    /// a fence set it apart; and, after a value the text stopped inside of
+    /// closed it if `fenced`): an error if it holds another fenced value, or
+    /// a key (`"name":`) unless a fence set it apart; and, after a value the
+    /// text stopped inside of
     /// or whose brackets did not match, if it holds a quote or a bracket,
     /// which the value likely goes on with after the break.
     fn prose_after(&self, at: usize, fenced: bool) -> Step {
+        if let Some((fence, content)) = find_fence(&self.src[at..]) {
+            let first = self.skip_blank(at + content);
+            if matches!(self.src.get(first), Some(b'{' | b'[')) {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at + fence,
+                    "a second fenced JSON value follows the first",
+                ));
+            }
+        }
         if !fenced {
             if let Some(key) = self.member_in(at, self.src.len()) {
                 return Err(fail(
