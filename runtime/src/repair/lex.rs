@@ -384,7 +384,7 @@ impl Parser<'_> {
         let mut newline = false;
         loop {
             while i < self.end && is_ws(self.src[i]) {
-                newline |= self.src[i] == b'\n';
+                newline |= matches!(self.src[i], b'\n' | b'\r');
                 i += 1;
             }
             if !self.comment_at(i) {
@@ -543,7 +543,18 @@ impl Parser<'_> {
         }
         let after_comma = || self.skip_ws_from(j + 1).0;
         match ctx {
-            Ctx::Top => newline || b == b';',
+            // The whole value: a quote before more words is text; before
+            // anything else (a line break, `;`, a bracket) it closes, and
+            // what follows is dealt with after.
+            Ctx::Top => {
+                let lone_quote = j > after
+                    && self
+                        .quote_at(j)
+                        .is_some_and(|(quote, len)| self.string_end(quote, j + len).is_none());
+                newline
+                    || lone_quote
+                    || !(b.is_ascii_alphanumeric() || b >= 0x80 || self.quote_at(j).is_some())
+            }
             // After a key: its colon, or (missing the colon) a value that is
             // not a bare word, which may be the rest of the key.
             Ctx::Key => {

@@ -72,6 +72,9 @@ enum End {
     /// The quote at this byte closes it (the text after it was taken for
     /// more of the string at first).
     QuoteAt(usize),
+    /// After a join in a second reading: quotes close the string as in a
+    /// first reading, but it is not read again.
+    Free,
 }
 
 /// The quotes of a string's kind that a first reading took for part of its
@@ -295,7 +298,7 @@ impl Parser<'_> {
                             depth_at: content,
                             ..InnerQuotes::default()
                         };
-                        again = None;
+                        again = Some(End::Free);
                         continue;
                     }
                 }
@@ -325,6 +328,7 @@ impl Parser<'_> {
                                 && inner.count.is_multiple_of(2)
                                 && self.item_follows(at + len))
                     }
+                    Some(End::Free) => self.closes(ctx, at + len),
                     Some(end) => end == End::QuoteAt(at),
                 };
                 if closes && again.is_none() && ctx == Ctx::Key && inner.count > 0 {
@@ -495,8 +499,10 @@ impl Parser<'_> {
                 return Ok(Read::Fence(end));
             }
         }
-        if again.is_none() && quote != Quote::Double && self.src[content..self.end].contains(&b'"')
-        {
+        let text = &self.src[content..self.end];
+        let holds_json =
+            text.contains(&b'"') || matches!(text.trim_ascii_start().first(), Some(b'{' | b'['));
+        if again.is_none() && quote != Quote::Double && holds_json {
             // `'  "a": 1}`: a stray quote whose string runs over JSON to the end.
             return Err(fail(
                 RepairErrorKind::Unrepairable,

@@ -166,6 +166,28 @@ impl Parser<'_> {
                 self.jsonp = true;
             }
             None if region_start < start => {
+                let quotes = self.src[region_start..start]
+                    .iter()
+                    .filter(|&&b| b == b'"')
+                    .count();
+                let prose = &self.text[region_start..start];
+                let a_value = serde_json::from_str::<serde::de::IgnoredAny>(prose.trim()).is_ok();
+                if a_value {
+                    // `"o" [1]`: a value before the value, which dropping would lose.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        start,
+                        "a second JSON value follows the first",
+                    ));
+                }
+                if quotes % 2 == 1 {
+                    // `"r{" and prose`: the `{` is inside a string.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        start,
+                        "the `{` or `[` is inside a string",
+                    ));
+                }
                 if let Some(at) = self.member_in(region_start, start) {
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
@@ -322,6 +344,9 @@ impl Parser<'_> {
                 self.insert_at(last_end.0, last_end.1, ',');
             }
             self.value(Ctx::Top, 0)?;
+            // A fence may have ended the value's region; what follows it is
+            // the top level's again.
+            self.end = self.src.len();
             self.flush(self.pos);
             last_end = (self.pos, self.out.len());
         }
