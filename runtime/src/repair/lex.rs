@@ -166,10 +166,10 @@ impl Parser<'_> {
     /// `…`), or 0.
     #[inline]
     pub(super) fn ellipsis_len(&self, i: usize) -> usize {
-        if i >= self.end || !matches!(self.src[i], b'.' | 0xE2) {
-            return 0;
+        match self.src[..self.end].get(i..i + 3) {
+            Some([b'.', b'.', b'.']) | Some([0xE2, 0x80, 0xA6]) => self.ellipsis_len_slow(i),
+            _ => 0,
         }
-        self.ellipsis_len_slow(i)
     }
 
     fn ellipsis_len_slow(&self, i: usize) -> usize {
@@ -310,6 +310,15 @@ impl Parser<'_> {
         if i < self.end && !MAY_BE_SPACE[self.src[i] as usize] {
             return Ok(());
         }
+        // A typographic quote starts with a byte that also starts odd
+        // spaces: a token, not space.
+        if i + 2 < self.end
+            && self.src[i] == 0xE2
+            && self.src[i + 1] == 0x80
+            && matches!(self.src[i + 2], 0x98..=0x9D)
+        {
+            return Ok(());
+        }
         self.more_whitespace()
     }
 
@@ -319,6 +328,11 @@ impl Parser<'_> {
             self.pos += 1;
         }
         if self.pos >= self.end || !MAY_BE_SPACE[self.src[self.pos] as usize] {
+            return Ok(());
+        }
+        // A typographic quote starts with a byte that also starts odd
+        // spaces: a token, not space.
+        if self.src[self.pos] == 0xE2 && self.quote_at(self.pos).is_some() {
             return Ok(());
         }
         self.special_whitespace()
@@ -515,6 +529,11 @@ impl Parser<'_> {
         if after < self.end {
             match (ctx, self.src[after]) {
                 (Ctx::Key, b':') | (Ctx::ObjectValue | Ctx::ArrayItem, b'}' | b']') => return true,
+                // A letter or digit right after the quote goes on with the
+                // text, except after a key (a value with the colon missing).
+                (Ctx::ObjectValue | Ctx::ArrayItem | Ctx::Top, b) if b.is_ascii_alphanumeric() => {
+                    return false
+                }
                 _ => {}
             }
         }
@@ -540,6 +559,11 @@ impl Parser<'_> {
             if self.quote_at(k).is_some() {
                 return true;
             }
+        }
+        if b.is_ascii_alphanumeric() && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem) {
+            // A word after the space: more text (a key or value needs a
+            // quote, a comma or a bracket first).
+            return false;
         }
         let after_comma = || self.skip_ws_from(j + 1).0;
         match ctx {

@@ -30,7 +30,8 @@ pub(super) struct Since {
 impl Log {
     pub(super) fn new() -> Log {
         Log {
-            kept: Vec::new(),
+            // Room for a text's usual handful of repairs, without growing.
+            kept: Vec::with_capacity(16),
             counts: [0; KINDS],
             total: 0,
         }
@@ -121,8 +122,13 @@ impl Log {
         let Log {
             mut kept, counts, ..
         } = self;
+        let total: usize = counts.iter().sum();
         if !kept.is_sorted_by_key(|repair| repair.at) {
             kept.sort_by_key(|repair| repair.at);
+        }
+        // Every repair kept: nothing omitted (the usual case).
+        if kept.len() == total {
+            return (kept, Vec::new());
         }
         let omitted = RepairKind::ALL
             .iter()

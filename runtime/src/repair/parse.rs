@@ -161,6 +161,14 @@ impl<'a> Parser<'a> {
         self.skip_to(to);
     }
 
+    /// Writes a `"` in place of the input `from..to` (`from` not yet copied).
+    #[inline]
+    pub(super) fn replace_with_quote(&mut self, from: usize, to: usize) {
+        self.flush(from);
+        self.out.push('"');
+        self.skip_to(to);
+    }
+
     /// Where the input position `at` (not yet copied) lands in the output.
     pub(super) fn out_at(&self, at: usize) -> usize {
         self.out.len() + (at - self.copied)

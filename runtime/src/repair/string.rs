@@ -193,6 +193,81 @@ impl Parser<'_> {
 
     /// A string in any quotes, written with `"`.
     pub(super) fn string(&mut self, ctx: Ctx) -> Step<Parsed> {
+        if let Some(parsed) = self.plain_string(ctx)? {
+            return Ok(parsed);
+        }
+        self.string_read(ctx)
+    }
+
+    /// The common case, read without the machinery: a string in `"` or `'`
+    /// with no escape, control character or other quote inside, whose
+    /// closing quote is followed by what ends a string in `ctx` beyond
+    /// doubt (`:` after a key; `}`, `]`, or a comma and a quote after a
+    /// value). `None` for anything else.
+    #[inline]
+    fn plain_string(&mut self, ctx: Ctx) -> Step<Option<Parsed>> {
+        let open = self.pos;
+        let Some((quote, open_len)) = self.quote_at(open) else {
+            return Ok(None);
+        };
+        let src = &self.src[..self.end];
+        let body = open + open_len;
+        let close = match quote {
+            Quote::Double => find_stop_double(src, body),
+            _ => {
+                let stops = match quote {
+                    Quote::Single => &STOPS_SINGLE,
+                    Quote::Backtick => &STOPS_BACKTICK,
+                    _ => &STOPS_CURLY,
+                };
+                body + src[body..]
+                    .iter()
+                    .position(|&b| stops[b as usize])
+                    .unwrap_or(src.len() - body)
+            }
+        };
+        if close >= src.len() {
+            return Ok(None);
+        }
+        let Some(close_len) = self.closer_at(quote, close) else {
+            return Ok(None);
+        };
+        let mut next = close + close_len;
+        while next < src.len() && src[next] == b' ' {
+            next += 1;
+        }
+        let ends = match (ctx, src.get(next)) {
+            (Ctx::Key, Some(b':')) => true,
+            (Ctx::ObjectValue | Ctx::ArrayItem, Some(b'}' | b']')) => true,
+            (Ctx::ObjectValue | Ctx::ArrayItem, Some(b',')) => {
+                let mut after = next + 1;
+                while after < src.len() && is_ws(src[after]) {
+                    after += 1;
+                }
+                match src.get(after) {
+                    Some(b'"' | b'}') => true,
+                    Some(b'\'' | b'0'..=b'9' | b'[' | b'{' | b']') => ctx == Ctx::ArrayItem,
+                    // A typographic quote.
+                    Some(0xE2) => self.quote_at(after).is_some(),
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if !ends {
+            return Ok(None);
+        }
+        if let Some(kind) = quote_repair(quote) {
+            self.record(kind, open)?;
+            self.replace_with_quote(open, body);
+            self.replace_with_quote(close, close + close_len);
+        }
+        self.pos = close + close_len;
+        Ok(Some(Parsed::Value))
+    }
+
+    /// A string, read with every rule.
+    fn string_read(&mut self, ctx: Ctx) -> Step<Parsed> {
         let open_at = self.pos;
         let mark = self.output_mark();
         // The log before the string's first repair, taken only when it has
@@ -221,9 +296,13 @@ impl Parser<'_> {
                 if let Some(since) = &since {
                     self.log.reset(since);
                 }
+                // The opening quote's repair is recorded again.
+                if let Some(kind) = self.quote_at(open_at).and_then(|(quote, _)| quote_repair(quote)) {
+                    self.log.undo_last(kind);
+                }
                 self.pos = open_at;
                 self.end = end;
-                self.string(ctx)
+                self.string_read(ctx)
             }
         }
     }
@@ -250,7 +329,10 @@ impl Parser<'_> {
         };
         let open_at = self.pos;
         if let Some(kind) = quote_repair(quote) {
-            self.record_in_string(since, kind, open_at)?;
+            // Recorded once: a second reading starts after it.
+            if again.is_none() {
+                self.record(kind, open_at)?;
+            }
             self.replace(open_at, open_at + open_len, "\"");
         }
         self.pos += open_len;
@@ -268,10 +350,15 @@ impl Parser<'_> {
                 Quote::CurlyDouble | Quote::CurlySingle => &STOPS_CURLY,
                 Quote::Backtick => &STOPS_BACKTICK,
             };
-            self.pos += self.src[self.pos..self.end]
-                .iter()
-                .position(|&b| stops[b as usize])
-                .unwrap_or(self.end - self.pos);
+            self.pos = if quote == Quote::Double {
+                find_stop_double(&self.src[..self.end], self.pos)
+            } else {
+                self.pos
+                    + self.src[self.pos..self.end]
+                        .iter()
+                        .position(|&b| stops[b as usize])
+                        .unwrap_or(self.end - self.pos)
+            };
             if self.pos >= self.end {
                 if let Some(End::Joined {
                     end,
@@ -348,6 +435,16 @@ impl Parser<'_> {
                     // `""\n  "`: the quote taken for text closed the string,
                     // and the one on the next line is stray.
                     return Ok(Read::Again(End::QuoteAt(inner.last)));
+                }
+                if closes
+                    && again.is_none()
+                    && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+                    && inner.count % 2 == 1
+                    && self.src.get(inner.first + 1) == Some(&b',')
+                {
+                    // `["a.",b c"]`: a quote and a comma closed the string;
+                    // what follows lacks its opening quote.
+                    return Ok(Read::Again(End::QuoteAt(inner.first)));
                 }
                 if closes {
                     match self.joined(ctx, at + len)? {
@@ -600,21 +697,28 @@ impl Parser<'_> {
         q: usize,
         inner: &mut InnerQuotes,
     ) -> Step<Option<End>> {
+        // Where the text before the quote ends, past spaces and comments,
+        // and the `,` or `+` there.
+        let (end, separator) = if ctx == Ctx::Key {
+            (q, None)
+        } else {
+            self.token_before(content, q)
+        };
         if ctx != Ctx::Key {
-            let (end, separator) = self.token_before(content, q);
-            let closes = self
-                .quote_at(q)
-                .is_some_and(|(quote, len)| self.string_end(quote, q + len).is_some());
-            // The `+` right after the text, not after a comma (`"a",\n+ "b"`).
-            let after_text = end == content || !matches!(self.src[end - 1], b',');
-            let plus_after_comma = separator == Some(b'+') && {
+            let joined = separator == Some(b'+') && {
+                // The `+` right after the text, not after a comma
+                // (`"a",\n+ "b"`), and a string after it that closes.
                 let plus = self.src[end..q]
                     .iter()
                     .position(|&b| b == b'+')
                     .map_or(q, |p| end + p);
-                self.src[end..plus].contains(&b',')
+                !self.src[end..plus].contains(&b',')
+                    && (end == content || self.src[end - 1] != b',')
+                    && self
+                        .quote_at(q)
+                        .is_some_and(|(quote, len)| self.string_end(quote, q + len).is_some())
             };
-            if separator == Some(b'+') && closes && after_text && !plus_after_comma {
+            if joined {
                 return Ok(Some(End::Joined {
                     end,
                     next: q,
@@ -624,11 +728,6 @@ impl Parser<'_> {
         }
         Ok(match ctx {
             Ctx::ObjectValue | Ctx::ArrayItem => {
-                inner.depth_at = inner.depth_at.max(content);
-                inner.nest(self.src, q);
-                if inner.depth > 0 {
-                    return Ok(None);
-                }
                 let (expect, min_tokens) = if ctx == Ctx::ObjectValue {
                     (Expect::Key, 3)
                 } else {
@@ -648,16 +747,38 @@ impl Parser<'_> {
                         "a stray quote before a value",
                     ));
                 }
+                // A token follows a space or a separator, perhaps with a
+                // character or two of junk between (`"a",c"b"`); a quote
+                // after a longer word (`print("x`) is text.
+                let separator = |b: u8| is_ws(b) || matches!(b, b',' | b'[' | b'{' | b':');
+                let mut k = q;
+                while k > content && q - k < 3 && !separator(self.src[k - 1]) {
+                    k -= 1;
+                }
+                let separated = k == content || separator(self.src[k - 1]) || end < q;
+                if !separated {
+                    return Ok(None);
+                }
                 // A quote right after a quote and a word closes a quoted
-                // word (`"a "b" c"`).
+                // word (`"a "b" c"`): no space or comma since that quote
+                // (which, with a separator just found, is only a few bytes
+                // back).
                 if inner.count > 0
+                    && inner.last + 4 >= q
                     && !self.src[inner.last + 1..q]
                         .iter()
                         .any(|&b| is_ws(b) || b == b',')
                 {
                     return Ok(None);
                 }
+                // What follows reads as JSON there.
                 if !self.continues(q, expect, reach) {
+                    return Ok(None);
+                }
+                // Text that opens brackets of its own is code.
+                inner.depth_at = inner.depth_at.max(content);
+                inner.nest(self.src, q);
+                if inner.depth > 0 {
                     return Ok(None);
                 }
                 if inner.count > 0 && inner.depth < inner.depth_at_first {
@@ -991,6 +1112,31 @@ fn quote_repair(quote: Quote) -> Option<RepairKind> {
         Quote::CurlyDouble | Quote::CurlySingle => Some(RepairKind::CurlyQuotes),
         Quote::Backtick => Some(RepairKind::Backticks),
     }
+}
+
+/// The first byte at or after `from` in `src` that a `"` string stops at:
+/// a control character, `"` or `\`; or the end. Eight bytes at a time.
+#[inline]
+fn find_stop_double(src: &[u8], mut from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while from + 8 <= src.len() {
+        let chunk = u64::from_le_bytes(src[from..from + 8].try_into().expect("8 bytes"));
+        // A byte that is zero after the xor, or below 0x20, sets its high
+        // bit; the lowest such byte is exact.
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let stops = zero(chunk ^ (ONES * u64::from(b'"')))
+            | zero(chunk ^ (ONES * u64::from(b'\\')))
+            | (chunk.wrapping_sub(ONES * 0x20) & !chunk & HIGH);
+        if stops != 0 {
+            return from + (stops.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    from + src[from.min(src.len())..]
+        .iter()
+        .position(|&b| STOPS_DOUBLE[b as usize])
+        .unwrap_or(src.len().saturating_sub(from))
 }
 
 /// Writes the JSON escape of a byte that cannot appear raw in a string.

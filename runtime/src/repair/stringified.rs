@@ -35,7 +35,7 @@ pub(super) fn unwrap_literal(
     if !options.allows(RepairKind::StringifiedJson) {
         return None;
     }
-    let (content, _) = decode(&text[start + 1..end - 1], start + 1)?;
+    let content = unescape(&text[start + 1..end - 1])?;
     if !matches!(content.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
         return None;
     }
@@ -111,15 +111,31 @@ pub(super) fn unwrap_escaped(text: &str, options: &RepairOptions) -> Option<Repa
     })
 }
 
+/// Decodes a valid JSON string's content.
+fn unescape(content: &str) -> Option<String> {
+    decode_into(content, 0, None)
+}
+
 /// Decodes a string's content (JSON escapes, which must be valid); with
 /// each decoded byte, the offset in the text of what produced it (`base` is
 /// the content's offset), and one more entry for the end. `None` for an
 /// invalid escape or a lone surrogate, which a Rust string cannot hold.
 fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
+    let mut offsets = Vec::with_capacity(literal.len() + 1);
+    let content = decode_into(literal, base, Some(&mut offsets))?;
+    Some((content, offsets))
+}
+
+/// [`decode`], keeping the offsets only if asked for.
+fn decode_into(literal: &str, base: usize, mut offsets: Option<&mut Vec<usize>>) -> Option<String> {
     let bytes = literal.as_bytes();
     let inner = bytes.len();
     let mut content = String::with_capacity(inner);
-    let mut offsets = Vec::with_capacity(inner + 1);
+    let mut offsets_extend = |range: std::ops::Range<usize>| {
+        if let Some(offsets) = offsets.as_deref_mut() {
+            offsets.extend(range);
+        }
+    };
     let mut i = 0;
     let mut run = i;
     while i < inner {
@@ -128,7 +144,7 @@ fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
             continue;
         }
         content.push_str(&literal[run..i]);
-        offsets.extend(base + run..base + i);
+        offsets_extend(base + run..base + i);
         let at = i;
         let (c, len) = match *bytes.get(i + 1)? {
             b'"' => ('"', 2),
@@ -160,14 +176,15 @@ fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
             _ => return None,
         };
         content.push(c);
-        offsets.extend(std::iter::repeat_n(base + at, c.len_utf8()));
+        for _ in 0..c.len_utf8() {
+            offsets_extend(base + at..base + at + 1);
+        }
         i += len;
         run = i;
     }
     content.push_str(&literal[run..inner]);
-    offsets.extend(base + run..base + inner);
-    offsets.push(base + inner);
-    Some((content, offsets))
+    offsets_extend(base + run..base + inner + 1);
+    Some(content)
 }
 
 fn hex4(digits: &str) -> Option<u32> {
