@@ -196,6 +196,35 @@ proptest! {
         }
     }
 
+    /// A text that looks like one string literal comes back unchanged
+    /// exactly when it is JSON: the check that decodes a top-level string
+    /// in one pass agrees with serde_json on escapes (`\u+abc`, lone
+    /// surrogates), raw quotes and control characters.
+    #[test]
+    fn a_string_literal_is_unchanged_exactly_when_it_is_json(
+        content in prop::collection::vec(prop_oneof![
+            r#"\\u[+\-0-9a-fA-FdD]{0,4}"#,
+            r#"\\[ "\\/bfnrtux]"#,
+            r#"[a-z{}\[\]:, é"\n\t\x00]"#,
+        ], 0..6).prop_map(|pieces| pieces.concat()),
+        pad in r#"[ \n\t\x0c]{0,2}"#,
+    ) {
+        let text = format!("{pad}\"{content}\"{pad}");
+        let valid = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+        match repair(&text) {
+            Ok(repaired) if repaired.is_unchanged() => {
+                prop_assert!(valid, "{:?} came back unchanged but is not JSON", text);
+                prop_assert_eq!(repaired.json(), text.as_str());
+            }
+            Ok(repaired) => {
+                assert_json(repaired.json())?;
+                let stringified = repaired.repairs().iter().all(|r| r.kind == RepairKind::StringifiedJson);
+                prop_assert!(!valid || stringified, "valid {:?} changed: {}", text, repaired);
+            }
+            Err(_) => prop_assert!(!valid, "valid {:?} refused", text),
+        }
+    }
+
     #[test]
     fn damaged_json_never_panics_and_ok_means_json(
         value in value(),

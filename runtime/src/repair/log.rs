@@ -120,9 +120,10 @@ impl Log {
     /// how many of each kind were not kept.
     pub(super) fn finish(self) -> (Vec<Repair>, Vec<(RepairKind, usize)>) {
         let Log {
-            mut kept, counts, ..
+            mut kept,
+            counts,
+            total,
         } = self;
-        let total: usize = counts.iter().sum();
         if !kept.is_sorted_by_key(|repair| repair.at) {
             kept.sort_by_key(|repair| repair.at);
         }
@@ -130,13 +131,12 @@ impl Log {
         if kept.len() == total {
             return (kept, Vec::new());
         }
-        let omitted = RepairKind::ALL
-            .iter()
-            .filter_map(|&kind| {
-                let n = counts[kind as usize].saturating_sub(KEPT_PER_KIND);
-                (n > 0).then_some((kind, n))
-            })
-            .collect();
+        let mut omitted = Vec::new();
+        for (kind, &count) in RepairKind::ALL.iter().zip(&counts) {
+            if count > KEPT_PER_KIND {
+                omitted.push((*kind, count - KEPT_PER_KIND));
+            }
+        }
         (kept, omitted)
     }
 }

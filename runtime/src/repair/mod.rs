@@ -205,7 +205,18 @@ pub fn repair_with<'a>(
     text: &'a str,
     options: &RepairOptions,
 ) -> Result<Repaired<'a>, RepairError> {
-    if serde_json::from_str::<IgnoredAny>(text).is_ok() {
+    match stringified::unwrap_text(text, options) {
+        Some(Some(unwrapped)) => return Ok(unwrapped),
+        Some(None) => {
+            return Ok(Repaired {
+                json: Cow::Borrowed(text),
+                repairs: Vec::new(),
+                omitted: Vec::new(),
+            })
+        }
+        None => {}
+    }
+    if may_be_json(text) && serde_json::from_str::<IgnoredAny>(text).is_ok() {
         if let Some(unwrapped) = stringified::unwrap_valid(text, options) {
             return Ok(unwrapped);
         }
@@ -216,6 +227,32 @@ pub fn repair_with<'a>(
         });
     }
     parse::run(text, options)
+}
+
+/// Whether `text` can be JSON by its ends: the first and last bytes other
+/// than whitespace could open and close a JSON value, and the byte after an
+/// opening bracket could follow it. A cheap test that spares the full parse
+/// of text cut off, wrapped in prose or with unquoted keys.
+fn may_be_json(text: &str) -> bool {
+    let bytes = text.as_bytes().trim_ascii();
+    let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
+        return false;
+    };
+    let ends = matches!(
+        first,
+        b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+    ) && matches!(last, b'}' | b']' | b'"' | b'0'..=b'9' | b'e' | b'l');
+    // What follows an opening bracket: a key or `}` after `{`, a value or
+    // `]` after `[` (`{'a': 1}` and `{a: 1}` fail here).
+    let second = bytes[1..].iter().find(|b| !b.is_ascii_whitespace());
+    ends && match first {
+        b'{' => matches!(second, Some(b'"' | b'}')),
+        b'[' => matches!(
+            second,
+            Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b']')
+        ),
+        _ => true,
+    }
 }
 
 /// JSON text and the repairs that produced it: the first

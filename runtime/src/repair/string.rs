@@ -297,7 +297,10 @@ impl Parser<'_> {
                     self.log.reset(since);
                 }
                 // The opening quote's repair is recorded again.
-                if let Some(kind) = self.quote_at(open_at).and_then(|(quote, _)| quote_repair(quote)) {
+                if let Some(kind) = self
+                    .quote_at(open_at)
+                    .and_then(|(quote, _)| quote_repair(quote))
+                {
                     self.log.undo_last(kind);
                 }
                 self.pos = open_at;
@@ -1117,7 +1120,7 @@ fn quote_repair(quote: Quote) -> Option<RepairKind> {
 /// The first byte at or after `from` in `src` that a `"` string stops at:
 /// a control character, `"` or `\`; or the end. Eight bytes at a time.
 #[inline]
-fn find_stop_double(src: &[u8], mut from: usize) -> usize {
+pub(super) fn find_stop_double(src: &[u8], mut from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     while from + 8 <= src.len() {

@@ -9,6 +9,7 @@ use serde::de::IgnoredAny;
 
 use super::lex::is_ws;
 use super::log::Log;
+use super::string::find_stop_double;
 use super::{Repair, RepairKind, RepairOptions, Repaired};
 
 /// `text` is valid JSON: if it is a string holding an object or array, that
@@ -21,6 +22,34 @@ pub(super) fn unwrap_valid(text: &str, options: &RepairOptions) -> Option<Repair
     }
     let end = bytes.iter().rposition(|&b| !is_ws(b))? + 1;
     unwrap_literal(text, (start, end), options)
+}
+
+/// `text` is a JSON string literal and nothing else (but whitespace): the
+/// value it holds if its content is a JSON object or array
+/// (`Some(Some(_))`), or `Some(None)` if it is a valid string holding
+/// anything else, which comes back as it is. `None` when that is not known
+/// without a full parse: the text is not one literal, or its content does
+/// not decode (a lone surrogate), or the options forbid the unwrap.
+///
+/// One pass that both checks the literal and decodes it, in place of
+/// checking the text with a parser first.
+pub(super) fn unwrap_text(
+    text: &str,
+    options: &RepairOptions,
+) -> Option<Option<Repaired<'static>>> {
+    if !options.allows(RepairKind::StringifiedJson) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let start = bytes.iter().position(|&b| !is_ws(b))?;
+    let end = bytes.iter().rposition(|&b| !is_ws(b))? + 1;
+    if end - start < 2 || bytes[start] != b'"' || bytes[end - 1] != b'"' {
+        return None;
+    }
+    // Decoding fails at an unescaped quote, so a text of two literals
+    // (`"a" "b"`) or a final quote that is escaped (`"a\"`) is `None`.
+    let content = unescape(&text[start + 1..end - 1])?;
+    Some(unwrap_content(content, start))
 }
 
 /// `text[start..end]` is a valid JSON string literal: if its whole content is
@@ -36,6 +65,12 @@ pub(super) fn unwrap_literal(
         return None;
     }
     let content = unescape(&text[start + 1..end - 1])?;
+    unwrap_content(content, start)
+}
+
+/// The decoded `content` of the literal at `start`, as the JSON it holds if
+/// it is an object or array that parses as it is.
+fn unwrap_content(content: String, start: usize) -> Option<Repaired<'static>> {
     if !matches!(content.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
         return None;
     }
@@ -116,7 +151,8 @@ fn unescape(content: &str) -> Option<String> {
     decode_into(content, 0, None)
 }
 
-/// Decodes a string's content (JSON escapes, which must be valid); with
+/// Decodes a string's content (JSON escapes, which must be valid, and no raw
+/// `"` or control character); with
 /// each decoded byte, the offset in the text of what produced it (`base` is
 /// the content's offset), and one more entry for the end. `None` for an
 /// invalid escape or a lone surrogate, which a Rust string cannot hold.
@@ -139,9 +175,18 @@ fn decode_into(literal: &str, base: usize, mut offsets: Option<&mut Vec<usize>>)
     let mut i = 0;
     let mut run = i;
     while i < inner {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
+        i = find_stop_double(bytes, i);
+        if i >= inner {
+            break;
+        }
+        match bytes[i] {
+            b'\\' => {}
+            // A raw quote or control character: not a string's content.
+            b'"' | 0..0x20 => return None,
+            _ => {
+                i += 1;
+                continue;
+            }
         }
         content.push_str(&literal[run..i]);
         offsets_extend(base + run..base + i);
@@ -187,8 +232,14 @@ fn decode_into(literal: &str, base: usize, mut offsets: Option<&mut Vec<usize>>)
     Some(content)
 }
 
+/// The value of the four hex digits `digits` starts with (exactly four:
+/// no sign, which `from_str_radix` would take).
 fn hex4(digits: &str) -> Option<u32> {
-    u32::from_str_radix(digits.get(..4)?, 16).ok()
+    let digits = digits.get(..4)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
 }
 
 #[cfg(test)]
@@ -203,5 +254,8 @@ mod tests {
         assert_eq!(offsets, [11, 12, 14, 15, 16, 16, 22, 22, 22, 22, 34]);
         assert_eq!(decode(r#"\ud800"#, 0), None);
         assert_eq!(decode(r#"\d"#, 0), None);
+        assert_eq!(decode(r#"\u+abc"#, 0), None);
+        assert_eq!(decode("a\"b", 0), None);
+        assert_eq!(decode("a\nb", 0), None);
     }
 }
