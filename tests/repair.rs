@@ -276,21 +276,24 @@ fn jsonp_wrappers_and_stringified_json_are_unwrapped() {
     check("callback({\"a\": 1});", r#"{"a": 1}"#, &[Jsonp]);
     check("window.handlers.cb ( [1] )", "[1]", &[Jsonp]);
     check(r#""{\"a\": 1}""#, r#"{"a": 1}"#, &[StringifiedJson]);
-    // The string's content is repaired too, positions in the input.
-    let repaired = repair(r#""[1, 2,]""#).unwrap();
+    // Only content that parses as it is: a string may carry text that only
+    // looks like JSON.
+    for text in [
+        r#""[1, 2,]""#,
+        r#""{a: 1}""#,
+        r#""[""#,
+        r#""{\"a\": 1} and more""#,
+    ] {
+        assert!(repair(text).unwrap().is_unchanged(), "{text}");
+    }
+    let repaired = repair(r#""[1, 2]""#).unwrap();
     assert_eq!(repaired.json(), "[1, 2]");
     assert_eq!(
         repaired.repairs(),
-        [
-            Repair {
-                kind: StringifiedJson,
-                at: 0
-            },
-            Repair {
-                kind: TrailingComma,
-                at: 6
-            }
-        ]
+        [Repair {
+            kind: StringifiedJson,
+            at: 0
+        }]
     );
     check(
         "```json\n\"{\\\"a\\\": 1}\"\n```",
@@ -308,7 +311,7 @@ fn jsonp_wrappers_and_stringified_json_are_unwrapped() {
 }
 
 #[test]
-fn truncated_text_is_closed_and_unfinished_keys_dropped() {
+fn truncated_text_is_closed_and_unfinished_keys_kept_with_null() {
     check(
         "{\"a\": \"unfinished",
         r#"{"a": "unfinished"}"#,
@@ -320,17 +323,33 @@ fn truncated_text_is_closed_and_unfinished_keys_dropped() {
         &[Truncated],
     );
     check("{\"a\": [1, 2],", r#"{"a": [1, 2]}"#, &[Truncated]);
-    // A key the text stopped before giving a value is dropped, not given one.
-    for cut in [
+    // A key the text stopped before giving a value is kept, with null.
+    check(
         "{\"a\": 1, \"b\": ",
+        r#"{"a": 1, "b": null}"#,
+        &[UnfinishedKey, Truncated],
+    );
+    check(
         "{\"a\": 1, \"b\"",
+        r#"{"a": 1, "b": null}"#,
+        &[UnfinishedKey, Truncated],
+    );
+    check(
         "{\"a\": 1, \"b",
+        r#"{"a": 1, "b": null}"#,
+        &[UnfinishedKey, Truncated],
+    );
+    check(
         "{\"a\": 1, b",
+        r#"{"a": 1, "b": null}"#,
+        &[UnquotedKey, UnfinishedKey, Truncated],
+    );
+    check(
         "{\"a\": 1, 'b':",
-    ] {
-        check(cut, r#"{"a": 1}"#, &[UnfinishedKey, Truncated]);
-    }
-    check("{\"a\": -", "{}", &[UnfinishedKey, Truncated]);
+        r#"{"a": 1, "b":null}"#,
+        &[SingleQuotes, UnfinishedKey, Truncated],
+    );
+    check("{\"a\": -", r#"{"a": null}"#, &[UnfinishedKey, Truncated]);
     // Unfinished literals, numbers, escapes.
     check("[tru", "[true]", &[Truncated]);
     check("[Fals", "[false]", &[Truncated]);
@@ -508,7 +527,7 @@ fn strict_mode_applies_only_the_repairs_it_allows() {
     let truncation = RepairOptions::strict([Truncated, UnfinishedKey]);
     assert_eq!(
         repair_with("{\"a\": 1, \"b", &truncation).unwrap().json(),
-        r#"{"a": 1}"#
+        r#"{"a": 1, "b": null}"#
     );
 }
 
@@ -577,18 +596,17 @@ fn the_corpus_repairs_to_its_intended_values() {
 
 #[test]
 fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
-    // A comma inserted before a key the text stops at is taken back, kept
-    // or only counted.
+    // Seven missing commas: five listed, two counted.
     let text = r#"{"a": 1 "b": 2 "c": 3 "d": 4 "e": 5 "f": 6 "g": 7 "h""#;
     let repaired = repair(text).unwrap();
     assert_eq!(
         repaired.json(),
-        r#"{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7 }"#
+        r#"{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7, "h": null}"#
     );
-    assert_eq!(repaired.count(MissingComma), 6);
+    assert_eq!(repaired.count(MissingComma), 7);
     assert_eq!(repaired.count(UnfinishedKey), 1);
     assert_eq!(repaired.count(Truncated), 1);
-    assert_eq!(repaired.omitted(), 1);
+    assert_eq!(repaired.omitted(), 2);
     let text = format!("[{}", "1 ".repeat(20));
     let repaired = repair(&text).unwrap();
     assert_eq!(repaired.count(MissingComma), 19);
@@ -599,13 +617,16 @@ fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
             .ends_with("; … and 14 more (inserted a missing comma)"),
         "{repaired}"
     );
-    // A key whose own repairs went past the limit, dropped with them.
+    // An unfinished key is kept, and each of its own repairs counted.
     let text = format!(r#"{{"a": 1, {}"#, "'k\\d\\d\\d\\d\\d\\d\\d'");
     let repaired = repair(&text).unwrap();
-    assert_eq!(repaired.json(), r#"{"a": 1}"#);
-    assert_eq!(repaired.count(InvalidEscape), 0);
-    assert_eq!(repaired.count(SingleQuotes), 0);
-    assert_eq!(repaired.omitted(), 0);
+    assert_eq!(
+        repaired.json(),
+        r#"{"a": 1, "k\\d\\d\\d\\d\\d\\d\\d": null}"#
+    );
+    assert_eq!(repaired.count(InvalidEscape), 7);
+    assert_eq!(repaired.count(SingleQuotes), 1);
+    assert_eq!(repaired.omitted(), 2);
     // Strict mode still names the first repair it refuses.
     let text = format!("[{}'x']", "1 ".repeat(20));
     let error = repair_with(&text, &RepairOptions::strict([MissingComma])).unwrap_err();

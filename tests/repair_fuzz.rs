@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use serde::de::IgnoredAny;
 use typed_tools::repair::{repair, RepairErrorKind};
 
+#[path = "repair_corpus/lossless.rs"]
+mod lossless;
 mod support;
 
 use support::rng::Rng;
@@ -227,5 +229,59 @@ fn megabyte_inputs_take_linear_time() {
     ];
     for (name, text) in &cases {
         let _ = hostile(name, text);
+    }
+}
+
+/// Inputs the cargo-fuzz targets (`fuzz/`) found a fault in, each fixed:
+/// they must repair to JSON or be refused, like any input.
+const FUZZ_FINDINGS: &[&str] = &[
+    // `repair`: a string joined with `+` after a missing quote, read again
+    // after the join, wrote a comma inside it.
+    r#"["abc/*com/+"def"@def"]"#,
+    // `toolbox_call`: the same, at the top level, with an empty string after
+    // the `+`.
+    "\"\u{fffd}\u{fffd}expected ident expein:+\"\"/ \"filt\u{fffd}rs\"um\u{fffd}:F1[]}",
+    // `repair`: values one per line, the last cut off by a fence at the
+    // end, left the fence in the output.
+    "{```json}\n{'query': 'rust', 'fi2024{},\n```",
+];
+
+/// Damage to JSON documents the `repair` target found lost a token: each
+/// must now keep every token the damage did not touch, or be refused.
+const FUZZ_LOSSY: &[(&str, &str)] = &[
+    // A string, then prose: the value was looked for at a `{` inside the
+    // string, and the string dropped as prose.
+    (
+        "\"r{\"\n\n\n\n\n\n\n",
+        "\"r{\"\n\n\nSure! Here are the arguments:\n\n\n\n\n\n",
+    ),
+    // A string and a `+` with nothing to join: the `+` was read into it.
+    ("\"hello;\" \n", "\"hello;\" +"),
+    ("\"o\" ", "\"o\" ["),
+    ("\"hello;\" \n", "\"hello;\" \""),
+    ("[-162]", "\u{2019}[-162]"),
+    ("\"r\"\r\r\r\r", "\"r\"\r\r\rHere you go: \r"),
+];
+
+#[test]
+fn fuzz_findings_stay_fixed() {
+    for text in FUZZ_FINDINGS {
+        check(text);
+    }
+    for (doc, damaged) in FUZZ_LOSSY {
+        check(damaged);
+        if let Ok(repaired) = repair(damaged) {
+            let document = lossless::atoms(doc);
+            let output = lossless::atoms(repaired.json());
+            for atom in document {
+                assert!(
+                    output
+                        .iter()
+                        .any(|a| a.key == atom.key && a.value == atom.value),
+                    "{damaged:?} lost {atom:?}: {:?}",
+                    repaired.json()
+                );
+            }
+        }
     }
 }

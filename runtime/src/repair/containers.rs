@@ -31,6 +31,7 @@ impl Parser<'_> {
         self.enter(depth)?;
         self.pos += 1;
         self.open_objects += 1;
+        self.stack.push(b'{');
         let mut members = 0usize;
         let mut comma: Option<Comma> = None;
         let mut after_ellipsis = false;
@@ -66,6 +67,19 @@ impl Parser<'_> {
                     self.replace(self.pos, self.pos + 1, "");
                     self.pos += 1;
                 }
+                b'{' if members > 0
+                    && self.stack.len() >= 2
+                    && self.stack[self.stack.len() - 2] == b'[' =>
+                {
+                    // `[{"a": 1 {"b": 2}]`: the object ends where the next
+                    // item of the array begins.
+                    if let Some(comma) = comma.take() {
+                        self.drop_comma(comma, None)?;
+                    }
+                    self.record(RepairKind::MissingBracket, self.pos)?;
+                    self.close("}");
+                    break;
+                }
                 b',' => {
                     self.comma(&mut comma, members, &mut after_ellipsis)?;
                 }
@@ -81,28 +95,33 @@ impl Parser<'_> {
                 }
                 _ => {
                     after_ellipsis = false;
-                    // What the log was before this member, to return to if
-                    // the text stops before its value.
-                    let since = self.log.since();
                     let missing_comma = members > 0 && comma.is_none();
                     if missing_comma {
                         self.record(RepairKind::MissingComma, value_end.0)?;
                         self.insert_at(value_end.0, value_end.1, ',');
                     }
                     let key_at = self.pos;
-                    // Where to cut back to if the text stops before the value.
-                    let cut = match comma {
-                        Some(comma) => (comma.in_at, comma.out_at),
-                        None => (key_at, self.out_at(key_at)),
-                    };
                     self.key()?;
                     let key_end = (self.pos, self.out_at(self.pos));
-                    let dropped = match self.next_token()? {
-                        None => true,
+                    let value = match self.next_token()? {
+                        None => None,
                         Some(b':') => {
                             self.pos += 1;
+                            self.extra_colons()?;
                             let next = self.next_token()?;
-                            self.member_value(next, depth)? == Parsed::Nothing
+                            Some(self.member_value(next, depth)?)
+                        }
+                        Some(b'=') => {
+                            let len = if self.src.get(self.pos + 1) == Some(&b'>') {
+                                2
+                            } else {
+                                1
+                            };
+                            self.record(RepairKind::EqualsForColon, self.pos)?;
+                            self.replace(self.pos, self.pos + len, ":");
+                            self.pos += len;
+                            let next = self.next_token()?;
+                            Some(self.member_value(next, depth)?)
                         }
                         Some(b',' | b'}' | b']') => {
                             return Err(fail(
@@ -111,25 +130,26 @@ impl Parser<'_> {
                                 "a key without a colon or a value (a set is not JSON)",
                             ));
                         }
+                        Some(_) if self.stray_quote_after_key(key_end.0) => {
+                            return Err(self.unexpected("a stray quote after a key"));
+                        }
+                        Some(_) if self.text_before_colon() => {
+                            return Err(self.unexpected("text between a key and its colon"));
+                        }
                         Some(_) if self.starts_value(self.pos) => {
                             self.record(RepairKind::MissingColon, key_end.0)?;
                             self.insert_at(key_end.0, key_end.1, ':');
-                            self.member_value(self.token(), depth)? == Parsed::Nothing
+                            Some(self.member_value(self.token(), depth)?)
                         }
                         Some(_) => return Err(self.unexpected("expected `:` after a key")),
                     };
-                    if dropped {
-                        // The text stopped before this key's value: drop the
-                        // key, the comma before it, and the key's own repairs
-                        // (and the comma inserted before it), keeping that the
-                        // text was truncated.
-                        self.log.reset_keeping(&since, RepairKind::Truncated);
+                    if value != Some(Parsed::Value) {
+                        // The text stops before this key's value: the key
+                        // stays, with null for the value it does not give.
                         self.record(RepairKind::UnfinishedKey, key_at)?;
-                        self.cut(cut.0, cut.1);
-                        if missing_comma {
-                            self.out.remove(value_end.1);
-                        }
                         self.truncated()?;
+                        let null = if value.is_none() { ": null" } else { "null" };
+                        self.replace(self.pos, self.pos, null);
                         self.close("}");
                         break;
                     }
@@ -140,7 +160,41 @@ impl Parser<'_> {
             }
         }
         self.open_objects -= 1;
+        self.stack.pop();
         Ok(Parsed::Value)
+    }
+
+    /// Whether the quote here is stray, after a key that ends at `key_end`:
+    /// a quote right after the key's closing quote (`"a"" 1`), or one before
+    /// the colon (`"a" ": 1`, `"a"”: 1`).
+    fn stray_quote_after_key(&self, key_end: usize) -> bool {
+        let Some((_, len)) = self.quote_at(self.pos) else {
+            return false;
+        };
+        let doubled = self.pos == key_end && key_end > 0 && self.src[key_end - 1] == b'"';
+        doubled || self.src.get(self.skip_ws_from(self.pos + len).0) == Some(&b':')
+    }
+
+    /// Whether an unquoted word here runs into a colon (`"a"0: 1`), so that
+    /// it stands between a key and its colon rather than being the value.
+    fn text_before_colon(&self) -> bool {
+        if self.quote_at(self.pos).is_some() {
+            return false;
+        }
+        self.src[self.pos..self.end.min(self.pos + 256)]
+            .iter()
+            .take_while(|&&b| !matches!(b, b',' | b'}' | b']' | b'\n' | b'"'))
+            .any(|&b| b == b':')
+    }
+
+    /// Colons after the first (`{"a":: 1}`), removed.
+    fn extra_colons(&mut self) -> Step {
+        while self.next_token()? == Some(b':') {
+            self.record(RepairKind::ExtraColon, self.pos)?;
+            self.replace(self.pos, self.pos + 1, "");
+            self.pos += 1;
+        }
+        Ok(())
     }
 
     /// The value of an object member, after the colon and whitespace, which
@@ -200,6 +254,7 @@ impl Parser<'_> {
         self.enter(depth)?;
         self.pos += 1;
         self.open_arrays += 1;
+        self.stack.push(b'[');
         let mut items = 0usize;
         let mut comma: Option<Comma> = None;
         let mut after_ellipsis = false;
@@ -267,6 +322,7 @@ impl Parser<'_> {
             }
         }
         self.open_arrays -= 1;
+        self.stack.pop();
         Ok(Parsed::Value)
     }
 }

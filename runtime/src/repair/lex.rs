@@ -1,8 +1,8 @@
 //! Bytes for the repairing parser: classes, whitespace and comments, and the
 //! lookahead that decides whether a quote ends a string.
 
-use super::parse::{Parser, Step};
-use super::RepairKind;
+use super::parse::{fail, Parser, Step};
+use super::{RepairErrorKind, RepairKind};
 
 /// Where a token is, which decides how a quote inside a string is read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -28,6 +28,8 @@ pub(super) enum Quote {
     CurlyDouble,
     /// `‘` or `’`: closed by either, or by `'`.
     CurlySingle,
+    /// `` ` `` (not a fence): closed by `` ` ``, `´` or `'`.
+    Backtick,
 }
 
 /// JSON's whitespace.
@@ -78,6 +80,11 @@ const fn lookahead_stops(quote: Quote) -> [bool; 256] {
             table[b'\'' as usize] = true;
             table[0xE2] = true;
         }
+        Quote::Backtick => {
+            table[b'`' as usize] = true;
+            table[b'\'' as usize] = true;
+            table[0xC2] = true;
+        }
     }
     table
 }
@@ -85,6 +92,7 @@ const fn lookahead_stops(quote: Quote) -> [bool; 256] {
 const LOOKAHEAD_STOPS_DOUBLE: [bool; 256] = lookahead_stops(Quote::Double);
 const LOOKAHEAD_STOPS_SINGLE: [bool; 256] = lookahead_stops(Quote::Single);
 const LOOKAHEAD_STOPS_CURLY: [bool; 256] = lookahead_stops(Quote::CurlyDouble);
+const LOOKAHEAD_STOPS_BACKTICK: [bool; 256] = lookahead_stops(Quote::Backtick);
 
 /// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]).
 const LOOKAHEAD_COMMENT: usize = 1024;
@@ -120,9 +128,34 @@ impl Parser<'_> {
         match *self.src.get(i)? {
             b'"' => Some((Quote::Double, 1)),
             b'\'' => Some((Quote::Single, 1)),
+            b'`' if !self.fence_at(i) => Some((Quote::Backtick, 1)),
             0xE2 if i + 2 < self.src.len() && self.src[i + 1] == 0x80 => match self.src[i + 2] {
                 0x9C | 0x9D => Some((Quote::CurlyDouble, 3)),
                 0x98 | 0x99 => Some((Quote::CurlySingle, 3)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether a markdown fence (```` ``` ````) starts at `i`.
+    #[inline]
+    pub(super) fn fence_at(&self, i: usize) -> bool {
+        self.src.get(i..i + 3) == Some(b"```")
+    }
+
+    /// Whether the quote that closes a string opened by `quote` is at `i`,
+    /// and its length.
+    #[inline]
+    pub(super) fn closer_at(&self, quote: Quote, i: usize) -> Option<usize> {
+        let b = *self.src.get(i)?;
+        match (quote, b) {
+            (Quote::Double | Quote::CurlyDouble, b'"') => Some(1),
+            (Quote::Single | Quote::CurlySingle | Quote::Backtick, b'\'') => Some(1),
+            (Quote::Backtick, b'`') => Some(1),
+            (Quote::Backtick, 0xC2) if self.src.get(i + 1) == Some(&0xB4) => Some(2),
+            (Quote::CurlyDouble | Quote::CurlySingle, 0xE2) => match self.quote_at(i) {
+                Some((closer, len)) if closer == quote => Some(len),
                 _ => None,
             },
             _ => None,
@@ -133,10 +166,10 @@ impl Parser<'_> {
     /// `…`), or 0.
     #[inline]
     pub(super) fn ellipsis_len(&self, i: usize) -> usize {
-        if i >= self.end || !matches!(self.src[i], b'.' | 0xE2) {
-            return 0;
+        match self.src[..self.end].get(i..i + 3) {
+            Some([b'.', b'.', b'.']) | Some([0xE2, 0x80, 0xA6]) => self.ellipsis_len_slow(i),
+            _ => 0,
         }
-        self.ellipsis_len_slow(i)
     }
 
     fn ellipsis_len_slow(&self, i: usize) -> usize {
@@ -209,6 +242,12 @@ impl Parser<'_> {
         )
     }
 
+    /// Whether a `//` or `/*` comment starts at `i`: after a quote, these
+    /// end a string, where a `#` may be text (`"a "# b"`).
+    fn slash_comment_at(&self, i: usize) -> bool {
+        matches!(self.src.get(i..i + 2), Some(b"//" | b"/*")) && i + 1 < self.end
+    }
+
     /// The length of a comment starting at `i`, or 0: `// ...` and `# ...` to
     /// the end of the line, `/* ... */` (to the end of the text if unclosed).
     /// `#` starts a comment only before a space or the end of a line, so that
@@ -271,6 +310,15 @@ impl Parser<'_> {
         if i < self.end && !MAY_BE_SPACE[self.src[i] as usize] {
             return Ok(());
         }
+        // A typographic quote starts with a byte that also starts odd
+        // spaces: a token, not space.
+        if i + 2 < self.end
+            && self.src[i] == 0xE2
+            && self.src[i + 1] == 0x80
+            && matches!(self.src[i + 2], 0x98..=0x9D)
+        {
+            return Ok(());
+        }
         self.more_whitespace()
     }
 
@@ -280,6 +328,11 @@ impl Parser<'_> {
             self.pos += 1;
         }
         if self.pos >= self.end || !MAY_BE_SPACE[self.src[self.pos] as usize] {
+            return Ok(());
+        }
+        // A typographic quote starts with a byte that also starts odd
+        // spaces: a token, not space.
+        if self.src[self.pos] == 0xE2 && self.quote_at(self.pos).is_some() {
             return Ok(());
         }
         self.special_whitespace()
@@ -296,6 +349,21 @@ impl Parser<'_> {
             }
             let comment = self.comment_len(self.pos);
             if comment > 0 {
+                let text = &self.src[self.pos..self.pos + comment];
+                let line = text.starts_with(b"//") || text.starts_with(b"#");
+                if line
+                    && self.pos + comment >= self.end
+                    && !self.stack.is_empty()
+                    && text.iter().any(|&b| matches!(b, b'"' | b'}' | b']'))
+                {
+                    // `{"a": 1 // note }, "b": 2}` on one line: the rest of the
+                    // value is in the comment.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        self.pos,
+                        "a comment to the end of the text holds the rest of the value",
+                    ));
+                }
                 self.record(RepairKind::Comment, self.pos)?;
                 self.replace(self.pos, self.pos + comment, "");
                 self.pos += comment;
@@ -330,7 +398,7 @@ impl Parser<'_> {
         let mut newline = false;
         loop {
             while i < self.end && is_ws(self.src[i]) {
-                newline |= self.src[i] == b'\n';
+                newline |= matches!(self.src[i], b'\n' | b'\r');
                 i += 1;
             }
             if !self.comment_at(i) {
@@ -359,28 +427,81 @@ impl Parser<'_> {
         while j < self.end && is_key_byte(self.src[j]) {
             j += 1;
         }
+        // `key":` lacks its opening quote.
+        if j > i && j < self.end && self.src[j] == b'"' {
+            j += 1;
+        }
         j > i && {
             let (k, _) = self.skip_ws_from(j);
             k < self.end && self.src[k] == b':'
         }
     }
 
+    /// Whether a value that lacks its opening quote starts at `i`: text on
+    /// one line without quotes, commas or brackets, then `"` and a `,` or
+    /// closing bracket (`do",`, `a new value: 2",`).
+    fn word_then_quote_at(&self, i: usize) -> bool {
+        let mut j = i;
+        while j < self.end
+            && j < i + 1024
+            && !matches!(
+                self.src[j],
+                b'"' | b',' | b'{' | b'}' | b'[' | b']' | b'\n' | b'\r'
+            )
+        {
+            j += 1;
+        }
+        j > i && j < self.end && self.src[j] == b'"' && {
+            let (k, _) = self.skip_ws_from(j + 1);
+            k >= self.end || matches!(self.src[k], b',' | b']' | b'}')
+        }
+    }
+
+    /// Whether a key without its colon starts at `i`: a string and then a
+    /// value on the same line (`"days" 3`, `"a" "b"`).
+    fn key_without_colon_at(&self, i: usize) -> bool {
+        let Some((quote, len)) = self.quote_at(i) else {
+            return false;
+        };
+        let Some(end) = self.string_end(quote, i + len) else {
+            return false;
+        };
+        let mut j = end;
+        while j < self.end && matches!(self.src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        j > end
+            && j < self.end
+            && (matches!(self.src[j], b'{' | b'[' | b'0'..=b'9')
+                || self.quote_at(j).is_some()
+                || self.literal_len(j) > 0)
+    }
+
     /// Whether a quoted key starts at `i`: a string followed by `:`.
-    fn key_string_at(&self, i: usize) -> bool {
+    pub(super) fn key_string_at(&self, i: usize) -> bool {
         self.quote_at(i).is_some() && self.after_string(i) == Some(b':')
     }
 
     /// For lookahead: what follows the string that opens at `i` (after
     /// whitespace and short comments); `None` if the text ends first. The
     /// string ends at the next quote of its kind.
-    fn after_string(&self, i: usize) -> Option<u8> {
+    pub(super) fn after_string(&self, i: usize) -> Option<u8> {
         let (quote, len) = self.quote_at(i)?;
+        let end = self.string_end(quote, i + len)?;
+        let (j, _) = self.skip_ws_from(end);
+        (j < self.end).then(|| self.src[j])
+    }
+
+    /// For lookahead: where the string opened by `quote`, whose content
+    /// starts at `i`, ends (after its closing quote), reading every closing
+    /// quote as its end; `None` if the text ends first.
+    pub(super) fn string_end(&self, quote: Quote, mut i: usize) -> Option<usize> {
         let stops = match quote {
             Quote::Double => &LOOKAHEAD_STOPS_DOUBLE,
             Quote::Single => &LOOKAHEAD_STOPS_SINGLE,
             Quote::CurlyDouble | Quote::CurlySingle => &LOOKAHEAD_STOPS_CURLY,
+            Quote::Backtick => &LOOKAHEAD_STOPS_BACKTICK,
         };
-        let mut i = i + len;
         loop {
             i += self.src[i.min(self.end)..self.end]
                 .iter()
@@ -389,30 +510,15 @@ impl Parser<'_> {
             if i >= self.end {
                 return None;
             }
-            match self.src[i] {
-                b'\\' => i += 2,
-                b'"' if matches!(quote, Quote::Double | Quote::CurlyDouble) => {
-                    i += 1;
-                    break;
-                }
-                b'\'' if matches!(quote, Quote::Single | Quote::CurlySingle) => {
-                    i += 1;
-                    break;
-                }
-                0xE2 if matches!(quote, Quote::CurlyDouble | Quote::CurlySingle) => {
-                    match self.quote_at(i) {
-                        Some((closer, len)) if closer == quote => {
-                            i += len;
-                            break;
-                        }
-                        _ => i += 1,
-                    }
-                }
-                _ => i += 1,
+            if self.src[i] == b'\\' {
+                i += 2;
+                continue;
+            }
+            match self.closer_at(quote, i) {
+                Some(len) => return Some(i + len),
+                None => i += 1,
             }
         }
-        let (j, _) = self.skip_ws_from(i);
-        (j < self.end).then(|| self.src[j])
     }
 
     /// Whether the quote that ends just before `after` closes a string in
@@ -423,6 +529,11 @@ impl Parser<'_> {
         if after < self.end {
             match (ctx, self.src[after]) {
                 (Ctx::Key, b':') | (Ctx::ObjectValue | Ctx::ArrayItem, b'}' | b']') => return true,
+                // A letter or digit right after the quote goes on with the
+                // text, except after a key (a value with the colon missing).
+                (Ctx::ObjectValue | Ctx::ArrayItem | Ctx::Top, b) if b.is_ascii_alphanumeric() => {
+                    return false
+                }
                 _ => {}
             }
         }
@@ -430,24 +541,52 @@ impl Parser<'_> {
     }
 
     fn closes_after_space(&self, ctx: Ctx, after: usize) -> bool {
+        if self.comment_at(after) {
+            // `"//p"`, `"## a"` right after a quote are text, not comments.
+            return false;
+        }
         let (j, newline) = self.skip_ws_from(after);
         if j >= self.end {
             return true;
         }
         let b = self.src[j];
-        if b == b'`' || (b == b')' && self.jsonp) {
+        if self.fence_at(j) || (b == b')' && (self.jsonp || self.in_wrapper)) {
             return true;
+        }
+        if b == b'+' && ctx != Ctx::Key {
+            // `"a" + "b"`: concatenation, read by the string.
+            let (k, _) = self.skip_ws_from(j + 1);
+            if self.quote_at(k).is_some() {
+                return true;
+            }
+        }
+        if b.is_ascii_alphanumeric() && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem) {
+            // A word after the space: more text (a key or value needs a
+            // quote, a comma or a bracket first).
+            return false;
         }
         let after_comma = || self.skip_ws_from(j + 1).0;
         match ctx {
-            Ctx::Top => newline || b == b';',
+            // The whole value: a quote before more words is text; before
+            // anything else (a line break, `;`, a bracket) it closes, and
+            // what follows is dealt with after.
+            Ctx::Top => {
+                let lone_quote = j > after
+                    && self
+                        .quote_at(j)
+                        .is_some_and(|(quote, len)| self.string_end(quote, j + len).is_none());
+                newline
+                    || lone_quote
+                    || !(b.is_ascii_alphanumeric() || b >= 0x80 || self.quote_at(j).is_some())
+            }
             // After a key: its colon, or (missing the colon) a value that is
             // not a bare word, which may be the rest of the key.
             Ctx::Key => {
                 matches!(
                     b,
-                    b':' | b',' | b'}' | b']' | b'{' | b'[' | b'-' | b'0'..=b'9'
-                ) || self.quote_at(j).is_some()
+                    b':' | b'=' | b',' | b'}' | b']' | b'{' | b'[' | b'0'..=b'9'
+                ) || (b == b'-' && self.src.get(j + 1).is_some_and(u8::is_ascii_digit))
+                    || self.quote_at(j).is_some()
                     || self.literal_len(j) > 0
             }
             // After a member's value: the object closes, or a key follows
@@ -457,27 +596,40 @@ impl Parser<'_> {
                 b',' => {
                     let k = after_comma();
                     k >= self.end
-                        || matches!(self.src[k], b'}' | b'`')
-                        || (self.quote_at(k).is_some()
-                            && matches!(self.after_string(k), None | Some(b':')))
+                        || matches!(self.src[k], b'}' | b'{' | b'[' | b',' | b'\\')
+                        || self.fence_at(k)
+                        || self.quote_at(k).is_some()
                         || self.unquoted_key_at(k)
                 }
-                _ => self.key_string_at(j) || self.comment_at(j),
+                _ => {
+                    self.key_string_at(j)
+                        || (j > after && self.slash_comment_at(j))
+                        || self.ellipsis_len(j) > 0
+                        || self.key_without_colon_at(j)
+                }
             },
             // After an item: the array closes, or a value follows (after a
             // comma, or a string without one).
             Ctx::ArrayItem => match b {
-                b']' | b'}' => true,
+                // A colon after an item: a key where none belongs, refused
+                // after the string rather than read into it.
+                b']' | b'}' | b':' => true,
                 b',' => {
                     let k = after_comma();
                     k >= self.end
-                        || matches!(self.src[k], b']' | b'[' | b'{' | b'-' | b'0'..=b'9' | b'`')
+                        || matches!(
+                            self.src[k],
+                            b']' | b'}' | b'[' | b'{' | b',' | b'\\' | b'-' | b'0'..=b'9'
+                        )
+                        || self.fence_at(k)
                         || self.quote_at(k).is_some()
                         || self.literal_len(k) > 0
                         || self.ellipsis_len(k) > 0
+                        || self.word_then_quote_at(k)
                 }
                 _ => {
-                    self.comment_at(j)
+                    (j > after && self.slash_comment_at(j))
+                        || self.ellipsis_len(j) > 0
                         || (self.quote_at(j).is_some()
                             && matches!(
                                 self.after_string(j),

@@ -30,7 +30,8 @@ pub(super) struct Since {
 impl Log {
     pub(super) fn new() -> Log {
         Log {
-            kept: Vec::new(),
+            // Room for a text's usual handful of repairs, without growing.
+            kept: Vec::with_capacity(16),
             counts: [0; KINDS],
             total: 0,
         }
@@ -55,6 +56,11 @@ impl Log {
         self.total += n;
     }
 
+    /// How many repairs of `kind` were recorded.
+    pub(super) fn count(&self, kind: RepairKind) -> usize {
+        self.counts[kind as usize]
+    }
+
     /// How many repairs were recorded.
     pub(super) fn total(&self) -> usize {
         self.total
@@ -75,25 +81,16 @@ impl Log {
         self.total = since.total;
     }
 
-    /// Forgets every repair recorded after `since`, except one of `kind`,
-    /// recorded again.
-    pub(super) fn reset_keeping(&mut self, since: &Since, kind: RepairKind) {
-        let keep = self.kept[since.kept..]
-            .iter()
-            .find(|repair| repair.kind == kind)
-            .copied();
-        self.reset(since);
-        if let Some(repair) = keep {
-            self.record(repair);
-        }
-    }
-
-    /// Forgets the last repair, of `kind`, recorded just now.
+    /// Forgets the last repair of `kind`, recorded lately (perhaps with
+    /// others after it).
     pub(super) fn undo_last(&mut self, kind: RepairKind) {
         let count = &mut self.counts[kind as usize];
         if *count <= KEPT_PER_KIND {
-            let last = self.kept.pop();
-            debug_assert_eq!(last.map(|r| r.kind), Some(kind));
+            let last = self.kept.iter().rposition(|r| r.kind == kind);
+            debug_assert!(last.is_some(), "no {kind:?} to forget");
+            if let Some(last) = last {
+                self.kept.remove(last);
+            }
         }
         *count -= 1;
         self.total -= 1;
@@ -123,18 +120,23 @@ impl Log {
     /// how many of each kind were not kept.
     pub(super) fn finish(self) -> (Vec<Repair>, Vec<(RepairKind, usize)>) {
         let Log {
-            mut kept, counts, ..
+            mut kept,
+            counts,
+            total,
         } = self;
         if !kept.is_sorted_by_key(|repair| repair.at) {
             kept.sort_by_key(|repair| repair.at);
         }
-        let omitted = RepairKind::ALL
-            .iter()
-            .filter_map(|&kind| {
-                let n = counts[kind as usize].saturating_sub(KEPT_PER_KIND);
-                (n > 0).then_some((kind, n))
-            })
-            .collect();
+        // Every repair kept: nothing omitted (the usual case).
+        if kept.len() == total {
+            return (kept, Vec::new());
+        }
+        let mut omitted = Vec::new();
+        for (kind, &count) in RepairKind::ALL.iter().zip(&counts) {
+            if count > KEPT_PER_KIND {
+                omitted.push((*kind, count - KEPT_PER_KIND));
+            }
+        }
         (kept, omitted)
     }
 }

@@ -27,27 +27,58 @@
 //!
 //! # Promises
 //!
+//! - **Never lossy.** Every key, string, number and literal of the input is in
+//!   the output, in order and in the same role (a key stays a key, a number a
+//!   number), or its removal or rewriting is a recorded [`Repair`] whose kind
+//!   says why: a comment ([`RepairKind::Comment`]), a fence, prose around the
+//!   value, a JSONP or MongoDB wrapper, `NaN`/`undefined` written as `null`,
+//!   strings joined with `+`. When the text can be read more than one way and
+//!   a reading would drop or change a token, repair refuses with a
+//!   [`RepairError`] that names the byte, rather than guess. Text is never
+//!   skipped as "prose" if it holds JSON (a quote before the next value, a
+//!   `"key":` after it). `tests/repair_props.rs` holds the promise against
+//!   real JSON documents of other projects damaged in one place each
+//!   (deleted, doubled or swapped characters, truncation, prose, fences and
+//!   comments inserted anywhere): each token the damage did not touch must
+//!   come back as it was, or the text must be refused.
 //! - **Valid JSON is never changed.** Text that `serde_json` accepts is returned
 //!   byte for byte, without a copy ([`Repaired::is_unchanged`]). The one
-//!   exception is opt-in by kind: a JSON *string* holding a JSON object or array
-//!   (double-encoded arguments) is decoded, as [`RepairKind::StringifiedJson`].
+//!   exception is opt-in by kind: a JSON *string* whose whole content is a
+//!   JSON object or array that parses as it is (double-encoded arguments)
+//!   is decoded, as [`RepairKind::StringifiedJson`]; `"["`, `"{a: b}"` or
+//!   `"[1,]"` stay strings.
 //! - **The output is always JSON**: when repair succeeds, the result is a single
 //!   JSON text; `NaN`, `Infinity` and `undefined` become `null` (recorded), never
 //!   copied through. This holds by construction; debug builds also check every
 //!   output with `serde_json`, and the property and fuzz tests run them over
-//!   tens of thousands of generated and damaged inputs. (Release builds do not
-//!   parse twice: the caller's own parse follows.)
-//! - **Nothing is lost or made up.** Keys keep their order and every value the
-//!   text finished is kept. No key is invented; a value is only supplied where
-//!   the text shows a key with a missing value (`{"a": }` gives `null`). Text that
-//!   cannot be read without guessing is an error, not a guess.
+//!   hundreds of thousands of generated and damaged inputs. (Release builds do
+//!   not parse twice: the caller's own parse follows.)
+//! - **Nothing is made up** but `null`: a key the text shows without a value
+//!   (`{"a": }`, or `{"a": 1, "b` where the text stops) gets `null`; no key or
+//!   other value is invented.
 //! - **Every change is recorded** as a [`Repair`]: its [`RepairKind`] and the byte
 //!   offset in the input where it applies. With no repairs, output = input. The
 //!   first [`Repaired::KEPT_PER_KIND`] repairs of each kind are kept, and the
 //!   rest counted ([`Repaired::count`], [`Repaired::omitted`]), so that 10 MB of
 //!   `"` is not ten million records, nor a note a model cannot read.
-//! - **Bounded work**: one pass, linear in the input; nesting deeper than
-//!   [`RepairOptions::max_depth`] is an error, never a stack overflow.
+//! - **Bounded work**: one pass, linear in the input (each lookahead reads a
+//!   bounded window); nesting deeper than [`RepairOptions::max_depth`] is an
+//!   error, never a stack overflow.
+//!
+//! ```
+//! use typed_tools::repair::{repair, RepairErrorKind};
+//!
+//! // A missing closing quote ends the string where the structure says.
+//! assert_eq!(
+//!     repair(r#"{"city": "Paris, "days": 3}"#).unwrap().json(),
+//!     r#"{"city": "Paris", "days": 3}"#
+//! );
+//! // `=` for `:` keeps the member; it does not lose it.
+//! assert_eq!(repair(r#"{"a" = 1}"#).unwrap().json(), r#"{"a" : 1}"#);
+//! // Two objects on one line would need one to be dropped: refused.
+//! let error = repair(r#"{"a": 1} {"b": 2}"#).unwrap_err();
+//! assert_eq!((error.kind(), error.at()), (RepairErrorKind::Unrepairable, 9));
+//! ```
 //!
 //! # Strict mode
 //!
@@ -71,22 +102,42 @@
 //!   and comments), or that is a single JSON scalar, is read from its start.
 //!   Otherwise the value is looked for inside the first markdown fence (a
 //!   ` ```json ` fence first), then at the first `{` or `[`; `name(` right before
-//!   it is a JSONP wrapper. If that candidate cannot be read, the next `{` or `[`
-//!   after the point of failure is tried (at most 8 candidates). Text after the
-//!   value is dropped and recorded, except a second `{` or `[` value right after
-//!   the first: two values are an error, since keeping one would lose the other.
-//! - **A quote inside a string** ends the string only if what follows fits the
-//!   place: `:` after a key; `}`, `]`, another quote, or a `,` followed by a key
-//!   (or, in an array, by a value) after a value; otherwise the quote is escaped
-//!   as part of the text (`"He said "hi" to me"`). Single-quoted strings read an
-//!   apostrophe the same way (`'don't'`).
-//! - **Missing commas**: two values separated only by whitespace inside an array
-//!   or object get a comma (`["a" "b"]`); there is no string concatenation.
+//!   it is a JSONP wrapper. A candidate that cannot be read is skipped as prose
+//!   (and the next `{` or `[` tried, at most 8) only if it holds no quote and no
+//!   colon (`Use {city} like this: ...`); otherwise the text is refused. Prose
+//!   after the value is dropped and recorded unless it holds a `"key":`, or,
+//!   after a value the text broke off, a quote or bracket.
+//! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`) are
+//!   put in an array ([`RepairKind::NewlineDelimited`]); two values on one line,
+//!   or text that goes on after the value closed (`{"a": 1}, "b": 2}`), are an
+//!   error, since keeping one part would lose the other.
+//! - **A quote inside a string** ends the string if what follows fits the
+//!   place: `:` after a key; `}`, `]`, another string, `+` and a string, or a
+//!   `,` and a next member or item after a value. A quote that does not fit
+//!   but opens what reads as strict JSON in its place (a key and its value in
+//!   an object, an item in an array) ends the string there: the string lacked
+//!   its closing quote (`{"a": "x, "b": 1}` gives `"x"`,
+//!   [`RepairKind::MissingQuote`]), or, after an odd number of quotes taken for
+//!   text, the last of them closed it. A string that runs to the end of the
+//!   text ends before the closing brackets the text ends with (`["abc]`), or at
+//!   its first comma if everything after reads as JSON (`["a, 1, 2]`). Any
+//!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
+//!   taken for text that is followed by `:`, as a key is, makes the text
+//!   ambiguous and is refused. Text that opens brackets of its own
+//!   (`"print({"a": 1})"`) is code, whose quotes stay text.
+//! - **Stray quotes** (a quote before a value or key that opens nothing, a
+//!   quote that never closes over JSON text) are refused.
+//! - **Missing commas and colons**: two values separated only by whitespace
+//!   inside an array or object get a comma (`["a" "b"]`); a key followed by a
+//!   value gets a colon; `=` and `=>` become `:`; a doubled `:` or `,` is
+//!   removed.
+//! - **Strings joined with `+`** (`"a" + "b"`) become one string.
 //! - **Truncated text** is closed: an unfinished string, array or object is
 //!   ended where the text stops, an unfinished literal is completed (`tru`) and a
-//!   key the text stopped before giving a value is dropped
-//!   ([`RepairKind::UnfinishedKey`]), since any value would be made up. A
-//!   truncated string keeps the characters it has.
+//!   key the text stopped in or before giving a value is kept with `null`
+//!   ([`RepairKind::UnfinishedKey`]). A truncated string keeps the characters it
+//!   has; a number cut short keeps its digits (`2.` is `2`), and a lone `-` is
+//!   no value.
 //! - **Missing values**: `{"a": }` and `{"a": ...}` give `null`; a key followed
 //!   by `,` or `}` without a colon (`{"a", "b"}`, perhaps a Python set) is an
 //!   error.
@@ -94,9 +145,14 @@
 //!   those with leading zeros (`007`), which are kept as strings, so that no
 //!   digit is lost. `NaN` and `Infinity` become `null`.
 //! - **Bare words** in value position become strings (`{"status": active}`),
-//!   as do tokens that start like a number but are not one (`2024-01-15`).
-//! - **Strings inside the value** are never decoded, even if they hold JSON: a
-//!   string field may legitimately carry JSON text.
+//!   as do tokens that start like a number but are not one (`2024-01-15`); a
+//!   word that ends in a quote lacks its opening quote (`{"a": b"}`). Bare text
+//!   that holds a string, a `"key":` or, after its first word, a number or
+//!   literal is refused: it is junk before a value, not one text.
+//! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
+//!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never
+//!   decoded, even if they hold JSON: a string field may legitimately carry
+//!   JSON text.
 //! - **Control characters** in a string are escaped, recorded once per string.
 //!
 //! Peers measured side by side are in `benches/repair.rs` and
@@ -108,6 +164,7 @@ use std::fmt;
 use serde::de::IgnoredAny;
 
 mod containers;
+mod continuation;
 mod lex;
 mod log;
 mod parse;
@@ -148,7 +205,18 @@ pub fn repair_with<'a>(
     text: &'a str,
     options: &RepairOptions,
 ) -> Result<Repaired<'a>, RepairError> {
-    if serde_json::from_str::<IgnoredAny>(text).is_ok() {
+    match stringified::unwrap_text(text, options) {
+        Some(Some(unwrapped)) => return Ok(unwrapped),
+        Some(None) => {
+            return Ok(Repaired {
+                json: Cow::Borrowed(text),
+                repairs: Vec::new(),
+                omitted: Vec::new(),
+            })
+        }
+        None => {}
+    }
+    if may_be_json(text) && serde_json::from_str::<IgnoredAny>(text).is_ok() {
         if let Some(unwrapped) = stringified::unwrap_valid(text, options) {
             return Ok(unwrapped);
         }
@@ -159,6 +227,32 @@ pub fn repair_with<'a>(
         });
     }
     parse::run(text, options)
+}
+
+/// Whether `text` can be JSON by its ends: the first and last bytes other
+/// than whitespace could open and close a JSON value, and the byte after an
+/// opening bracket could follow it. A cheap test that spares the full parse
+/// of text cut off, wrapped in prose or with unquoted keys.
+fn may_be_json(text: &str) -> bool {
+    let bytes = text.as_bytes().trim_ascii();
+    let (Some(first), Some(last)) = (bytes.first(), bytes.last()) else {
+        return false;
+    };
+    let ends = matches!(
+        first,
+        b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+    ) && matches!(last, b'}' | b']' | b'"' | b'0'..=b'9' | b'e' | b'l');
+    // What follows an opening bracket: a key or `}` after `{`, a value or
+    // `]` after `[` (`{'a': 1}` and `{a: 1}` fail here).
+    let second = bytes[1..].iter().find(|b| !b.is_ascii_whitespace());
+    ends && match first {
+        b'{' => matches!(second, Some(b'"' | b'}')),
+        b'[' => matches!(
+            second,
+            Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b']')
+        ),
+        _ => true,
+    }
 }
 
 /// JSON text and the repairs that produced it: the first
@@ -403,15 +497,24 @@ macro_rules! repair_kinds {
 }
 
 repair_kinds! {
-    /// ```` ```json ... ``` ```` around the value: the fence lines are removed.
+    /// ```` ```json ... ``` ```` around the value, or a fence line inside it:
+    /// the fence lines are removed.
     MarkdownFence => "removed a markdown code fence",
     /// Text before or after the value ("Here are the arguments: ..."), removed.
     SurroundingProse => "removed text around the JSON value",
     /// `callback({...});`: the wrapper is removed.
     Jsonp => "removed a JSONP wrapper",
+    /// `NumberLong("2")`, `ObjectId("5f1")`, `ISODate("...")`: a MongoDB
+    /// type's name and parentheses are removed, its value kept.
+    TypeWrapper => "removed a MongoDB type wrapper such as NumberLong(...)",
     /// A JSON string whose content is a JSON object or array (`"{\"a\": 1}"`),
     /// decoded. Only for the whole value, never for strings inside it.
     StringifiedJson => "decoded JSON that was sent as a string",
+    /// `{\"a\": 1}`: JSON written as the content of a string, without the
+    /// string's quotes; the escapes are decoded.
+    EscapedJson => "decoded JSON that was written escaped",
+    /// Values one per line (`{"a": 1}\n{"a": 2}`): put in an array, each kept.
+    NewlineDelimited => "put newline-delimited values in an array",
     /// `[1, 2,]`, `{"a": 1,}`: the comma is removed.
     TrailingComma => "removed a trailing comma",
     /// `[,1]`: the comma is removed.
@@ -422,12 +525,23 @@ repair_kinds! {
     MissingComma => "inserted a missing comma",
     /// `{"a" 1}`: a colon is inserted.
     MissingColon => "inserted a missing colon",
+    /// `{"a" = 1}`, `{"a" => 1}`: written as `:`.
+    EqualsForColon => "replaced `=` with `:`",
+    /// `{"a":: 1}`: the repeated colon is removed.
+    ExtraColon => "removed a repeated colon",
     /// `{"a": }`: `null` is written for the value the key shows is missing.
     MissingValue => "wrote null for a missing value",
     /// `'text'`: rewritten with double quotes, inner `"` escaped.
     SingleQuotes => "replaced single quotes with double quotes",
     /// `“text”`, `‘text’`: rewritten with straight double quotes.
     CurlyQuotes => "replaced typographic quotes with double quotes",
+    /// `` `text` ``, `` `text´ ``: rewritten with double quotes.
+    Backticks => "replaced backticks with double quotes",
+    /// A string that lacks a quote, ended or begun where the structure
+    /// around it shows: `{"a": "x, "b": 1}`, `["abc]`, `{a": 1}`.
+    MissingQuote => "added a missing quote to a string",
+    /// `"a" + "b"`: joined into one string.
+    StringConcatenation => "joined strings concatenated with +",
     /// `{city: "Paris"}`: the key is quoted.
     UnquotedKey => "quoted an unquoted key",
     /// `{"status": active}`, `{"date": 2024-01-15}`: the text is quoted.
@@ -461,9 +575,9 @@ repair_kinds! {
     /// The text stops inside the value: unfinished strings, literals, arrays
     /// and objects are closed where it stops.
     Truncated => "closed the truncated text",
-    /// `{"a": 1, "b": ` (truncated): the key has no value, so it is dropped
-    /// rather than given a made-up one.
-    UnfinishedKey => "dropped a key the text stops before giving a value",
+    /// `{"a": 1, "b": ` (truncated): the key is kept, with `null` for the
+    /// value the text stops before giving.
+    UnfinishedKey => "wrote null for a key the text stops before giving a value",
 }
 
 impl fmt::Display for RepairKind {
@@ -556,9 +670,11 @@ impl RepairOptions {
         self.allowed & bit(kind) != 0
     }
 
-    fn without(&self, kind: RepairKind) -> Self {
+    fn without(&self, kinds: &[RepairKind]) -> Self {
         RepairOptions {
-            allowed: self.allowed & !bit(kind),
+            allowed: kinds
+                .iter()
+                .fold(self.allowed, |set, &kind| set & !bit(kind)),
             max_depth: self.max_depth,
         }
     }

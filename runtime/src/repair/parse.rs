@@ -57,13 +57,18 @@ pub(super) struct Parser<'a> {
     /// While guessing at the top level, repairs are recorded but not yet checked
     /// against the allowed set.
     pub(super) speculating: bool,
-    truncated: bool,
+    /// The text stopped inside the value, which was closed there.
+    pub(super) truncated: bool,
     pub(super) open_objects: usize,
     pub(super) open_arrays: usize,
+    /// The open arrays and objects, innermost last: `[` or `{`.
+    pub(super) stack: Vec<u8>,
     /// Inside a markdown fence: a ```` ``` ```` in an unfinished string ends it.
     pub(super) in_fence: bool,
     /// Inside `name(...)`: a `)` where a token is expected ends the value.
     pub(super) jsonp: bool,
+    /// Inside a MongoDB type's parentheses: a `)` ends a string.
+    pub(super) in_wrapper: bool,
 }
 
 /// A point to return to when a guess fails.
@@ -82,6 +87,9 @@ pub(super) struct OutputMark {
 }
 
 pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired<'a>, RepairError> {
+    if let Some(unescaped) = stringified::unwrap_escaped(text, options) {
+        return Ok(unescaped);
+    }
     let mut parser = Parser {
         text,
         src: text.as_bytes(),
@@ -95,8 +103,10 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
         truncated: false,
         open_objects: 0,
         open_arrays: 0,
+        stack: Vec::new(),
         in_fence: false,
         jsonp: false,
+        in_wrapper: false,
     };
     let top_string = parser.top().map_err(|e| *e)?;
     let Parser {
@@ -151,6 +161,14 @@ impl<'a> Parser<'a> {
         self.skip_to(to);
     }
 
+    /// Writes a `"` in place of the input `from..to` (`from` not yet copied).
+    #[inline]
+    pub(super) fn replace_with_quote(&mut self, from: usize, to: usize) {
+        self.flush(from);
+        self.out.push('"');
+        self.skip_to(to);
+    }
+
     /// Where the input position `at` (not yet copied) lands in the output.
     pub(super) fn out_at(&self, at: usize) -> usize {
         self.out.len() + (at - self.copied)
@@ -163,17 +181,6 @@ impl<'a> Parser<'a> {
         } else {
             self.out.insert(out_at, c);
         }
-    }
-
-    /// Removes the input from `at` (which maps to `out_at` in the output) up
-    /// to the current position.
-    pub(super) fn cut(&mut self, at: usize, out_at: usize) {
-        if self.copied <= at {
-            self.flush(at);
-        } else {
-            self.out.truncate(out_at);
-        }
-        self.copied = self.pos;
     }
 
     pub(super) fn output_mark(&self) -> OutputMark {
@@ -221,16 +228,51 @@ impl<'a> Parser<'a> {
     pub(super) fn token(&self) -> Option<u8> {
         let b = *self.src[..self.end].get(self.pos)?;
         match b {
-            b'`' => None,
+            b'`' if self.fence_at(self.pos) => None,
             b')' if self.jsonp => None,
             _ => Some(b),
         }
     }
 
-    /// Passes whitespace and comments, then [`Parser::token`].
+    /// Passes whitespace and comments, then [`Parser::token`]; inside an
+    /// array or object, also a fence line that the value goes on after.
     #[inline(always)]
     pub(super) fn next_token(&mut self) -> Step<Option<u8>> {
         self.whitespace()?;
+        match self.token() {
+            None if self.pos < self.end && !self.stack.is_empty() => self.fence_inside(),
+            token => Ok(token),
+        }
+    }
+
+    /// A fence line inside an array or object: removed when what follows it
+    /// goes on with the value (`[```json\n{"a": 1}\n```]`), else the end of
+    /// the value (the fence that closes the block it is in).
+    #[cold]
+    fn fence_inside(&mut self) -> Step<Option<u8>> {
+        while self.fence_at(self.pos) {
+            let mut after = self.pos + 3;
+            while after < self.end
+                && (self.src[after].is_ascii_alphanumeric()
+                    || matches!(self.src[after], b'_' | b'-'))
+            {
+                after += 1;
+            }
+            let after = self.skip_blank_and_comments(after);
+            let goes_on = after < self.end
+                && (matches!(
+                    self.src[after],
+                    b'"' | b'\'' | b'{' | b'[' | b'}' | b']' | b',' | b':' | b'-' | b'0'..=b'9'
+                ) || self.quote_at(after).is_some()
+                    || self.literal_len(after) > 0);
+            if !goes_on {
+                return Ok(None);
+            }
+            self.record(RepairKind::MarkdownFence, self.pos)?;
+            self.replace(self.pos, after, "");
+            self.pos = after;
+            self.whitespace()?;
+        }
         Ok(self.token())
     }
 
@@ -250,6 +292,7 @@ impl<'a> Parser<'a> {
         self.truncated = mark.truncated;
         self.open_objects = 0;
         self.open_arrays = 0;
+        self.stack.clear();
         self.end = self.src.len();
         self.jsonp = false;
     }

@@ -1,8 +1,8 @@
 //! Numbers, literals (`true`, Python's `None`, `NaN`, ...) and bare words.
 
 use super::lex::{is_ws, Ctx, LITERALS};
-use super::parse::{Parsed, Parser, Step};
-use super::RepairKind;
+use super::parse::{fail, Parsed, Parser, Step};
+use super::{RepairErrorKind, RepairKind};
 
 impl Parser<'_> {
     /// A number, or what starts like one (`-Infinity`, `2024-01-15`).
@@ -43,6 +43,7 @@ impl Parser<'_> {
         }
         let mut exponent = None;
         let mut exponent_cut = false;
+        let mut exponent_empty = false;
         if i < end && (s[i] == b'e' || s[i] == b'E') && (int_len > 0 || frac.is_some()) {
             let mut k = i + 1;
             if k < end && (s[k] == b'+' || s[k] == b'-') {
@@ -55,6 +56,10 @@ impl Parser<'_> {
             } else if d >= end {
                 exponent_cut = true;
                 i = d;
+            } else if self.token_end(d) {
+                // `[2e, 3]`: an exponent with no digits.
+                exponent_empty = true;
+                i = d;
             } else {
                 return self.not_a_number(start, ctx);
             }
@@ -64,6 +69,15 @@ impl Parser<'_> {
             return self.not_a_number(start, ctx);
         }
         if int_len == 0 && frac.is_none() {
+            let after = self.skip_ws_from(i).0;
+            let alone = after >= self.end || matches!(self.src[after], b',' | b']');
+            if ctx == Ctx::ArrayItem && sign.is_some() && i == start + 1 && !text_stops && alone {
+                // `[-]`: a sign and no number is no item.
+                self.record(RepairKind::NumberFormat, start)?;
+                self.replace(start, i, "");
+                self.pos = i;
+                return Ok(Parsed::Nothing);
+            }
             if text_stops {
                 // `-` or `.` where the text stops: dropped.
                 self.replace(start, i, "");
@@ -80,10 +94,10 @@ impl Parser<'_> {
             return Ok(Parsed::Value);
         }
         self.pos = i;
-        if sign != Some(b'+') && int_len > 0 && !bare_dot && !exponent_cut {
+        if sign != Some(b'+') && int_len > 0 && !bare_dot && !exponent_cut && !exponent_empty {
             return Ok(Parsed::Value);
         }
-        if sign == Some(b'+') || int_len == 0 || (bare_dot && !text_stops) {
+        if sign == Some(b'+') || int_len == 0 || (bare_dot && !text_stops) || exponent_empty {
             self.record(RepairKind::NumberFormat, start)?;
         }
         if (bare_dot && text_stops) || exponent_cut {
@@ -143,6 +157,12 @@ impl Parser<'_> {
     pub(super) fn word(&mut self, ctx: Ctx) -> Step<Parsed> {
         let start = self.pos;
         let end = self.word_end(start);
+        if MONGO_TYPES.contains(&&self.src[start..end]) {
+            let (paren, _) = self.skip_ws_from(end);
+            if self.src.get(paren) == Some(&b'(') && paren < self.end {
+                return self.type_wrapper(start, paren, ctx);
+            }
+        }
         if self.token_end(end) {
             let word = &self.src[start..end];
             if let Some((_, json, kind)) =
@@ -175,19 +195,115 @@ impl Parser<'_> {
         self.not_a_number(start, ctx)
     }
 
-    /// A value without quotes, up to the next `,`, closing bracket or line
-    /// break, trailing whitespace trimmed.
+    /// `NumberLong("2")`: a MongoDB type's name and parentheses around a
+    /// string, number or literal, removed.
+    fn type_wrapper(&mut self, start: usize, paren: usize, ctx: Ctx) -> Step<Parsed> {
+        self.record(RepairKind::TypeWrapper, start)?;
+        self.replace(start, paren + 1, "");
+        self.pos = paren + 1;
+        let Some(b) = self.next_token()? else {
+            self.truncated()?;
+            self.replace(self.pos, self.pos, "null");
+            return Ok(Parsed::Value);
+        };
+        self.in_wrapper = true;
+        let inner = match b {
+            b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
+            _ if self.quote_at(self.pos).is_some() => self.string(ctx),
+            _ if self.literal_len(self.pos) > 0 => self.word(ctx),
+            _ => Err(self.unexpected("expected a string or number in a MongoDB type")),
+        };
+        self.in_wrapper = false;
+        let inner = inner?;
+        if inner == Parsed::Nothing {
+            self.replace(self.pos, self.pos, "null");
+        }
+        let end = self.skip_blank_and_comments(self.pos);
+        match self.src.get(end) {
+            Some(b')') if end < self.end => {
+                self.replace(self.pos, end + 1, "");
+                self.pos = end + 1;
+            }
+            None => self.truncated()?,
+            _ if end >= self.end => self.truncated()?,
+            _ => {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    end,
+                    "expected `)` after a MongoDB type's value",
+                ))
+            }
+        }
+        Ok(Parsed::Value)
+    }
+
+    /// A value without quotes, up to the next `,`, closing bracket, line
+    /// break or quoted key, trailing whitespace trimmed; one that ends in a
+    /// quote lacks its opening quote (`{"a": foo"}`).
     pub(super) fn unquoted_string(&mut self, start: usize) -> Step<Parsed> {
         let mut i = start;
-        while i < self.end
-            && !matches!(self.src[i], b',' | b'}' | b']' | b'\n' | b'\r' | b'`')
-            && !(self.jsonp && self.src[i] == b')')
-        {
+        // Brackets the text opens are its own (`{text: a{b}}`).
+        let mut depth = 0usize;
+        loop {
+            if i < self.end && matches!(self.src[i], b'{' | b'[') {
+                depth += 1;
+            } else if i < self.end && depth > 0 && matches!(self.src[i], b'}' | b']') {
+                depth -= 1;
+                i += 1;
+                continue;
+            }
+            if self.ends_unquoted(i) {
+                break;
+            }
+            if i > start && is_ws(self.src[i - 1]) && self.quote_at(i).is_some() {
+                // A string after the text: the next member or item.
+                if matches!(self.after_string(i), None | Some(b':' | b',' | b'}' | b']')) {
+                    break;
+                }
+            }
+            let key_or_member = match self.src[i] {
+                b'"' => self.src.get(self.skip_ws_from(i + 1).0) == Some(&b':'),
+                b':' => self.src.get(self.skip_ws_from(i + 1).0) == Some(&b'"'),
+                _ => false,
+            };
+            if key_or_member {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    start,
+                    "text without quotes holds a key or a member (`\":`, `:\"`)",
+                ));
+            }
             i += 1;
         }
         let mut to = i;
         while to > start && is_ws(self.src[to - 1]) {
             to -= 1;
+        }
+        if let Some(at) = self.value_inside(start, to) {
+            // `"a": x 12`: junk before a value, not one text.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                at,
+                "a number or literal after text without quotes",
+            ));
+        }
+        if let Some(quote) = self.src[start..to.saturating_sub(1)]
+            .iter()
+            .position(|&b| b == b'"')
+        {
+            // `#["a"]`: a string inside text without quotes.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                start + quote,
+                "a string inside text without quotes",
+            ));
+        }
+        if to - start >= 2 && self.src[to - 1] == b'"' {
+            self.record(RepairKind::MissingQuote, start)?;
+            self.quote_range(start, to - 1);
+            self.skip_to(to);
+            self.pos = i;
+            return Ok(Parsed::Value);
         }
         self.record(RepairKind::UnquotedString, start)?;
         self.quote_range(start, to);
@@ -195,3 +311,52 @@ impl Parser<'_> {
         Ok(Parsed::Value)
     }
 }
+
+impl Parser<'_> {
+    /// Whether text without quotes ends before `i`: the end, a `,`, a
+    /// closing bracket, a line break, a fence or a JSONP wrapper's `)`.
+    fn ends_unquoted(&self, i: usize) -> bool {
+        i >= self.end
+            || matches!(self.src[i], b',' | b'}' | b']' | b'\n' | b'\r')
+            || self.fence_at(i)
+            || (self.jsonp && self.src[i] == b')')
+    }
+
+    /// Where a word of the text from `start` to `to`, after the first, is a
+    /// JSON number or literal on its own, if one is.
+    fn value_inside(&self, start: usize, to: usize) -> Option<usize> {
+        let text = &self.src[start..to];
+        let mut i = text.iter().position(|&b| is_ws(b))?;
+        while i < text.len() {
+            while i < text.len() && is_ws(text[i]) {
+                i += 1;
+            }
+            let word = i + text[i..]
+                .iter()
+                .position(|&b| is_ws(b))
+                .unwrap_or(text.len() - i);
+            let w = &text[i..word];
+            let number = serde_json::from_slice::<serde::de::IgnoredAny>(w).is_ok()
+                && w.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-');
+            let literal = LITERALS.iter().any(|(name, ..)| name.as_bytes() == w);
+            if number || literal {
+                return Some(start + i);
+            }
+            i = word;
+        }
+        None
+    }
+}
+
+/// MongoDB types whose wrapper is removed around their value.
+const MONGO_TYPES: &[&[u8]] = &[
+    b"ObjectId",
+    b"ISODate",
+    b"Date",
+    b"NumberLong",
+    b"NumberInt",
+    b"NumberDecimal",
+    b"NumberDouble",
+    b"Decimal128",
+    b"UUID",
+];

@@ -1,9 +1,12 @@
 //! Strings in any quotes, written with `"`: quotes, escapes, control
-//! characters, unfinished strings; and keys, quoted or not.
+//! characters, strings missing a quote, concatenation with `+`; and keys,
+//! quoted or not.
 
-use super::lex::{is_key_byte, rfind, Ctx, Quote};
-use super::parse::{Parsed, Parser, Step};
-use super::RepairKind;
+use super::continuation::{Expect, Reach};
+use super::lex::{find, is_key_byte, is_ws, rfind, Ctx, Quote};
+use super::log::Since;
+use super::parse::{fail, Parsed, Parser, Step};
+use super::{RepairErrorKind, RepairKind};
 
 /// The bytes at which the fast loop of a string stops, per kind of quote.
 const fn stops(quote: Quote) -> [bool; 256] {
@@ -23,6 +26,12 @@ const fn stops(quote: Quote) -> [bool; 256] {
             // The first byte of `“ ” ‘ ’` (U+2018..U+201D).
             table[0xE2] = true;
         }
+        Quote::Backtick => {
+            table[b'\'' as usize] = true;
+            table[b'`' as usize] = true;
+            // The first byte of `´` (U+00B4).
+            table[0xC2] = true;
+        }
     }
     table
 }
@@ -30,9 +39,106 @@ const fn stops(quote: Quote) -> [bool; 256] {
 const STOPS_DOUBLE: [bool; 256] = stops(Quote::Double);
 const STOPS_SINGLE: [bool; 256] = stops(Quote::Single);
 const STOPS_CURLY: [bool; 256] = stops(Quote::CurlyDouble);
+const STOPS_BACKTICK: [bool; 256] = stops(Quote::Backtick);
+
+/// How far the check that a quote opens the next token reads past it, so
+/// that each check is bounded and the pass stays linear.
+const WINDOW: usize = 1024;
+
+/// How a first reading of a string ended.
+enum Read {
+    /// At its closing quote, or where the text stops.
+    Closed,
+    /// Read it again to where it ends.
+    Again(End),
+    /// It runs into the fence that closes the block it is in, and ends
+    /// before this byte.
+    Fence(usize),
+}
+
+/// Where a string read a second time ends.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum End {
+    /// It lacks its closing quote, which goes before this byte.
+    MissingQuote(usize),
+    /// It lacks its closing quote before `end`, and is joined there with
+    /// `+` to the string whose quote is at `next` (`"a +"b"`); the text is
+    /// read to `region_end`.
+    Joined {
+        end: usize,
+        next: usize,
+        region_end: usize,
+    },
+    /// The quote at this byte closes it (the text after it was taken for
+    /// more of the string at first).
+    QuoteAt(usize),
+    /// After a join in a second reading: quotes close the string as in a
+    /// first reading, but it is not read again.
+    Free,
+}
+
+/// The quotes of a string's kind that a first reading took for part of its
+/// text (`"He said "hi""`), and the nesting of brackets in its text so far.
+#[derive(Default)]
+struct InnerQuotes {
+    count: usize,
+    first: usize,
+    last: usize,
+    /// How deeply brackets nest in the text up to `depth_at`: text that
+    /// opens brackets (`"print({"a": 1})"`) is code, whose quotes are its own.
+    depth: isize,
+    depth_at: usize,
+    /// The nesting at the first of the quotes.
+    depth_at_first: isize,
+    /// The first closing bracket with nothing open in the text before it.
+    unmatched: Option<usize>,
+}
+
+impl InnerQuotes {
+    /// Brings the nesting up to `to`. An opening bracket counts as code
+    /// only where code has one: not right after a quote or a comma, nor
+    /// right before a comma or a line break, where it is damage to the
+    /// structure (`"8080"{"host"`, `"double{,"type"`).
+    fn nest(&mut self, src: &[u8], to: usize) {
+        for i in self.depth_at.min(to)..to {
+            match src[i] {
+                b'{' | b'[' => {
+                    let before = src[..i].iter().rev().find(|&&b| b != b' ' && b != b'\t');
+                    let after = src.get(i + 1);
+                    let damage = matches!(before, Some(b'"' | b',' | b'\n'))
+                        || matches!(after, Some(b',' | b'\n' | b'\r'));
+                    if !damage {
+                        self.depth += 1;
+                    }
+                }
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth < 0 && self.unmatched.is_none() {
+                        self.unmatched = Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.depth_at = self.depth_at.max(to);
+    }
+
+    /// Takes the quote at `at` for part of the string's text.
+    fn push(&mut self, src: &[u8], at: usize) {
+        if self.count == 0 {
+            self.nest(src, at);
+            self.first = at;
+            self.depth_at_first = self.depth;
+        }
+        self.count += 1;
+        self.last = at;
+    }
+}
 
 impl Parser<'_> {
-    /// An object's key: a string, or an unquoted name followed by `:`.
+    /// An object's key: a string, or an unquoted name followed by `:` (or
+    /// `=`); a name that ends in a quote before the `:` lacks its opening
+    /// quote (`{a": 1}`).
     pub(super) fn key(&mut self) -> Step {
         if self.quote_at(self.pos).is_some() {
             return self.string(Ctx::Key).map(|_| ());
@@ -42,9 +148,22 @@ impl Parser<'_> {
         while i < self.end && is_key_byte(self.src[i]) && !self.comment_at(i) {
             i += 1;
         }
+        if i > start && i < self.end && matches!(self.src[i], b'"' | b'\'') {
+            let (next, _) = self.skip_ws_from(i + 1);
+            if next < self.end && self.src[next] == b':' {
+                self.record(RepairKind::MissingQuote, start)?;
+                self.quote_range(start, i);
+                self.skip_to(i + 1);
+                self.pos = i + 1;
+                return Ok(());
+            }
+        }
         let (next, _) = self.skip_ws_from(i);
-        let followed =
-            next >= self.end || self.src[next] == b':' || (self.src[next] == b')' && self.jsonp);
+        // `{a: 1}`, `{a = 1}`, or a value with the colon missing (`{a 'b'}`).
+        let followed = next >= self.end
+            || matches!(self.src[next], b':' | b'=')
+            || (next > i && self.quote_at(next).is_some())
+            || (self.src[next] == b')' && self.jsonp);
         if i == start || !followed {
             return Err(self.unexpected("expected a key followed by `:`"));
         }
@@ -74,105 +193,361 @@ impl Parser<'_> {
 
     /// A string in any quotes, written with `"`.
     pub(super) fn string(&mut self, ctx: Ctx) -> Step<Parsed> {
-        let Some((quote, open_len)) = self.quote_at(self.pos) else {
+        if let Some(parsed) = self.plain_string(ctx)? {
+            return Ok(parsed);
+        }
+        self.string_read(ctx)
+    }
+
+    /// The common case, read without the machinery: a string in `"` or `'`
+    /// with no escape, control character or other quote inside, whose
+    /// closing quote is followed by what ends a string in `ctx` beyond
+    /// doubt (`:` after a key; `}`, `]`, or a comma and a quote after a
+    /// value). `None` for anything else.
+    #[inline]
+    fn plain_string(&mut self, ctx: Ctx) -> Step<Option<Parsed>> {
+        let open = self.pos;
+        let Some((quote, open_len)) = self.quote_at(open) else {
+            return Ok(None);
+        };
+        let src = &self.src[..self.end];
+        let body = open + open_len;
+        let close = match quote {
+            Quote::Double => find_stop_double(src, body),
+            _ => {
+                let stops = match quote {
+                    Quote::Single => &STOPS_SINGLE,
+                    Quote::Backtick => &STOPS_BACKTICK,
+                    _ => &STOPS_CURLY,
+                };
+                body + src[body..]
+                    .iter()
+                    .position(|&b| stops[b as usize])
+                    .unwrap_or(src.len() - body)
+            }
+        };
+        if close >= src.len() {
+            return Ok(None);
+        }
+        let Some(close_len) = self.closer_at(quote, close) else {
+            return Ok(None);
+        };
+        let mut next = close + close_len;
+        while next < src.len() && src[next] == b' ' {
+            next += 1;
+        }
+        let ends = match (ctx, src.get(next)) {
+            (Ctx::Key, Some(b':')) => true,
+            (Ctx::ObjectValue | Ctx::ArrayItem, Some(b'}' | b']')) => true,
+            (Ctx::ObjectValue | Ctx::ArrayItem, Some(b',')) => {
+                let mut after = next + 1;
+                while after < src.len() && is_ws(src[after]) {
+                    after += 1;
+                }
+                match src.get(after) {
+                    Some(b'"' | b'}') => true,
+                    Some(b'\'' | b'0'..=b'9' | b'[' | b'{' | b']') => ctx == Ctx::ArrayItem,
+                    // A typographic quote.
+                    Some(0xE2) => self.quote_at(after).is_some(),
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        if !ends {
+            return Ok(None);
+        }
+        if let Some(kind) = quote_repair(quote) {
+            self.record(kind, open)?;
+            self.replace_with_quote(open, body);
+            self.replace_with_quote(close, close + close_len);
+        }
+        self.pos = close + close_len;
+        Ok(Some(Parsed::Value))
+    }
+
+    /// A string, read with every rule.
+    fn string_read(&mut self, ctx: Ctx) -> Step<Parsed> {
+        let open_at = self.pos;
+        let mark = self.output_mark();
+        // The log before the string's first repair, taken only when it has
+        // one, to read it again without them.
+        let mut since = None;
+        match self.read_string(ctx, None, &mut since)? {
+            Read::Closed => Ok(Parsed::Value),
+            Read::Again(end) => {
+                self.reset_output(mark);
+                if let Some(since) = &since {
+                    self.log.reset(since);
+                }
+                let region_end = self.end;
+                self.pos = open_at;
+                if let End::MissingQuote(at) | End::Joined { end: at, .. } = end {
+                    self.end = at;
+                }
+                let read = self.read_string(ctx, Some(end), &mut None);
+                self.end = region_end;
+                read.map(|_| Parsed::Value)
+            }
+            Read::Fence(end) => {
+                // The fence closes the block, so the string and the value end
+                // before it.
+                self.reset_output(mark);
+                if let Some(since) = &since {
+                    self.log.reset(since);
+                }
+                // The opening quote's repair is recorded again.
+                if let Some(kind) = self
+                    .quote_at(open_at)
+                    .and_then(|(quote, _)| quote_repair(quote))
+                {
+                    self.log.undo_last(kind);
+                }
+                self.pos = open_at;
+                self.end = end;
+                self.string_read(ctx)
+            }
+        }
+    }
+
+    /// Records a repair inside a string, first keeping the log as it was
+    /// before the string's first repair.
+    fn record_in_string(&mut self, since: &mut Option<Since>, kind: RepairKind, at: usize) -> Step {
+        if since.is_none() {
+            *since = Some(self.log.since());
+        }
+        self.record(kind, at)
+    }
+
+    /// Reads the string that opens here. With `again`, it is a second
+    /// reading, which ends there (every quote before is part of the text).
+    fn read_string(
+        &mut self,
+        ctx: Ctx,
+        mut again: Option<End>,
+        since: &mut Option<Since>,
+    ) -> Step<Read> {
+        let Some((mut quote, open_len)) = self.quote_at(self.pos) else {
             return Err(self.unexpected("expected a string"));
         };
         let open_at = self.pos;
-        let mark = self.output_mark();
-        // Only in a fence can the string be read again (below).
-        let since = self.in_fence.then(|| self.log.since());
-        match quote {
-            Quote::Double => {}
-            Quote::Single => self.record(RepairKind::SingleQuotes, open_at)?,
-            Quote::CurlyDouble | Quote::CurlySingle => {
-                self.record(RepairKind::CurlyQuotes, open_at)?
+        if let Some(kind) = quote_repair(quote) {
+            // Recorded once: a second reading starts after it.
+            if again.is_none() {
+                self.record(kind, open_at)?;
             }
-        }
-        let stops = match quote {
-            Quote::Double => &STOPS_DOUBLE,
-            Quote::Single => &STOPS_SINGLE,
-            Quote::CurlyDouble | Quote::CurlySingle => &STOPS_CURLY,
-        };
-        if quote != Quote::Double {
             self.replace(open_at, open_at + open_len, "\"");
         }
         self.pos += open_len;
+        // Where the content of the string (or of its last joined part) starts.
+        let mut content = self.pos;
         let mut control_recorded = false;
+        let mut inner = InnerQuotes {
+            depth_at: content,
+            ..InnerQuotes::default()
+        };
         loop {
-            self.pos += self.src[self.pos..self.end]
-                .iter()
-                .position(|&b| stops[b as usize])
-                .unwrap_or(self.end - self.pos);
+            let stops = match quote {
+                Quote::Double => &STOPS_DOUBLE,
+                Quote::Single => &STOPS_SINGLE,
+                Quote::CurlyDouble | Quote::CurlySingle => &STOPS_CURLY,
+                Quote::Backtick => &STOPS_BACKTICK,
+            };
+            self.pos = if quote == Quote::Double {
+                find_stop_double(&self.src[..self.end], self.pos)
+            } else {
+                self.pos
+                    + self.src[self.pos..self.end]
+                        .iter()
+                        .position(|&b| stops[b as usize])
+                        .unwrap_or(self.end - self.pos)
+            };
             if self.pos >= self.end {
-                if self.in_fence && self.end == self.src.len() {
-                    if let Some(fence) = rfind(&self.src[open_at + open_len..self.end], b"```") {
-                        // An unfinished string in a fenced block: the fence
-                        // closes the block, so the string ends before it.
-                        self.reset_output(mark);
-                        if let Some(since) = &since {
-                            self.log.reset(since);
+                if let Some(End::Joined {
+                    end,
+                    next,
+                    region_end,
+                }) = again
+                {
+                    if self.pos == end {
+                        // `"a +"b"`: the missing quote, the `+` and the next
+                        // string's quote go, and its text follows.
+                        self.record_in_string(since, RepairKind::MissingQuote, end)?;
+                        self.record_in_string(since, RepairKind::StringConcatenation, end)?;
+                        if let Some(comment) = find(&self.src[end..next], b"/*") {
+                            self.record_in_string(since, RepairKind::Comment, end + comment)?;
                         }
-                        // The line break before the fence belongs to it.
-                        let content = open_at + open_len;
-                        let mut end = content + fence;
-                        while end > content && matches!(self.src[end - 1], b' ' | b'\t') {
-                            end -= 1;
-                        }
-                        if end > content && self.src[end - 1] == b'\n' {
-                            end -= 1;
-                        }
-                        if end > content && self.src[end - 1] == b'\r' {
-                            end -= 1;
-                        }
-                        self.pos = open_at;
-                        self.end = end;
-                        return self.string(ctx);
+                        let (next_quote, next_len) = self.quote_at(next).expect("a quote");
+                        self.flush(end);
+                        self.skip_to(next + next_len);
+                        self.end = region_end;
+                        self.pos = next + next_len;
+                        quote = next_quote;
+                        content = self.pos;
+                        inner = InnerQuotes {
+                            depth_at: content,
+                            ..InnerQuotes::default()
+                        };
+                        again = Some(End::Free);
+                        continue;
                     }
                 }
-                self.truncated()?;
-                self.replace(self.pos, self.pos, "\"");
-                return Ok(Parsed::Value);
+                return self.string_stops(ctx, quote, (open_at, content), &inner, again, since);
             }
             let at = self.pos;
             let b = self.src[at];
-            match b {
-                b'\\' => self.escape(quote)?,
-                b'"' if matches!(quote, Quote::Double | Quote::CurlyDouble)
-                    && self.closes(ctx, at + 1) =>
+            if b == b'\\' {
+                self.escape(ctx, quote, since)?;
+                continue;
+            }
+            if let Some(len) = self.closer_at(quote, at) {
+                if again.is_none()
+                    && ctx == Ctx::Key
+                    && self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
+                    && self.src[content..at.min(content + WINDOW)].contains(&b':')
                 {
-                    self.pos += 1;
-                    return Ok(Parsed::Value);
+                    // `{"a: 1, "b": 2}`: the key may end at its colon.
+                    if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
+                        return Ok(Read::Again(end));
+                    }
                 }
+                let closes = match again {
+                    None => {
+                        self.closes(ctx, at + len)
+                            || (ctx == Ctx::ArrayItem
+                                && inner.count.is_multiple_of(2)
+                                && self.item_follows(at + len))
+                    }
+                    Some(End::Free) => self.closes(ctx, at + len),
+                    Some(end) => end == End::QuoteAt(at),
+                };
+                if closes && again.is_none() && ctx == Ctx::Key && inner.count > 0 {
+                    // `{"a"b": 1}`: which quote ends the key is a guess.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        inner.first,
+                        "a quote inside a key",
+                    ));
+                }
+                if closes
+                    && again.is_none()
+                    && inner.count % 2 == 1
+                    && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
+                    && self.src[inner.last + 1..at].contains(&b'\n')
+                {
+                    // `""\n  "`: the quote taken for text closed the string,
+                    // and the one on the next line is stray.
+                    return Ok(Read::Again(End::QuoteAt(inner.last)));
+                }
+                if closes
+                    && again.is_none()
+                    && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+                    && inner.count % 2 == 1
+                    && self.src.get(inner.first + 1) == Some(&b',')
+                {
+                    // `["a.",b c"]`: a quote and a comma closed the string;
+                    // what follows lacks its opening quote.
+                    return Ok(Read::Again(End::QuoteAt(inner.first)));
+                }
+                if closes {
+                    match self.joined(ctx, at + len)? {
+                        Some((next, next_len)) => {
+                            // `"a" + "b"`: the quotes and the `+` go.
+                            self.record_in_string(since, RepairKind::StringConcatenation, at)?;
+                            self.flush(at);
+                            self.skip_to(next + next_len);
+                            if let Some((next_quote, _)) = self.quote_at(next) {
+                                quote = next_quote;
+                            }
+                            self.pos = next + next_len;
+                            content = self.pos;
+                            continue;
+                        }
+                        None => {
+                            if quote != Quote::Double {
+                                self.replace(at, at + len, "\"");
+                            }
+                            self.pos = at + len;
+                            return Ok(Read::Closed);
+                        }
+                    }
+                }
+                if again.is_none() {
+                    if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
+                        return Ok(Read::Again(end));
+                    }
+                }
+                inner.push(self.src, at);
+                if again.is_none() && ctx != Ctx::Key {
+                    let mut next = at + len;
+                    while next < self.end && is_ws(self.src[next]) {
+                        next += 1;
+                    }
+                    if next < self.end && self.src[next] == b':' {
+                        inner.nest(self.src, at);
+                        if inner.depth <= 0 || ctx == Ctx::Top {
+                            // `"x "key": 1`: a key read into a string.
+                            return Err(fail(
+                                RepairErrorKind::Unrepairable,
+                                at,
+                                "a quote inside a string is followed by `:`, as a key is",
+                            ));
+                        }
+                    }
+                }
+            }
+            if b == b'"' && quote != Quote::Double && again.is_none() {
+                // `'"b": 1`: a stray quote opened a string holding JSON.
+                let reach = Reach {
+                    tokens: 6,
+                    until: at + WINDOW,
+                    min_tokens: 3,
+                };
+                // Brackets the stray string took in open containers too.
+                let mut opened = Vec::new();
+                for &c in &self.src[content.max(at.saturating_sub(WINDOW))..at] {
+                    match c {
+                        b'{' | b'[' => opened.push(c),
+                        b'}' | b']' => {
+                            opened.pop();
+                        }
+                        _ => {}
+                    }
+                }
+                let expect_key =
+                    opened.last() == Some(&b'{') || (opened.is_empty() && ctx == Ctx::Key);
+                let expect = if expect_key {
+                    Expect::Key
+                } else {
+                    Expect::Value
+                };
+                if self.continues_in(at, expect, reach, &opened)
+                    || (opened.is_empty() && self.continues(at, Expect::Key, reach))
+                {
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        open_at,
+                        "a stray quote opens a string that holds JSON",
+                    ));
+                }
+            }
+            // A quote, or a character, inside the string.
+            match b {
                 b'"' => {
                     if quote == Quote::Double {
-                        self.record(RepairKind::UnescapedQuote, at)?;
+                        self.record_in_string(since, RepairKind::UnescapedQuote, at)?;
                     }
                     self.replace(at, at + 1, "\\\"");
                     self.pos += 1;
                 }
-                b'\''
-                    if matches!(quote, Quote::Single | Quote::CurlySingle)
-                        && self.closes(ctx, at + 1) =>
-                {
-                    self.replace(at, at + 1, "\"");
-                    self.pos += 1;
-                    return Ok(Parsed::Value);
-                }
-                b'\'' => self.pos += 1,
-                0xE2 => {
-                    if let Some((closer, len)) = self.quote_at(at) {
-                        if closer == quote && self.closes(ctx, at + len) {
-                            self.replace(at, at + len, "\"");
-                            self.pos += len;
-                            return Ok(Parsed::Value);
-                        }
-                    }
-                    // Some other character starting with 0xE2: three bytes.
-                    self.pos += 3;
-                }
+                b'\'' | b'`' => self.pos += 1,
+                // `“ ” ‘ ’` and other characters of three bytes from 0xE2.
+                0xE2 => self.pos += 3,
+                // `´` and other characters of two bytes from 0xC2.
+                0xC2 => self.pos += 2,
                 _ => {
                     if !control_recorded {
-                        self.record(RepairKind::ControlCharacter, at)?;
+                        self.record_in_string(since, RepairKind::ControlCharacter, at)?;
                         control_recorded = true;
                     }
                     self.flush(at);
@@ -184,8 +559,499 @@ impl Parser<'_> {
         }
     }
 
+    /// The text (or the region it is read in) stops inside a string: the
+    /// end a second reading set, a fence that closes the block, a closing
+    /// quote the structure shows is missing, or truncation.
+    fn string_stops(
+        &mut self,
+        ctx: Ctx,
+        quote: Quote,
+        (open_at, content): (usize, usize),
+        inner: &InnerQuotes,
+        again: Option<End>,
+        since: &mut Option<Since>,
+    ) -> Step<Read> {
+        if again == Some(End::MissingQuote(self.pos)) {
+            self.record_in_string(since, RepairKind::MissingQuote, self.pos)?;
+            self.replace(self.pos, self.pos, "\"");
+            return Ok(Read::Closed);
+        }
+        if again.is_none() && !self.in_fence && self.end == self.src.len() {
+            // `{"a": "x}```: a fence at the very end closes the value.
+            let text = self.src[content..self.end].trim_ascii_end();
+            if text.ends_with(b"```") {
+                return Ok(Read::Fence(content + text.len() - 3));
+            }
+        }
+        if again.is_none() && self.in_fence && self.end == self.src.len() {
+            if let Some(fence) = rfind(&self.src[content..self.end], b"```") {
+                // The line break before the fence belongs to it.
+                let mut end = content + fence;
+                while end > content && matches!(self.src[end - 1], b' ' | b'\t') {
+                    end -= 1;
+                }
+                if end > content && self.src[end - 1] == b'\n' {
+                    end -= 1;
+                }
+                if end > content && self.src[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                return Ok(Read::Fence(end));
+            }
+        }
+        let text = &self.src[content..self.end];
+        let holds_json =
+            text.contains(&b'"') || matches!(text.trim_ascii_start().first(), Some(b'{' | b'['));
+        if again.is_none() && quote != Quote::Double && holds_json {
+            // `'  "a": 1}`: a stray quote whose string runs over JSON to the end.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                open_at,
+                "a quote that never closes, before JSON text",
+            ));
+        }
+        if again.is_none() && ctx == Ctx::Key && inner.count > 0 {
+            // `{"a"\nprose: 1}`: a key that took a quote for text to the end
+            // closed at that quote.
+            return Ok(Read::Again(End::QuoteAt(inner.first)));
+        }
+        if again.is_none()
+            && ctx != Ctx::Key
+            && inner.count % 2 == 1
+            && self.src[inner.last..self.end]
+                .iter()
+                .any(|&b| matches!(b, b'}' | b']'))
+        {
+            // `["a"\n  junk ]`: the last quote taken for text closed the
+            // string, and brackets after it close the value.
+            return Ok(Read::Again(End::QuoteAt(inner.last)));
+        }
+        if again.is_none() {
+            if let Some(end) = self.string_ends_before(ctx, content)? {
+                return Ok(Read::Again(End::MissingQuote(end)));
+            }
+        }
+        if again.is_none() && ctx == Ctx::Key {
+            if let Some(colon) = self.src[content..self.end].iter().position(|&b| b == b':') {
+                // `{"id::2}`: a key that runs to the end over a colon (or a
+                // few) and a value reads as strict JSON from there is not a
+                // key cut short.
+                let mut last = content + colon;
+                while self.src.get(last + 1) == Some(&b':') {
+                    last += 1;
+                }
+                let all = Reach {
+                    tokens: usize::MAX,
+                    until: usize::MAX,
+                    min_tokens: 2,
+                };
+                if self.continues(last, Expect::Colon, all) {
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        content - 1,
+                        "a key that never closes, over a colon and a value",
+                    ));
+                }
+            }
+        }
+        if ctx == Ctx::Top && self.src[content..self.pos].iter().all(|&b| is_ws(b)) {
+            // `"` alone: a quote, and no value.
+            return Err(fail(
+                RepairErrorKind::NoJson,
+                content - 1,
+                "a quote and no value",
+            ));
+        }
+        // A backslash or `\u12` where the text stops is dropped with the
+        // truncation (see `escape`).
+        self.truncated()?;
+        self.replace(self.pos, self.pos, "\"");
+        Ok(Read::Closed)
+    }
+
+    /// `"a" + "b"`: if a `+` and another string follow the closing quote
+    /// that ends before `after`, where that string's quote is and its length.
+    fn joined(&self, ctx: Ctx, after: usize) -> Step<Option<(usize, usize)>> {
+        if ctx == Ctx::Key {
+            return Ok(None);
+        }
+        let (plus, _) = self.skip_ws_from(after);
+        if plus >= self.end || self.src[plus] != b'+' {
+            return Ok(None);
+        }
+        let (next, _) = self.skip_ws_from(plus + 1);
+        Ok(self.quote_at(next).map(|(_, len)| (next, len)))
+    }
+
+    /// A quote at `q` that does not close the string in `ctx`: if it opens
+    /// the next token instead, where the string ends. It does when what
+    /// follows it reads as strict JSON in that place (a key and its value in
+    /// an object, an item in an array), and the string's text so far is not
+    /// code with brackets of its own. The string then lacks its closing
+    /// quote (`{"a": "x, "b": 1}`), or, when an odd number of quotes were
+    /// taken for its text, the last of them closes it and the text after
+    /// it was something else (`{"a": "b" (note), "c": 1}`). In a key, the
+    /// key ends at its first colon when the structure goes on from there
+    /// (`{"a: 1, "b": 2}`).
+    fn quote_opens_next(
+        &self,
+        ctx: Ctx,
+        content: usize,
+        q: usize,
+        inner: &mut InnerQuotes,
+    ) -> Step<Option<End>> {
+        // Where the text before the quote ends, past spaces and comments,
+        // and the `,` or `+` there.
+        let (end, separator) = if ctx == Ctx::Key {
+            (q, None)
+        } else {
+            self.token_before(content, q)
+        };
+        if ctx != Ctx::Key {
+            let joined = separator == Some(b'+') && {
+                // The `+` right after the text, not after a comma
+                // (`"a",\n+ "b"`), and a string after it that closes.
+                let plus = self.src[end..q]
+                    .iter()
+                    .position(|&b| b == b'+')
+                    .map_or(q, |p| end + p);
+                !self.src[end..plus].contains(&b',')
+                    && (end == content || self.src[end - 1] != b',')
+                    && self
+                        .quote_at(q)
+                        .is_some_and(|(quote, len)| self.string_end(quote, q + len).is_some())
+            };
+            if joined {
+                return Ok(Some(End::Joined {
+                    end,
+                    next: q,
+                    region_end: self.end,
+                }));
+            }
+        }
+        Ok(match ctx {
+            Ctx::ObjectValue | Ctx::ArrayItem => {
+                let (expect, min_tokens) = if ctx == Ctx::ObjectValue {
+                    (Expect::Key, 3)
+                } else {
+                    (Expect::Value, 2)
+                };
+                let reach = Reach {
+                    tokens: 6,
+                    until: q + WINDOW,
+                    min_tokens,
+                };
+                if inner.count == 0 && self.stray_quote_before(content, q, reach) {
+                    // `"a": " "b", ...`: the quote before opens the value, and
+                    // the one that opened this string is stray.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        content - 1,
+                        "a stray quote before a value",
+                    ));
+                }
+                // A token follows a space or a separator, perhaps with a
+                // character or two of junk between (`"a",c"b"`); a quote
+                // after a longer word (`print("x`) is text.
+                let separator = |b: u8| is_ws(b) || matches!(b, b',' | b'[' | b'{' | b':');
+                let mut k = q;
+                while k > content && q - k < 3 && !separator(self.src[k - 1]) {
+                    k -= 1;
+                }
+                let separated = k == content || separator(self.src[k - 1]) || end < q;
+                if !separated {
+                    return Ok(None);
+                }
+                // A quote right after a quote and a word closes a quoted
+                // word (`"a "b" c"`): no space or comma since that quote
+                // (which, with a separator just found, is only a few bytes
+                // back).
+                if inner.count > 0
+                    && inner.last + 4 >= q
+                    && !self.src[inner.last + 1..q]
+                        .iter()
+                        .any(|&b| is_ws(b) || b == b',')
+                {
+                    return Ok(None);
+                }
+                // What follows reads as JSON there.
+                if !self.continues(q, expect, reach) {
+                    return Ok(None);
+                }
+                // Text that opens brackets of its own is code.
+                inner.depth_at = inner.depth_at.max(content);
+                inner.nest(self.src, q);
+                if inner.depth > 0 {
+                    return Ok(None);
+                }
+                if inner.count > 0 && inner.depth < inner.depth_at_first {
+                    // Brackets closed after the first quote taken for text:
+                    // that quote closed the string.
+                    return Ok(Some(End::QuoteAt(inner.first)));
+                }
+                if inner.count % 2 == 1 {
+                    return Ok(Some(End::QuoteAt(inner.last)));
+                }
+                // The text ends before the quote, and before a comma there,
+                // or before a bracket it would close that it did not open.
+                let (mut end, _) = self.token_before(content, q);
+                if let Some(closer) = inner.unmatched {
+                    end = end.min(self.content_end(content, closer));
+                }
+                self.not_a_stray_quote(content, end)?;
+                Some(End::MissingQuote(end))
+            }
+            Ctx::Key => {
+                let search = &self.src[content..q.min(content + WINDOW)];
+                if let Some(colon) = search.iter().position(|&b| b == b':') {
+                    let colon = content + colon;
+                    let reach = Reach {
+                        tokens: 8,
+                        until: q + WINDOW,
+                        min_tokens: 4,
+                    };
+                    if self.continues(colon, Expect::Colon, reach) {
+                        return Ok(Some(End::MissingQuote(self.content_end(content, colon))));
+                    }
+                }
+                let reach = Reach {
+                    tokens: 6,
+                    until: q + WINDOW,
+                    min_tokens: 3,
+                };
+                if self.continues(q, Expect::Key, reach) {
+                    // `{"  "a": 1}`: the quote before opens the key, and the
+                    // one that opened this string is stray.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        content - 1,
+                        "a stray quote before a key",
+                    ));
+                }
+                None
+            }
+            Ctx::Top => None,
+        })
+    }
+
+    /// A string that runs to where the text stops: if it lacks its closing
+    /// quote rather than being cut short, where it ends. That is before its
+    /// first comma (in a key, colon) when everything after reads as strict
+    /// JSON (`["a, 1, 2]`), or before the closing brackets the text ends
+    /// with (`{"a": "xyz}`).
+    fn string_ends_before(&self, ctx: Ctx, content: usize) -> Step<Option<usize>> {
+        let all = Reach {
+            tokens: usize::MAX,
+            until: usize::MAX,
+            min_tokens: 0,
+        };
+        match ctx {
+            Ctx::ObjectValue | Ctx::ArrayItem => {
+                let text = &self.src[content..self.end];
+                if let Some(comma) = text.iter().position(|&b| b == b',') {
+                    let comma = content + comma;
+                    if self.continues(comma, Expect::AfterValue, all) {
+                        let end = self.content_end(content, comma);
+                        self.not_a_stray_quote(content, end)?;
+                        return Ok(Some(end));
+                    }
+                }
+                // Closing brackets at the end, the first closing the
+                // innermost container open, the next the one around it.
+                let mut i = self.end;
+                while i > content
+                    && (is_ws(self.src[i - 1]) || matches!(self.src[i - 1], b'}' | b']'))
+                {
+                    i -= 1;
+                }
+                let mut closed = 0;
+                for &b in &self.src[i..self.end] {
+                    if is_ws(b) {
+                        continue;
+                    }
+                    let open = self
+                        .stack
+                        .len()
+                        .checked_sub(closed + 1)
+                        .map(|d| self.stack[d]);
+                    let matches = matches!((b, open), (b'}', Some(b'{')) | (b']', Some(b'[')));
+                    if !matches {
+                        closed = 0;
+                        break;
+                    }
+                    closed += 1;
+                }
+                let end = self.content_end(content, i);
+                if closed > 0 {
+                    self.not_a_stray_quote(content, end)?;
+                }
+                Ok((closed > 0).then_some(end))
+            }
+            Ctx::Key => {
+                let Some(colon) = self.src[content..self.end].iter().position(|&b| b == b':')
+                else {
+                    return Ok(None);
+                };
+                let colon = content + colon;
+                if self.continues(colon, Expect::Colon, all) {
+                    return Ok(Some(self.content_end(content, colon)));
+                }
+                // `{"key:value}`: a colon, text, and the closing bracket.
+                let mut i = self.end;
+                while i > colon && is_ws(self.src[i - 1]) {
+                    i -= 1;
+                }
+                let closes = i > colon + 1
+                    && self.stack.last().is_some_and(|&open| {
+                        (open == b'{' && self.src[i - 1] == b'}')
+                            || (open == b'[' && self.src[i - 1] == b']')
+                    })
+                    && !self.src[colon..i].contains(&b'"');
+                Ok(closes.then(|| self.content_end(content, colon)))
+            }
+            Ctx::Top => Ok(None),
+        }
+    }
+
+    /// Whether the escaped quote that ends before `after` was meant to close
+    /// the string: a comma and a key follow (`"x\", "b": 1`), quoted without
+    /// escapes, so not JSON inside the string.
+    fn stray_backslash(&self, after: usize) -> bool {
+        let blank = |mut i: usize| {
+            while i < self.end && is_ws(self.src[i]) {
+                i += 1;
+            }
+            i
+        };
+        let comma = blank(after);
+        if comma >= self.end || self.src[comma] != b',' {
+            return false;
+        }
+        let key = blank(comma + 1);
+        key < self.end && self.src[key] == b'"' && self.after_string(key) == Some(b':')
+    }
+
+    /// Whether the quote that opened a string whose text starts at
+    /// `content` is stray, the quote at `q` opening the value instead: the
+    /// text between is blank and a string follows that a separator ends
+    /// (`" "b",`), or it is blank and brackets and a value follows in them
+    /// (`"[ "b"]`).
+    fn stray_quote_before(&self, content: usize, q: usize, reach: Reach) -> bool {
+        let between = &self.src[content..q];
+        if between.iter().all(|&b| is_ws(b)) {
+            return matches!(self.after_string(q), Some(b',' | b']' | b'}' | b':'));
+        }
+        if !between.iter().all(|&b| is_ws(b) || b == b'{' || b == b'[') {
+            return false;
+        }
+        let opened: Vec<u8> = between
+            .iter()
+            .copied()
+            .filter(|&b| b == b'{' || b == b'[')
+            .collect();
+        let expect = match opened.last() {
+            Some(b'{') => Expect::Key,
+            _ => Expect::Value,
+        };
+        self.continues_in(q, expect, reach, &opened)
+    }
+
+    /// In an array, whether another item follows `i` after a space (a comma
+    /// missing): a value, or a word that ends the item (`"a" b]`).
+    fn item_follows(&self, i: usize) -> bool {
+        if i >= self.end || !is_ws(self.src[i]) {
+            return false;
+        }
+        let mut j = i;
+        while j < self.end && is_ws(self.src[j]) {
+            j += 1;
+        }
+        if j >= self.end {
+            return false;
+        }
+        let b = self.src[j];
+        if matches!(b, b'{' | b'[' | b'0'..=b'9')
+            || (b == b'-' && self.src.get(j + 1).is_some_and(u8::is_ascii_digit))
+            || self.quote_at(j).is_some()
+            || self.literal_len(j) > 0
+        {
+            return true;
+        }
+        // A word, then the end of the item.
+        let mut k = j;
+        while k < self.end
+            && k < j + WINDOW
+            && !is_ws(self.src[k])
+            && !matches!(self.src[k], b'"' | b',' | b'[' | b']' | b'{' | b'}' | b':')
+        {
+            k += 1;
+        }
+        if self.src.get(k) == Some(&b'"') {
+            k += 1;
+        }
+        while k < self.end && is_ws(self.src[k]) {
+            k += 1;
+        }
+        k > j && matches!(self.src.get(k), Some(b',' | b']'))
+    }
+
+    /// A string that lacks its closing quote and would end at `end`: an error
+    /// if its text is a number or literal (`" null,`), whose quote is stray.
+    fn not_a_stray_quote(&self, content: usize, end: usize) -> Step {
+        let text = &self.src[content..end];
+        let trimmed = text.trim_ascii();
+        let literal = [&b"true"[..], b"false", b"null"].contains(&trimmed);
+        let number = !trimmed.is_empty()
+            && (trimmed[0].is_ascii_digit() || trimmed[0] == b'-')
+            && serde_json::from_slice::<serde::de::IgnoredAny>(trimmed).is_ok();
+        if literal || number {
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                content - 1,
+                "a stray quote before a number or literal",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where the text of a string that starts at `content` ends when the
+    /// token at `q` is the next one: before the whitespace, comments and
+    /// `,` or `+` before `q`; and that separator.
+    fn token_before(&self, content: usize, q: usize) -> (usize, Option<u8>) {
+        let mut k = q;
+        loop {
+            while k > content && is_ws(self.src[k - 1]) {
+                k -= 1;
+            }
+            if k >= content + 4 && &self.src[k - 2..k] == b"*/" {
+                let from = content.max(k.saturating_sub(WINDOW));
+                if let Some(open) = rfind(&self.src[from..k - 2], b"/*") {
+                    k = from + open;
+                    continue;
+                }
+            }
+            break;
+        }
+        if k > content && matches!(self.src[k - 1], b',' | b'+') {
+            let separator = self.src[k - 1];
+            let (end, _) = self.token_before(content, k - 1);
+            (end, Some(separator))
+        } else {
+            (k, None)
+        }
+    }
+
+    /// Where the content of a string that starts at `content` ends, when the
+    /// structure resumes at `at`: before the whitespace there.
+    fn content_end(&self, content: usize, mut at: usize) -> usize {
+        while at > content && is_ws(self.src[at - 1]) {
+            at -= 1;
+        }
+        at
+    }
+
     /// A backslash in a string.
-    fn escape(&mut self, quote: Quote) -> Step {
+    fn escape(&mut self, ctx: Ctx, quote: Quote, since: &mut Option<Since>) -> Step {
         let at = self.pos;
         let Some(&next) = self.src.get(at + 1).filter(|_| at + 1 < self.end) else {
             // A backslash where the text stops: dropped with the truncation.
@@ -194,6 +1060,16 @@ impl Parser<'_> {
             return Ok(());
         };
         match next {
+            b'"' if quote == Quote::Double
+                && ctx == Ctx::ObjectValue
+                && self.stray_backslash(at + 2) =>
+            {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at,
+                    "a backslash before the quote that seems to close the string",
+                ));
+            }
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
             b'u' => {
                 let digits = self.src[at + 2..self.end]
@@ -208,21 +1084,21 @@ impl Parser<'_> {
                     self.replace(at, self.end, "");
                     self.pos = self.end;
                 } else {
-                    self.record(RepairKind::InvalidEscape, at)?;
+                    self.record_in_string(since, RepairKind::InvalidEscape, at)?;
                     self.replace(at, at + 1, "\\\\");
                     self.pos += 1;
                 }
             }
             b'\'' => {
-                if !matches!(quote, Quote::Single | Quote::CurlySingle) {
-                    self.record(RepairKind::InvalidEscape, at)?;
+                if matches!(quote, Quote::Double | Quote::CurlyDouble) {
+                    self.record_in_string(since, RepairKind::InvalidEscape, at)?;
                 }
                 self.replace(at, at + 2, "'");
                 self.pos += 2;
             }
             _ => {
                 // `\d`, `C:\Users`: the backslash was meant literally.
-                self.record(RepairKind::InvalidEscape, at)?;
+                self.record_in_string(since, RepairKind::InvalidEscape, at)?;
                 self.replace(at, at + 1, "\\\\");
                 self.pos += 1;
             }
@@ -231,8 +1107,43 @@ impl Parser<'_> {
     }
 }
 
+/// The repair a string's opening quote needs, if it is not `"`.
+fn quote_repair(quote: Quote) -> Option<RepairKind> {
+    match quote {
+        Quote::Double => None,
+        Quote::Single => Some(RepairKind::SingleQuotes),
+        Quote::CurlyDouble | Quote::CurlySingle => Some(RepairKind::CurlyQuotes),
+        Quote::Backtick => Some(RepairKind::Backticks),
+    }
+}
+
+/// The first byte at or after `from` in `src` that a `"` string stops at:
+/// a control character, `"` or `\`; or the end. Eight bytes at a time.
+#[inline]
+pub(super) fn find_stop_double(src: &[u8], mut from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while from + 8 <= src.len() {
+        let chunk = u64::from_le_bytes(src[from..from + 8].try_into().expect("8 bytes"));
+        // A byte that is zero after the xor, or below 0x20, sets its high
+        // bit; the lowest such byte is exact.
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let stops = zero(chunk ^ (ONES * u64::from(b'"')))
+            | zero(chunk ^ (ONES * u64::from(b'\\')))
+            | (chunk.wrapping_sub(ONES * 0x20) & !chunk & HIGH);
+        if stops != 0 {
+            return from + (stops.trailing_zeros() / 8) as usize;
+        }
+        from += 8;
+    }
+    from + src[from.min(src.len())..]
+        .iter()
+        .position(|&b| STOPS_DOUBLE[b as usize])
+        .unwrap_or(src.len().saturating_sub(from))
+}
+
 /// Writes the JSON escape of a byte that cannot appear raw in a string.
-fn push_escaped(out: &mut String, b: u8) {
+pub(super) fn push_escaped(out: &mut String, b: u8) {
     match b {
         b'"' => out.push_str("\\\""),
         b'\\' => out.push_str("\\\\"),

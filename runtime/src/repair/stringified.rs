@@ -5,8 +5,11 @@
 
 use std::borrow::Cow;
 
+use serde::de::IgnoredAny;
+
 use super::lex::is_ws;
 use super::log::Log;
+use super::string::find_stop_double;
 use super::{Repair, RepairKind, RepairOptions, Repaired};
 
 /// `text` is valid JSON: if it is a string holding an object or array, that
@@ -21,9 +24,38 @@ pub(super) fn unwrap_valid(text: &str, options: &RepairOptions) -> Option<Repair
     unwrap_literal(text, (start, end), options)
 }
 
-/// `text[start..end]` is a valid JSON string literal: if its content is a JSON
-/// object or array (after repair), that value, with the inner repairs at their
-/// positions in `text`. Else `None`, and the string stays a string.
+/// `text` is a JSON string literal and nothing else (but whitespace): the
+/// value it holds if its content is a JSON object or array
+/// (`Some(Some(_))`), or `Some(None)` if it is a valid string holding
+/// anything else, which comes back as it is. `None` when that is not known
+/// without a full parse: the text is not one literal, or its content does
+/// not decode (a lone surrogate), or the options forbid the unwrap.
+///
+/// One pass that both checks the literal and decodes it, in place of
+/// checking the text with a parser first.
+pub(super) fn unwrap_text(
+    text: &str,
+    options: &RepairOptions,
+) -> Option<Option<Repaired<'static>>> {
+    if !options.allows(RepairKind::StringifiedJson) {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let start = bytes.iter().position(|&b| !is_ws(b))?;
+    let end = bytes.iter().rposition(|&b| !is_ws(b))? + 1;
+    if end - start < 2 || bytes[start] != b'"' || bytes[end - 1] != b'"' {
+        return None;
+    }
+    // Decoding fails at an unescaped quote, so a text of two literals
+    // (`"a" "b"`) or a final quote that is escaped (`"a\"`) is `None`.
+    let content = unescape(&text[start + 1..end - 1])?;
+    Some(unwrap_content(content, start))
+}
+
+/// `text[start..end]` is a valid JSON string literal: if its whole content is
+/// a JSON object or array that parses as it is, that value. Content that
+/// would need repairs (`"["`, `"{a: b}"`, `"[1,]"`) stays a string: a string
+/// may carry text that only looks like JSON.
 pub(super) fn unwrap_literal(
     text: &str,
     (start, end): (usize, usize),
@@ -32,20 +64,69 @@ pub(super) fn unwrap_literal(
     if !options.allows(RepairKind::StringifiedJson) {
         return None;
     }
-    let (content, offsets) = decode(&text[start..end], start)?;
+    let content = unescape(&text[start + 1..end - 1])?;
+    unwrap_content(content, start)
+}
+
+/// The decoded `content` of the literal at `start`, as the JSON it holds if
+/// it is an object or array that parses as it is.
+fn unwrap_content(content: String, start: usize) -> Option<Repaired<'static>> {
     if !matches!(content.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
         return None;
     }
-    let inner = super::repair_with(&content, &options.without(RepairKind::StringifiedJson)).ok()?;
-    if !matches!(
-        inner.json().trim_start().as_bytes().first(),
-        Some(b'{' | b'[')
-    ) {
+    serde_json::from_str::<IgnoredAny>(&content).ok()?;
+    Some(Repaired {
+        json: Cow::Owned(content),
+        repairs: vec![Repair {
+            kind: RepairKind::StringifiedJson,
+            at: start,
+        }],
+        omitted: Vec::new(),
+    })
+}
+
+/// `{\"a\": 1}`: if `text` is JSON written as the content of a string (it
+/// starts with `{\"`, `[\"` or `\"` and every quote in it is escaped), that
+/// JSON, repaired.
+pub(super) fn unwrap_escaped(text: &str, options: &RepairOptions) -> Option<Repaired<'static>> {
+    if !options.allows(RepairKind::EscapedJson) {
         return None;
     }
+    let bytes = text.as_bytes();
+    let start = bytes.iter().position(|&b| !is_ws(b))?;
+    let end = bytes.iter().rposition(|&b| !is_ws(b))? + 1;
+    let after_open = start
+        + bytes[start..]
+            .iter()
+            .position(|&b| !is_ws(b) && b != b'{' && b != b'[')?;
+    if !bytes[after_open..].starts_with(b"\\\"") {
+        return None;
+    }
+    // Every quote is escaped: an unescaped one means a stray backslash, not
+    // escaped JSON.
+    // (`\\"` is an escaped quote in a string inside, and the last quote may
+    // have lost its backslash: `\"hello"`.)
+    let mut i = start;
+    while i < end {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' if i + 1 == end || bytes[..i].ends_with(b"\\\\") => i += 1,
+            b'"' => return None,
+            _ => i += 1,
+        }
+    }
+    // A backslash where the text stops (`\"hello\`) was cut off.
+    let end = if bytes[..end].ends_with(b"\\") && !bytes[..end].ends_with(b"\\\\") {
+        end - 1
+    } else {
+        end
+    };
+    let (content, offsets) = decode(&text[start..end], start)?;
+    let inner_options = options.without(&[RepairKind::EscapedJson, RepairKind::StringifiedJson]);
+    let inner = super::repair_with(&content, &inner_options).ok()?;
     let mut log = Log::new();
     log.record(Repair {
-        kind: RepairKind::StringifiedJson,
+        kind: RepairKind::EscapedJson,
         at: start,
     });
     for repair in inner.repairs() {
@@ -65,26 +146,52 @@ pub(super) fn unwrap_literal(
     })
 }
 
-/// Decodes a valid JSON string literal; with each content byte, the offset in
-/// the text of what produced it (`base` is the literal's offset), and one more
-/// entry for the closing quote. `None` for a lone surrogate, which a Rust
-/// string cannot hold.
+/// Decodes a valid JSON string's content.
+fn unescape(content: &str) -> Option<String> {
+    decode_into(content, 0, None)
+}
+
+/// Decodes a string's content (JSON escapes, which must be valid, and no raw
+/// `"` or control character); with
+/// each decoded byte, the offset in the text of what produced it (`base` is
+/// the content's offset), and one more entry for the end. `None` for an
+/// invalid escape or a lone surrogate, which a Rust string cannot hold.
 fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
+    let mut offsets = Vec::with_capacity(literal.len() + 1);
+    let content = decode_into(literal, base, Some(&mut offsets))?;
+    Some((content, offsets))
+}
+
+/// [`decode`], keeping the offsets only if asked for.
+fn decode_into(literal: &str, base: usize, mut offsets: Option<&mut Vec<usize>>) -> Option<String> {
     let bytes = literal.as_bytes();
-    let inner = bytes.len().checked_sub(1)?;
+    let inner = bytes.len();
     let mut content = String::with_capacity(inner);
-    let mut offsets = Vec::with_capacity(inner + 1);
-    let mut i = 1;
+    let mut offsets_extend = |range: std::ops::Range<usize>| {
+        if let Some(offsets) = offsets.as_deref_mut() {
+            offsets.extend(range);
+        }
+    };
+    let mut i = 0;
     let mut run = i;
     while i < inner {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
+        i = find_stop_double(bytes, i);
+        if i >= inner {
+            break;
+        }
+        match bytes[i] {
+            b'\\' => {}
+            // A raw quote or control character: not a string's content.
+            b'"' | 0..0x20 => return None,
+            _ => {
+                i += 1;
+                continue;
+            }
         }
         content.push_str(&literal[run..i]);
-        offsets.extend(base + run..base + i);
+        offsets_extend(base + run..base + i);
         let at = i;
-        let (c, len) = match bytes[i + 1] {
+        let (c, len) = match *bytes.get(i + 1)? {
             b'"' => ('"', 2),
             b'\\' => ('\\', 2),
             b'/' => ('/', 2),
@@ -94,12 +201,12 @@ fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
             b'r' => ('\r', 2),
             b't' => ('\t', 2),
             b'u' => {
-                let high = hex4(&literal[i + 2..i + 6])?;
+                let high = hex4(literal.get(i + 2..)?)?;
                 if (0xD800..0xDC00).contains(&high) {
                     if literal.get(i + 6..i + 8) != Some("\\u") {
                         return None;
                     }
-                    let low = hex4(&literal[i + 8..i + 12])?;
+                    let low = hex4(literal.get(i + 8..)?)?;
                     if !(0xDC00..0xE000).contains(&low) {
                         return None;
                     }
@@ -114,18 +221,25 @@ fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
             _ => return None,
         };
         content.push(c);
-        offsets.extend(std::iter::repeat_n(base + at, c.len_utf8()));
+        for _ in 0..c.len_utf8() {
+            offsets_extend(base + at..base + at + 1);
+        }
         i += len;
         run = i;
     }
     content.push_str(&literal[run..inner]);
-    offsets.extend(base + run..base + inner);
-    offsets.push(base + inner);
-    Some((content, offsets))
+    offsets_extend(base + run..base + inner + 1);
+    Some(content)
 }
 
+/// The value of the four hex digits `digits` starts with (exactly four:
+/// no sign, which `from_str_radix` would take).
 fn hex4(digits: &str) -> Option<u32> {
-    u32::from_str_radix(digits.get(..4)?, 16).ok()
+    let digits = digits.get(..4)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(digits, 16).ok()
 }
 
 #[cfg(test)]
@@ -134,10 +248,14 @@ mod tests {
 
     #[test]
     fn offsets_point_at_what_produced_each_byte() {
-        let (content, offsets) = decode(r#""a\"é\u00e9\ud83d\ude00""#, 10).unwrap();
+        let (content, offsets) = decode(r#"a\"é\u00e9\ud83d\ude00"#, 11).unwrap();
         assert_eq!(content, "a\"éé😀");
-        // a, \" , é (2 bytes), \u00e9 (2 bytes), the pair (4 bytes), the closing quote.
+        // a, \" , é (2 bytes), \u00e9 (2 bytes), the pair (4 bytes), the end.
         assert_eq!(offsets, [11, 12, 14, 15, 16, 16, 22, 22, 22, 22, 34]);
-        assert_eq!(decode(r#""\ud800""#, 0), None);
+        assert_eq!(decode(r#"\ud800"#, 0), None);
+        assert_eq!(decode(r#"\d"#, 0), None);
+        assert_eq!(decode(r#"\u+abc"#, 0), None);
+        assert_eq!(decode("a\"b", 0), None);
+        assert_eq!(decode("a\nb", 0), None);
     }
 }

@@ -36,6 +36,9 @@ impl Parser<'_> {
         match self.direct(0)? {
             Direct::Done(literal) => return Ok(literal),
             Direct::Failed(e) => {
+                if self.reads_as_json(first, e.at()) {
+                    return Err(e);
+                }
                 from = e.at().max(first + 1);
                 error = Some(e);
             }
@@ -52,6 +55,9 @@ impl Parser<'_> {
                     match self.direct(content)? {
                         Direct::Done(literal) => return Ok(literal),
                         Direct::Failed(e) => {
+                            if self.reads_as_json(region_start, e.at()) {
+                                return Err(e);
+                            }
                             from = e.at().max(region_start + 1);
                             error = Some(e);
                         }
@@ -70,6 +76,10 @@ impl Parser<'_> {
                 Ok(()) => return Ok(None),
                 Err(e) if e.kind() == RepairErrorKind::Unrepairable => {
                     self.reset(&mark);
+                    if self.reads_as_json(start, e.at()) {
+                        // Not prose with braces in it: JSON this cannot read.
+                        return Err(e);
+                    }
                     from = e.at().max(start + 1);
                     error.get_or_insert(e);
                 }
@@ -101,18 +111,19 @@ impl Parser<'_> {
         self.pos = from;
         let result = self.leading(keep_blank).and_then(|()| {
             let at = self.pos;
+            let value_at = self.out_at(at);
             let repairs = self.log.total();
             let parsed = self.value(Ctx::Top, 0)?;
             let literal = (parsed == Parsed::Value
                 && self.quote_at(at).is_some()
                 && self.log.total() == repairs)
                 .then_some((at, self.pos));
-            Ok((parsed, literal))
+            Ok((parsed, literal, value_at))
         });
         if container {
             return match result {
-                Ok((_, literal)) => {
-                    self.after_value(keep_blank)?;
+                Ok((_, literal, value_at)) => {
+                    self.after_value(keep_blank, value_at)?;
                     Ok(Direct::Done(literal))
                 }
                 Err(e) if e.kind() == RepairErrorKind::Unrepairable => {
@@ -122,11 +133,11 @@ impl Parser<'_> {
                 Err(e) => Err(e),
             };
         }
-        if let Ok((Parsed::Value, literal)) = result {
+        if let Ok((Parsed::Value, literal, value_at)) = result {
             let after = self.skip_blank_and_comments(self.pos);
-            if after >= self.src.len() || (self.in_fence && self.src[after] == b'`') {
+            if after >= self.src.len() || (self.in_fence && self.fence_at(after)) {
                 self.confirm(&mark)?;
-                self.after_value(keep_blank)?;
+                self.after_value(keep_blank, value_at)?;
                 return Ok(Direct::Done(literal));
             }
         }
@@ -155,23 +166,56 @@ impl Parser<'_> {
                 self.jsonp = true;
             }
             None if region_start < start => {
+                let quotes = self.src[region_start..start]
+                    .iter()
+                    .filter(|&&b| b == b'"')
+                    .count();
+                let prose = &self.text[region_start..start];
+                let a_value = serde_json::from_str::<serde::de::IgnoredAny>(prose.trim()).is_ok();
+                if a_value {
+                    // `"o" [1]`: a value before the value, which dropping would lose.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        start,
+                        "a second JSON value follows the first",
+                    ));
+                }
+                if quotes % 2 == 1 {
+                    // `"r{" and prose`: the `{` is inside a string.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        start,
+                        "the `{` or `[` is inside a string",
+                    ));
+                }
+                if let Some(at) = self.member_in(region_start, start) {
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        at,
+                        "the text before the value holds a `\"key\":` of it",
+                    ));
+                }
                 self.record(RepairKind::SurroundingProse, region_start)?
             }
             None => {}
         }
         self.pos = start;
         self.skip_to(start);
+        let value_at = self.out.len();
         self.value(Ctx::Top, 0)?;
-        self.after_value(false)
+        self.after_value(false, value_at)
     }
 
     /// After the value: the end of a JSONP wrapper or fence, prose, stray
-    /// closers, or an error for a second value. `keep_blank` keeps trailing
+    /// closers, more values one per line, or an error for a second value
+    /// or for text that goes on with the value. `keep_blank` keeps trailing
     /// whitespace when nothing around the value was removed.
-    fn after_value(&mut self, keep_blank: bool) -> Step {
+    fn after_value(&mut self, keep_blank: bool, value_at: usize) -> Step {
         self.end = self.src.len();
         self.flush(self.pos);
         let mut removed_any = !keep_blank;
+        let mut value_end = self.pos;
+        let mut listed = false;
         loop {
             if keep_blank && !removed_any {
                 self.whitespace()?;
@@ -189,7 +233,7 @@ impl Parser<'_> {
                     }
                     removed_any = true;
                 }
-                b'`' if self.src[self.pos..].starts_with(b"```") => {
+                b'`' if self.fence_at(self.pos) => {
                     if !self.in_fence {
                         self.record(RepairKind::MarkdownFence, self.pos)?;
                     }
@@ -197,27 +241,64 @@ impl Parser<'_> {
                     self.pos += 3;
                     let rest = self.skip_blank(self.pos);
                     if rest < self.src.len() {
+                        self.prose_after(rest, true)?;
                         self.record(RepairKind::SurroundingProse, rest)?;
                     }
                     removed_any = true;
                     break;
                 }
-                b'{' | b'[' => {
-                    return Err(self.unexpected("a second JSON value follows the first"));
-                }
-                b',' if matches!(
-                    self.src.get(self.skip_blank(self.pos + 1)),
-                    Some(b'{' | b'[')
-                ) =>
-                {
-                    return Err(self.unexpected("a second JSON value follows the first"));
+                b'{' | b'[' | b',' => {
+                    let next = if b == b',' {
+                        self.skip_blank_and_comments(self.pos + 1)
+                    } else {
+                        self.pos
+                    };
+                    let another = matches!(self.src.get(next), Some(b'{' | b'['));
+                    if another && !listed && self.src[value_end..next].contains(&b'\n') {
+                        self.newline_delimited(value_at, value_end)?;
+                        listed = true;
+                        value_end = self.pos;
+                        continue;
+                    }
+                    if another {
+                        return Err(self.unexpected("a second JSON value follows the first"));
+                    }
+                    if b == b',' && next < self.src.len() && !removed_any && !listed {
+                        return Err(self.unexpected("the text goes on after the value closed"));
+                    }
+                    if b == b',' && next >= self.src.len() {
+                        // `{"a": 1},` at the end.
+                        self.record(RepairKind::TrailingComma, self.pos)?;
+                        self.pos += 1;
+                        removed_any = true;
+                        continue;
+                    }
+                    self.prose_after(self.pos, false)?;
+                    self.record(RepairKind::SurroundingProse, self.pos)?;
+                    removed_any = true;
+                    break;
                 }
                 b'}' | b']' => {
                     self.record(RepairKind::StrayBracket, self.pos)?;
                     self.pos += 1;
                     removed_any = true;
+                    let next = self.skip_blank_and_comments(self.pos);
+                    if matches!(self.src.get(next), Some(b',' | b':'))
+                        || self.quote_at(next).is_some()
+                    {
+                        return Err(fail(
+                            RepairErrorKind::Unrepairable,
+                            next,
+                            "the text goes on after the value closed",
+                        ));
+                    }
+                }
+                b':' => return Err(self.unexpected("the text goes on after the value closed")),
+                _ if self.quote_at(self.pos).is_some() && !removed_any => {
+                    return Err(self.unexpected("a second JSON value follows the first"));
                 }
                 _ => {
+                    self.prose_after(self.pos, false)?;
                     self.record(RepairKind::SurroundingProse, self.pos)?;
                     removed_any = true;
                     break;
@@ -232,6 +313,129 @@ impl Parser<'_> {
             self.flush(self.src.len());
         }
         Ok(())
+    }
+
+    /// Values one per line (`{"a": 1}\n{"a": 2}`, perhaps with commas):
+    /// each read, and all put in an array. The first value starts at
+    /// `value_at` in the output and ends at `value_end` in the input.
+    fn newline_delimited(&mut self, value_at: usize, value_end: usize) -> Step {
+        self.record(
+            RepairKind::NewlineDelimited,
+            self.skip_blank_and_comments(value_end),
+        )?;
+        self.out.insert(value_at, '[');
+        let mut last_end = (value_end, self.out.len());
+        loop {
+            self.whitespace()?;
+            let mut comma = false;
+            if self.peek() == Some(b',') {
+                let next = self.skip_blank_and_comments(self.pos + 1);
+                if !matches!(self.src.get(next), Some(b'{' | b'[')) {
+                    break;
+                }
+                comma = true;
+                self.pos += 1;
+                self.whitespace()?;
+            }
+            if !matches!(self.peek(), Some(b'{' | b'[')) {
+                break;
+            }
+            if !comma {
+                self.insert_at(last_end.0, last_end.1, ',');
+            }
+            self.value(Ctx::Top, 0)?;
+            // A fence may have ended the value's region; what follows it is
+            // the top level's again.
+            self.end = self.src.len();
+            self.flush(self.pos);
+            last_end = (self.pos, self.out.len());
+        }
+        // The closing bracket goes right after the last value.
+        self.insert_at(last_end.0, last_end.1, ']');
+        Ok(())
+    }
+
+    /// Prose from `at` to the end, after the value (and after a fence that
+    /// closed it if `fenced`): an error if it holds another fenced value, or
+    /// a key (`"name":`) unless a fence set it apart; and, after a value the
+    /// text stopped inside of
+    /// or whose brackets did not match, if it holds a quote or a bracket,
+    /// which the value likely goes on with after the break.
+    fn prose_after(&self, at: usize, fenced: bool) -> Step {
+        if let Some((fence, content)) = find_fence(&self.src[at..]) {
+            let first = self.skip_blank(at + content);
+            if matches!(self.src.get(first), Some(b'{' | b'[')) {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at + fence,
+                    "a second fenced JSON value follows the first",
+                ));
+            }
+        }
+        if !fenced {
+            if let Some(key) = self.member_in(at, self.src.len()) {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    key,
+                    "the text after the value holds a key (`\"name\":`)",
+                ));
+            }
+        }
+        let broken = self.truncated
+            || [
+                RepairKind::MissingBracket,
+                RepairKind::StrayBracket,
+                RepairKind::MissingValue,
+            ]
+            .iter()
+            .any(|&kind| self.log.count(kind) > 0);
+        if !broken {
+            return Ok(());
+        }
+        match self.src[at..]
+            .iter()
+            .position(|&b| matches!(b, b'"' | b'{' | b'}' | b'[' | b']'))
+        {
+            Some(quote) => Err(fail(
+                RepairErrorKind::Unrepairable,
+                at + quote,
+                "the value goes on after a break in the text",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the text from `from`, where a value failed to read at
+    /// `failed`, is JSON rather than prose with braces in it: it has a quote
+    /// or a colon before the failure, or a quote before the next `{` or `[`
+    /// (the text that skipping it would drop). Such text is refused rather
+    /// than skipped, which would lose it.
+    fn reads_as_json(&self, from: usize, failed: usize) -> bool {
+        let failed = failed.clamp(from, self.src.len());
+        let next = find_open(self.src, failed.max(from + 1)).unwrap_or(self.src.len());
+        self.src[from..failed]
+            .iter()
+            .any(|&b| matches!(b, b'"' | b':'))
+            || self.src[from..next].contains(&b'"')
+    }
+
+    /// Where prose from `from` to `to` holds a key of the value
+    /// (`"name":`, perhaps with whitespace before the colon), if it does.
+    fn member_in(&self, from: usize, to: usize) -> Option<usize> {
+        let text = &self.src[from..to];
+        let mut i = 0;
+        while let Some(q) = text[i..].iter().position(|&b| b == b'"' || b == b'\'') {
+            let at = i + q;
+            let mut j = at + 1;
+            while j < text.len() && is_ws(text[j]) {
+                j += 1;
+            }
+            if at > 0 && text.get(j) == Some(&b':') {
+                return Some(from + at);
+            }
+            i = at + 1;
+        }
+        None
     }
 
     /// Skips whitespace and comments, recording comments, and drops them from

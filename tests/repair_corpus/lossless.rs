@@ -1,0 +1,288 @@
+//! The never-lossy check of JSON repair, over real JSON damaged in one place.
+//!
+//! A document we did not write (`real/`) is valid JSON; [`damage`] applies one
+//! [`Damage`] to it (delete, duplicate or swap a character, truncate, insert
+//! prose, a fence, a comment or a character), and [`check`] holds the repair of
+//! the damaged text to the promise of `typed_tools::repair`: every key,
+//! string, number and literal of the document that the damage did not touch is
+//! in the output, in order, with the same role (key or value) and the same
+//! value, unless the repair record says it was removed (a comment the damage
+//! opened) or joined (strings concatenated with `+`, which become parts of
+//! one string). Refusing is always allowed; a value that lost or changed an
+//! untouched token is not.
+//!
+//! Shared by `tests/repair_props.rs` and the `repair` fuzz target.
+
+#![allow(dead_code)] // each includer uses a part
+
+use typed_tools::repair::{RepairKind, Repaired};
+
+/// A key, string, number or literal of a JSON text, where it is, and what
+/// it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Atom {
+    /// An object's key (else a value).
+    pub(crate) key: bool,
+    pub(crate) value: Scalar,
+    /// Its bytes in the text, quotes included.
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+/// What an [`Atom`] holds: a string decoded, a number's text, a literal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Scalar {
+    Str(String),
+    Num(String),
+    Lit(&'static str),
+}
+
+/// The atoms of a valid JSON text, in order. Panics on text that is not
+/// JSON (callers pass documents and repair output only).
+pub(crate) fn atoms(json: &str) -> Vec<Atom> {
+    let b = json.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+                // A lone surrogate (`"\ud800"`) is JSON but not a Rust
+                // string: compared as written.
+                let value: String = serde_json::from_str(&json[start..i])
+                    .unwrap_or_else(|_| json[start..i].to_string());
+                let mut j = i;
+                while j < b.len() && matches!(b[j], b' ' | b'\t' | b'\n' | b'\r') {
+                    j += 1;
+                }
+                out.push(Atom {
+                    key: b.get(j) == Some(&b':'),
+                    value: Scalar::Str(value),
+                    start,
+                    end: i,
+                });
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                out.push(Atom {
+                    key: false,
+                    value: Scalar::Num(json[start..i].to_string()),
+                    start,
+                    end: i,
+                });
+            }
+            b't' | b'f' | b'n' => {
+                let literal = ["true", "false", "null"]
+                    .into_iter()
+                    .find(|l| json[i..].starts_with(l))
+                    .expect("a literal");
+                out.push(Atom {
+                    key: false,
+                    value: Scalar::Lit(literal),
+                    start: i,
+                    end: i + literal.len(),
+                });
+                i += literal.len();
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// One place of damage to a document.
+#[derive(Clone, Debug)]
+pub(crate) enum Damage {
+    /// The character at this byte is deleted.
+    Delete(usize),
+    /// The character at this byte is written twice.
+    Duplicate(usize),
+    /// The characters at this byte and the next are swapped.
+    Swap(usize),
+    /// The text stops at this byte.
+    Truncate(usize),
+    /// Text is inserted at this byte.
+    Insert(usize, String),
+    /// The character at this byte is replaced by this text.
+    Replace(usize, String),
+}
+
+/// Prose, fences and comments that models put around and inside JSON.
+pub(crate) const INSERTS: &[&str] = &[
+    "Here you go: ",
+    "\nSure! Here are the arguments:\n",
+    " (see above) ",
+    "Note: the values below are approximate.\n",
+    "```json\n",
+    "\n```\n",
+    "```",
+    "\n```\nLet me know if you need anything else.",
+    "// note\n",
+    "/* note */",
+    "# note\n",
+    "...",
+    "…",
+];
+
+/// Single characters that stress a JSON reader.
+pub(crate) const CHARS: &[&str] = &[
+    "{", "}", "[", "]", "\"", "'", ",", ":", " ", "\n", "\\", "/", "*", "#", ".", "`", "(", ")",
+    "-", "+", "0", "7", "e", "a", "T", "N", "=", "“", "”", "‘", "’", "´", "\t", "\u{0}",
+];
+
+/// Where a damage applies in the original: `removed` bytes from `at`
+/// replaced by `inserted` bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Edit {
+    pub(crate) at: usize,
+    pub(crate) removed: usize,
+    pub(crate) inserted: usize,
+}
+
+/// The damaged text and where the damage is. Positions are moved back to a
+/// character boundary; a position past the end is the end.
+pub(crate) fn damage(doc: &str, damage: &Damage) -> (String, Edit) {
+    let boundary = |mut at: usize| {
+        at = at.min(doc.len());
+        while !doc.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let char_len = |at: usize| doc[at..].chars().next().map_or(0, char::len_utf8);
+    let splice = |at: usize, removed: usize, with: &str| {
+        let mut text = String::with_capacity(doc.len() + with.len());
+        text.push_str(&doc[..at]);
+        text.push_str(with);
+        text.push_str(&doc[at + removed..]);
+        (
+            text,
+            Edit {
+                at,
+                removed,
+                inserted: with.len(),
+            },
+        )
+    };
+    match damage {
+        Damage::Delete(at) => {
+            let at = boundary(*at);
+            splice(at, char_len(at), "")
+        }
+        Damage::Duplicate(at) => {
+            let at = boundary(*at);
+            let c = &doc[at..at + char_len(at)];
+            splice(at, 0, c)
+        }
+        Damage::Swap(at) => {
+            let at = boundary(*at);
+            let first = char_len(at);
+            let second = char_len(at + first);
+            let swapped = format!(
+                "{}{}",
+                &doc[at + first..at + first + second],
+                &doc[at..at + first]
+            );
+            splice(at, first + second, &swapped)
+        }
+        Damage::Truncate(at) => {
+            let at = boundary(*at);
+            splice(at, doc.len() - at, "")
+        }
+        Damage::Insert(at, text) => splice(boundary(*at), 0, text),
+        Damage::Replace(at, text) => {
+            let at = boundary(*at);
+            splice(at, char_len(at), text)
+        }
+    }
+}
+
+/// The comments the repair record says were removed, as byte ranges of
+/// `text`: a `//` or `#` comment to the end of its line, a `/* */` comment
+/// to its end.
+fn removed_comments(text: &str, repaired: &Repaired<'_>) -> Vec<(usize, usize)> {
+    repaired
+        .repairs()
+        .iter()
+        .filter(|r| r.kind == RepairKind::Comment)
+        .map(|r| {
+            let rest = &text[r.at..];
+            let len = if let Some(body) = rest.strip_prefix("/*") {
+                body.find("*/").map_or(rest.len(), |p| p + 4)
+            } else {
+                rest.find(['\n', '\r']).unwrap_or(rest.len())
+            };
+            (r.at, r.at + len)
+        })
+        .collect()
+}
+
+/// Checks the repair of `damaged` (made from `doc` by `edit`): every atom of
+/// `doc` the edit did not touch is in the output, in order, as the same key
+/// or value, unless it lies in a comment the record says was removed. An
+/// atom is touched when the edit overlaps it or ends next to it (deleting
+/// the comma of `[1,2]` makes `12`).
+pub(crate) fn check(
+    doc: &str,
+    edit: Edit,
+    damaged: &str,
+    repaired: &Repaired<'_>,
+) -> Result<(), String> {
+    let comments = removed_comments(damaged, repaired);
+    let wanted: Vec<Atom> = atoms(doc)
+        .into_iter()
+        .filter(|a| a.end < edit.at || a.start > edit.at + edit.removed)
+        .map(|mut a| {
+            if a.start > edit.at {
+                a.start = a.start - edit.removed + edit.inserted;
+                a.end = a.end - edit.removed + edit.inserted;
+            }
+            a
+        })
+        .filter(|a| {
+            !comments
+                .iter()
+                .any(|&(from, to)| a.start >= from && a.end <= to)
+        })
+        .collect();
+    let got = atoms(repaired.json());
+    // Strings joined with `+` are in the output as parts of one string.
+    let joined = repaired
+        .repairs()
+        .iter()
+        .any(|r| r.kind == RepairKind::StringConcatenation);
+    let matches = |g: &Atom, atom: &Atom| {
+        g.key == atom.key
+            && (g.value == atom.value
+                || match (&g.value, &atom.value) {
+                    (Scalar::Str(whole), Scalar::Str(part)) => {
+                        joined && whole.contains(part.as_str())
+                    }
+                    _ => false,
+                })
+    };
+    let mut next = 0;
+    for atom in &wanted {
+        match got[next..].iter().position(|g| matches(g, atom)) {
+            Some(p) => next += p + 1,
+            None => {
+                return Err(format!(
+                    "lost the {} {:?} at byte {} of the damaged text",
+                    if atom.key { "key" } else { "value" },
+                    atom.value,
+                    atom.start
+                ))
+            }
+        }
+    }
+    Ok(())
+}
