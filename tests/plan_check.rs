@@ -15,8 +15,8 @@ use typed_tools::error::ToolError;
 use typed_tools::plan::check::{Ty, TypeErrorKind};
 use typed_tools::plan::typed::{lit, TypedPlan};
 use typed_tools::plan::{
-    check, BinaryOp, Branch, Expr, Interpreter, Lambda, Lambda2, Param, Plan, PlanError, RunError,
-    Step, Value,
+    check, BinaryOp, Branch, CallResult, Expr, Interpreter, Lambda, Lambda2, Param, Plan,
+    PlanError, RunError, Step, Value,
 };
 use typed_tools::{exec, field, on, tool, DynamicTool, Toolbox};
 
@@ -1323,4 +1323,96 @@ fn fields_beside_a_combinator_are_the_fields_every_value_has() {
         error.contains("`p.Card`: field `Card` is not one of the known fields of {id: String, ..}, so it may be absent"),
         "{error}"
     );
+}
+
+/// The largest `u64`: past Int's range.
+#[tool(effects = Read)]
+fn big_count() -> u64 {
+    u64::MAX
+}
+
+/// A ratio that is not a number: serde writes NaN as `null`.
+#[tool(effects = Read)]
+fn broken_ratio() -> f64 {
+    f64::NAN
+}
+
+/// A run-time tool whose output breaks its declared schema, one whose
+/// output is a record missing a required field, and one that writes `2` for
+/// a Float.
+fn misbehaving_tools() -> Toolbox {
+    let declared = |name: &'static str, output: serde_json::Value, gives: serde_json::Value| {
+        DynamicTool::new(name)
+            .input_schema(json!({"type": "object", "properties": {}}))
+            .output_schema(output)
+            .handler(move |_| {
+                let gives = gives.clone();
+                async move { Ok(gives) }
+            })
+    };
+    Toolbox::builder()
+        .tool(BigCount)
+        .tool(BrokenRatio)
+        .dynamic(declared(
+            "count_words",
+            json!({"type": "integer"}),
+            json!("twelve"),
+        ))
+        .dynamic(declared(
+            "get_user",
+            json!({"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}, "required": ["id", "name"]}),
+            json!({"id": 7}),
+        ))
+        .dynamic(declared(
+            "get_price",
+            json!({"type": "number", "format": "double"}),
+            json!(2),
+        ))
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn an_output_that_breaks_its_declared_type_is_the_tools_error_not_a_type_error_later() {
+    let toolbox = misbehaving_tools();
+    let run = |text: &str| {
+        let plan = Plan::parse(text).unwrap();
+        block_on(Interpreter::new(&toolbox).run(&plan)).expect("the plan checks")
+    };
+    // Each plan checks (the schemas say Int, Float, a record), uses the
+    // value as that type, and has an `Err` branch: the misfit goes there,
+    // with a message saying what came back.
+    for (text, says) in [
+        (
+            "match exec tool big_count {} { Ok(n) => n + 1, Err(e) => e.message }",
+            "`output` is an integer out of Int's range, where its output type says Int",
+        ),
+        (
+            r#"match exec tool broken_ratio {} { Ok(r) => if r < 1.0 then "small" else "large", Err(e) => e.message }"#,
+            "`output` is null, where its output type says Float",
+        ),
+        (
+            "match exec tool count_words {} { Ok(n) => n + 1, Err(e) => e.message }",
+            "`output` is a String, where its output type says Int",
+        ),
+        (
+            "match exec tool get_user {} { Ok(u) => u.name, Err(e) => e.message }",
+            "`output.name` is missing, where its output type says String",
+        ),
+    ] {
+        let outcome = run(text).outcome.unwrap_or_else(|e| panic!("{text}: {e}"));
+        let Value::String(message) = &outcome else {
+            panic!("{text}: the Err branch was not taken: {outcome:?}")
+        };
+        assert!(message.contains(says), "{text}: {message}");
+        assert!(
+            message.contains("does not fit the output type its schema declares"),
+            "{message}"
+        );
+    }
+    // The one conversion: an integer where a Float is due is that Float
+    // (compared with a Float, an Int would stop the plan).
+    let run = run("match exec tool get_price {} { Ok(p) => p < 2.5, Err(e) => false }");
+    assert_eq!(run.outcome.unwrap(), Value::Bool(true));
+    assert!(matches!(&run.trace[0].result, CallResult::Ok(output) if *output == json!(2.0)));
 }

@@ -46,6 +46,13 @@
 //!   not check annotations).
 //! - `call` arguments must fit for every value (a failed `call` stops the
 //!   plan); `exec` arguments are refused only when they surely do not fit.
+//! - A tool's output is trusted to have the type its schema says only
+//!   because the interpreter holds it to that type when the tool returns:
+//!   an output that does not fit (a `u64` past Int's range, a NaN that
+//!   serde wrote as `null`, a run-time or MCP tool's JSON that breaks its
+//!   schema) is that call's [`ToolError::Execution`](crate::ToolError),
+//!   the plan's `Err` branch. An integer where a Float is due is read as
+//!   that Float.
 //!
 //! Some refusals are of plans a run could survive, as with any static
 //! checker: code a run may not reach is checked (`if false then "a" + 1
@@ -79,16 +86,18 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::BuildHasherDefault;
 
 use crate::effect::Effects;
 use crate::tool::ToolSpec;
-use crate::toolbox::Toolbox;
+use crate::toolbox::{Fnv, Toolbox};
 
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 
 mod types;
 
+pub(super) use types::admit_output;
 use types::{
     annotation, bounded, contradicts, element, error_record, fit, holds, join, kinds, lost, read,
     record, surely_fit, unknowns, unsure, unsure_of, Misfit, Side, BOOL, FLOAT, INT, LIST, RECORD,
@@ -206,15 +215,22 @@ pub fn check<A: Effects>(plan: &Plan, toolbox: &Toolbox<A>) -> Result<Ty, PlanEr
     if !within_depth {
         return Err(PlanError::TooDeep { limit: MAX_DEPTH });
     }
-    check_within_depth(plan, &tools, toolbox)
+    check_within_depth(plan, &tools, toolbox).map(|(ty, _)| ty)
 }
 
-/// [`check`] of a plan already found within [`MAX_DEPTH`], naming `tools`.
-pub(super) fn check_within_depth<A: Effects>(
-    plan: &Plan,
-    tools: &[&str],
+/// The output type the check gave each tool a plan names: what the
+/// interpreter holds each output to, so that a tool whose output does not
+/// fit it (an integer beyond Int, a NaN serde wrote as `null`, a run-time
+/// tool's JSON) fails as that tool's error, never as a type error later.
+pub(super) type Outputs<'p> = HashMap<&'p str, Ty, BuildHasherDefault<Fnv>>;
+
+/// [`check`] of a plan already found within [`MAX_DEPTH`], naming `tools`;
+/// with the plan's type, each tool's output type.
+pub(super) fn check_within_depth<'p, A: Effects>(
+    plan: &'p Plan,
+    tools: &[&'p str],
     toolbox: &Toolbox<A>,
-) -> Result<Ty, PlanError> {
+) -> Result<(Ty, Outputs<'p>), PlanError> {
     let tools = tools
         .iter()
         .map(|&name| {
@@ -234,7 +250,12 @@ pub(super) fn check_within_depth<A: Effects>(
     };
     let ty = checker.expr(&plan.body);
     if checker.errors.is_empty() {
-        Ok(ty)
+        let outputs = checker
+            .tools
+            .into_iter()
+            .map(|(name, types)| (name, types.output))
+            .collect();
+        Ok((ty, outputs))
     } else {
         Err(PlanError::TypeErrors(checker.errors))
     }

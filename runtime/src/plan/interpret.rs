@@ -39,6 +39,7 @@ use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::toolbox::{Approval, Toolbox};
 
+use super::check::{admit_output, Outputs};
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
 use super::limits::{Limit, Limits, Meter};
@@ -445,7 +446,8 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     }
 
     async fn run_checked(&self, plan: &Plan, types: bool) -> Result<Run, PlanError> {
-        let (preview, index) = Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
+        let (preview, index, outputs) =
+            Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
         let room = match preview.calls_in_all() {
@@ -457,6 +459,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             env: Vec::new(),
             trace: Vec::with_capacity(room),
             index,
+            outputs,
             operands: Vec::new(),
             meter: Meter::new(self.limits),
             names: Names::default(),
@@ -494,6 +497,9 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// Which of the plan's nodes call a tool, by id (each expression below
     /// is evaluated with its id): the others are evaluated without a future.
     index: Index,
+    /// The output type the check gave each tool, which each output is held
+    /// to ([`admit_output`]); empty for a run without the type check.
+    outputs: Outputs<'p>,
     /// The values of the children of the expressions [`eval`](Self::eval)
     /// is combining, until [`combine`] takes them. A run-time error ends the
     /// run, so one that leaves values here does no harm (and later ones go
@@ -915,11 +921,27 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         let mut duration = start.elapsed();
         let (output, result) = match result {
             Ok(output) => {
-                let json = output.to_value();
-                (
-                    Ok(from_json_within(&json, &mut self.meter)),
-                    CallResult::Ok(json),
-                )
+                let mut json = output.to_value();
+                let admitted = match self.outputs.get(tool) {
+                    Some(ty) => admit_output(&mut json, ty),
+                    None => Ok(()),
+                };
+                match admitted {
+                    Ok(()) => (
+                        Ok(from_json_within(&json, &mut self.meter)),
+                        CallResult::Ok(json),
+                    ),
+                    Err(message) => {
+                        let error = ToolError::Execution {
+                            tool: tool.to_owned(),
+                            message: format!(
+                                "its output does not fit the output type its schema declares: {message}"
+                            ),
+                            panicked: false,
+                        };
+                        (Err(error.clone()), CallResult::Err(error))
+                    }
+                }
             }
             Err(ToolError::Refused { tool, reason }) => {
                 // A refused call did not run: it took no time.

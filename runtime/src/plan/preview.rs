@@ -28,6 +28,7 @@ use std::fmt;
 use crate::effect::{EffectSet, Effects};
 use crate::toolbox::Toolbox;
 
+use super::check::Outputs;
 use super::error::PlanError;
 use super::ir::{Child, Expr, Index, Plan, Step, Visit, MAX_DEPTH};
 
@@ -189,7 +190,7 @@ impl Preview {
         toolbox: &Toolbox<A>,
         allowed: EffectSet,
     ) -> Result<Preview, PlanError> {
-        Preview::check_indexed(plan, toolbox, allowed, true).map(|(preview, _)| preview)
+        Preview::check_indexed(plan, toolbox, allowed, true).map(|(preview, ..)| preview)
     }
 
     /// [`check`](Self::check), also giving what the interpreter reads of
@@ -197,12 +198,15 @@ impl Preview {
     ///
     /// Without `types`, the type check is left out: only for tests that
     /// watch what the interpreter's own run-time checks do.
-    pub(crate) fn check_indexed<A: Effects>(
-        plan: &Plan,
+    ///
+    /// With the type check, each tool's output type comes too (see
+    /// [`Outputs`]); without it, none.
+    pub(crate) fn check_indexed<'p, A: Effects>(
+        plan: &'p Plan,
         toolbox: &Toolbox<A>,
         allowed: EffectSet,
         types: bool,
-    ) -> Result<(Preview, Index), PlanError> {
+    ) -> Result<(Preview, Index, Outputs<'p>), PlanError> {
         // One walk: the depth check, the tools in order of appearance, those
         // used as functions (`call`), the first tool call inside a pure
         // callback, and the index.
@@ -289,10 +293,12 @@ impl Preview {
                 runs,
             });
         }
-        if types {
-            super::check::check_within_depth(plan, &tools, toolbox)?;
-        }
-        Ok((Preview { calls, effects }, index))
+        let outputs = if types {
+            super::check::check_within_depth(plan, &tools, toolbox)?.1
+        } else {
+            Outputs::default()
+        };
+        Ok((Preview { calls, effects }, index, outputs))
     }
 }
 

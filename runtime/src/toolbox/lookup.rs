@@ -82,7 +82,7 @@ const SCAN_LIMIT: usize = 8;
 /// flooding buys nothing here, since only the toolbox inserts keys (a model's
 /// names are only looked up). SipHash was a sixth of the dispatch overhead.
 #[derive(Default)]
-pub(super) struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl Hasher for Fnv {
     fn write(&mut self, bytes: &[u8]) {

@@ -12,6 +12,7 @@ mod builder;
 mod dispatch;
 mod erased;
 mod lookup;
+pub(crate) use lookup::Fnv;
 mod output;
 mod recovery;
 pub(crate) mod timer;

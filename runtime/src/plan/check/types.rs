@@ -517,6 +517,103 @@ pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<M
     }
 }
 
+/// Holds a tool's output to `ty`, the output type the check gave the tool:
+/// `Err` says where and how it does not fit. The check trusts a tool's
+/// output schema; this is where that trust is kept at run time, so that an
+/// output that breaks it fails as the tool's error rather than as a type
+/// error later in the plan: an integer out of Int's range (a `u64` past
+/// `i64::MAX`), a NaN that serde wrote as `null`, a run-time tool's JSON.
+/// An integer where a Float is due becomes that Float (the one conversion:
+/// a run-time tool may write `2` for `2.0`). Fields a record type does not
+/// list are left as they are: nothing reads them.
+pub(in crate::plan) fn admit_output(json: &mut Json, ty: &Ty) -> Result<(), String> {
+    admit_at(json, ty).map_err(|mut misfit| {
+        misfit.path.reverse();
+        let at: String = std::iter::once("output".to_owned())
+            .chain(misfit.path)
+            .collect();
+        format!(
+            "`{at}` is {}, where its output type says {}",
+            misfit.found, misfit.ty
+        )
+    })
+}
+
+/// Where an output does not fit: the path to it, innermost first (built on
+/// the way out, so that an output that fits allocates nothing), what is
+/// there, and the type due there.
+struct OutputMisfit {
+    path: Vec<String>,
+    found: &'static str,
+    ty: String,
+}
+
+fn admit_at(json: &mut Json, ty: &Ty) -> Result<(), OutputMisfit> {
+    let fits = match (ty, &mut *json) {
+        (Ty::Any, _) | (Ty::Unit, Json::Null) | (Ty::Bool, Json::Bool(_)) => true,
+        (Ty::String, Json::String(_)) | (Ty::Nullable(_), Json::Null) => true,
+        (Ty::Nullable(inner), _) => return admit_at(json, inner),
+        (Ty::Int, Json::Number(n)) => n.is_i64(),
+        (Ty::Float, Json::Number(n)) => {
+            if !n.is_f64() {
+                // Exact up to 2^53; past it, the nearest Float.
+                match n.as_f64().and_then(serde_json::Number::from_f64) {
+                    Some(float) => *n = float,
+                    None => return Err(output_misfit(ty, "a number")),
+                }
+            }
+            true
+        }
+        (Ty::List(of), Json::Array(items)) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                admit_at(item, of).map_err(|mut misfit| {
+                    misfit.path.push(format!("[{i}]"));
+                    misfit
+                })?;
+            }
+            true
+        }
+        (Ty::Record(record), Json::Object(fields)) => {
+            for field in &record.fields {
+                let misfit = match fields.get_mut(&field.name) {
+                    Some(value) => admit_at(value, &field.ty).err(),
+                    None if field.required => Some(output_misfit(&field.ty, "missing")),
+                    None => None,
+                };
+                if let Some(mut misfit) = misfit {
+                    misfit.path.push(format!(".{}", field.name));
+                    return Err(misfit);
+                }
+            }
+            true
+        }
+        _ => false,
+    };
+    if fits {
+        return Ok(());
+    }
+    let found = match json {
+        Json::Number(n) if n.is_i64() => "an Int",
+        Json::Number(n) if n.is_u64() => "an integer out of Int's range",
+        Json::Number(_) => "a Float",
+        Json::Null => "null",
+        Json::Bool(_) => "a Bool",
+        Json::String(_) => "a String",
+        Json::Array(_) => "a List",
+        Json::Object(_) => "a record",
+    };
+    Err(output_misfit(ty, found))
+}
+
+#[cold]
+fn output_misfit(ty: &Ty, found: &'static str) -> OutputMisfit {
+    OutputMisfit {
+        path: Vec::new(),
+        found,
+        ty: ty.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
