@@ -6,6 +6,8 @@
 //! chain of 100 nested matches is not a plan). Both arms dispatch through
 //! `Toolbox::call`; the difference is the interpreter: evaluating the list,
 //! turning values into argument JSON and outputs back into values, the trace.
+//! The third arm runs a plan checked once (`Interpreter::prepare`), so the
+//! type check is out of each run.
 
 use std::hint::black_box;
 
@@ -35,6 +37,11 @@ fn interpreter(c: &mut Criterion) {
     });
     group.bench_function("plan_interpreter", |b| {
         b.iter(|| black_box(block_on(interpreter.run(black_box(&plan))).unwrap()))
+    });
+    let prepared = interpreter.prepare(&plan).unwrap();
+    assert_eq!(block_on(prepared.run()).outcome, run.outcome);
+    group.bench_function("plan_prepared", |b| {
+        b.iter(|| black_box(block_on(black_box(&prepared).run())))
     });
     group.finish();
 }

@@ -8,7 +8,7 @@
 //! cargo build --release --example plan_overhead
 //! valgrind --tool=callgrind --callgrind-out-file=plan.out \
 //!     target/release/examples/plan_overhead 1000
-//! callgrind_annotate --inclusive=yes plan.out | grep -E 'plan_overhead::(direct|interpreted)'
+//! callgrind_annotate --inclusive=yes plan.out | grep -E 'plan_overhead::(direct|interpreted|prepared)'
 //! ```
 
 use std::hint::black_box;
@@ -39,6 +39,15 @@ fn interpreted(interpreter: &Interpreter<'_>, plan: &Plan, runs: usize) {
     }
 }
 
+/// `runs` times, the plan checked once before ([`Interpreter::prepare`]).
+#[inline(never)]
+fn prepared(interpreter: &Interpreter<'_>, plan: &Plan, runs: usize) {
+    let prepared = interpreter.prepare(plan).expect("the plan checks");
+    for _ in 0..runs {
+        let _ = black_box(block_on(black_box(&prepared).run()));
+    }
+}
+
 fn main() {
     let runs = std::env::args()
         .nth(1)
@@ -52,5 +61,6 @@ fn main() {
     let interpreter = Interpreter::new(&toolbox);
     direct(&toolbox, runs);
     interpreted(&interpreter, &plan, runs);
+    prepared(&interpreter, &plan, runs);
     println!("{runs} runs of each arm");
 }

@@ -1080,3 +1080,57 @@ fn a_call_refused_for_its_effects_is_said_one_way_on_every_path() {
     let run = block_on(typed.run(&toolbox)).unwrap();
     assert_eq!(run.outcome, Ok(Value::Int(1)));
 }
+
+#[test]
+fn a_prepared_plan_runs_again_and_again_as_run_would_under_the_same_approval() {
+    let (shop_toolbox, shop) = toolbox(None);
+    let asked = Mutex::new(0);
+    let interpreter = Interpreter::new(&shop_toolbox).approve_writes(|_| {
+        *asked.lock().unwrap() += 1;
+        Decision::Approve
+    });
+    let plan = Plan::parse(SUPPORT_AGENT).unwrap();
+    let fresh = block_on(interpreter.run(&plan)).unwrap();
+    let prepared = interpreter.prepare(&plan).unwrap();
+    assert_eq!(
+        prepared.preview(),
+        &interpreter.preview(&plan).unwrap(),
+        "the preview of its check"
+    );
+    for _ in 0..3 {
+        // Each run from the start, its own trace, the same outcome.
+        let run = block_on(prepared.run());
+        assert_eq!(run.outcome, fresh.outcome);
+        let calls = |run: &typed_tools::plan::Run| {
+            let trace = run.trace.iter();
+            trace
+                .map(|c| (c.tool.clone(), c.args.clone(), c.result.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(calls(&run), calls(&fresh));
+    }
+    assert_eq!(calls(&shop).len(), 4 * 3, "four runs of three calls");
+    assert_eq!(
+        *asked.lock().unwrap(),
+        2 * 4,
+        "the two Write calls (refund, reply) asked about in each run"
+    );
+
+    // What `run` refuses, `prepare` refuses: nothing runs.
+    let (fresh_toolbox, shop) = toolbox(None);
+    let interpreter = Interpreter::new(&fresh_toolbox);
+    let wrong = Plan::parse(
+        r#"match exec tool lookup_account {id = 7} { Ok(a) => a.plan, Err(e) => e.message }"#,
+    )
+    .unwrap();
+    assert_eq!(
+        interpreter.prepare(&wrong).unwrap_err(),
+        block_on(interpreter.run(&wrong)).unwrap_err()
+    );
+    let read_only = Interpreter::new(&fresh_toolbox).restrict(EffectSet::READ);
+    assert!(matches!(
+        read_only.prepare(&plan),
+        Err(PlanError::EffectViolation { .. })
+    ));
+    assert!(calls(&shop).is_empty());
+}

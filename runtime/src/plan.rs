@@ -40,7 +40,7 @@ pub mod value;
 pub use author::{Author, AuthorError, Authored};
 pub use check::check;
 pub use error::{PlanError, RunError};
-pub use interpret::{CallResult, Interpreter, Run, TracedCall};
+pub use interpret::{CallResult, Interpreter, Prepared, Run, TracedCall};
 pub use ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
 pub use limits::{Limit, Limits};
 pub use parse::{ParseError, ParseLimit, ParseOptions};

@@ -445,29 +445,149 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         self.run_checked(plan, false).await
     }
 
-    async fn run_checked(&self, plan: &Plan, types: bool) -> Result<Run, PlanError> {
+    /// Checks a plan once, for any number of runs: [`run`](Self::run)
+    /// checks the plan each time, a [`Prepared`] plan runs without checking
+    /// it again. A plan is immutable, and so are the toolbox and the
+    /// interpreter the prepared plan borrows, so the check holds for every
+    /// run. `Err` means the plan was refused, as [`run`](Self::run) would
+    /// refuse it.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Ok(format!("note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
+    /// let prepared = interpreter.prepare(&plan).unwrap();
+    /// assert_eq!(prepared.preview().to_string(), "get_note {Read}: at most once\n");
+    /// for _ in 0..3 {
+    ///     assert_eq!(prepared.run().await.outcome, Ok(Value::String("note 7".into())));
+    /// }
+    /// # });
+    /// ```
+    pub fn prepare<'i, 'p>(&'i self, plan: &'p Plan) -> Result<Prepared<'i, 'p, 't, A>, PlanError> {
+        self.prepare_with(plan, true)
+    }
+
+    fn prepare_with<'i, 'p>(
+        &'i self,
+        plan: &'p Plan,
+        types: bool,
+    ) -> Result<Prepared<'i, 'p, 't, A>, PlanError> {
         let (preview, index, outputs) =
             Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
+        Ok(Prepared {
+            interpreter: self,
+            plan,
+            preview,
+            index,
+            outputs,
+        })
+    }
+
+    async fn run_checked(&self, plan: &Plan, types: bool) -> Result<Run, PlanError> {
+        Ok(self.prepare_with(plan, types)?.run().await)
+    }
+}
+
+/// A plan checked by an interpreter, to run any number of times without
+/// checking it again: see [`Interpreter::prepare`]. It borrows the plan
+/// and the interpreter (so the toolbox, the allowed effects, the approval
+/// and the limits it was checked under are the ones it runs under).
+pub struct Prepared<'i, 'p, 't, A: Effects = ReadWriteNetwork> {
+    interpreter: &'i Interpreter<'t, A>,
+    plan: &'p Plan,
+    preview: Preview,
+    index: Index,
+    outputs: Outputs<'p>,
+}
+
+impl<A: Effects> fmt::Debug for Prepared<'_, '_, '_, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Prepared")
+            .field("plan", self.plan)
+            .field("preview", &self.preview)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: Effects> Prepared<'_, '_, '_, A> {
+    /// What the plan may call, with which effects, how many times: the
+    /// preview made by its check.
+    ///
+    /// ```
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan};
+    ///
+    /// /// Delete a note by its id.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { id > 0 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse("match exec tool delete_note {id = 3} { Ok(gone) => gone, Err(e) => false }").unwrap();
+    /// let prepared = interpreter.prepare(&plan).unwrap();
+    /// assert_eq!(prepared.preview().to_string(), "delete_note {Write}: at most once\n");
+    /// ```
+    pub fn preview(&self) -> &Preview {
+        &self.preview
+    }
+
+    /// Runs the plan, as [`Interpreter::run`] would after its check: under
+    /// the interpreter's approval and limits, each run from the start with
+    /// a trace of its own.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// static NEXT: AtomicU32 = AtomicU32::new(1);
+    ///
+    /// /// Take the next ticket number.
+    /// #[tool(effects = Write)]
+    /// fn next_ticket() -> u32 { NEXT.fetch_add(1, Ordering::SeqCst) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(NextTicket).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse("match exec tool next_ticket {} { Ok(n) => n, Err(e) => 0 }").unwrap();
+    /// let prepared = interpreter.prepare(&plan).unwrap();
+    /// assert_eq!(prepared.run().await.outcome, Ok(Value::Int(1)));
+    /// let second = prepared.run().await;
+    /// assert_eq!(second.outcome, Ok(Value::Int(2)));
+    /// assert_eq!(second.trace.len(), 1);
+    /// # });
+    /// ```
+    pub async fn run(&self) -> Run {
+        let plan = self.plan;
+        let interpreter = self.interpreter;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
-        let room = match preview.calls_in_all() {
+        let room = match self.preview.calls_in_all() {
             Runs::AtMost(n) => usize::try_from(n.min(1024)).unwrap_or(0),
             Runs::PerElement => 0,
         };
         let mut machine = Machine {
-            interpreter: self,
+            interpreter,
             env: Vec::new(),
             trace: Vec::with_capacity(room),
-            index,
-            outputs,
+            index: &self.index,
+            outputs: &self.outputs,
             operands: Vec::new(),
-            meter: Meter::new(self.limits),
+            meter: Meter::new(interpreter.limits),
             names: Names::default(),
         };
         let span = tracing::info_span!(
             "plan_run",
-            tools = preview.calls.len(),
-            effects = %preview.effects,
+            tools = self.preview.calls.len(),
+            effects = %self.preview.effects,
             calls = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
@@ -481,10 +601,10 @@ impl<'t, A: Effects> Interpreter<'t, A> {
                 Err(error) => span.record("outcome", tracing::field::display(error)),
             };
         }
-        Ok(Run {
+        Run {
             outcome,
             trace: machine.trace,
-        })
+        }
     }
 }
 
@@ -496,10 +616,10 @@ struct Machine<'p, 'r, 't, A: Effects> {
     trace: Vec<TracedCall>,
     /// Which of the plan's nodes call a tool, by id (each expression below
     /// is evaluated with its id): the others are evaluated without a future.
-    index: Index,
+    index: &'p Index,
     /// The output type the check gave each tool, which each output is held
     /// to ([`admit_output`]); empty for a run without the type check.
-    outputs: Outputs<'p>,
+    outputs: &'p Outputs<'p>,
     /// The values of the children of the expressions [`eval`](Self::eval)
     /// is combining, until [`combine`] takes them. A run-time error ends the
     /// run, so one that leaves values here does no harm (and later ones go
