@@ -114,7 +114,7 @@ impl<T: Tool> Typed<T> {
     fn input(args: &str) -> Result<T::Input, Failure> {
         // serde derives also read a struct from an array of its fields in
         // order; the schema says object, so refuse anything else up front.
-        if !args.trim_start().starts_with('{') {
+        if !opens_object(args) {
             return Err(Failure::Args(None));
         }
         serde_json::from_str::<T::Input>(args).map_err(|error| Failure::Args(Some(error)))
@@ -135,6 +135,17 @@ impl<T: Tool> Typed<T> {
         };
         Erased::Running(async move { finish::<T>(self.0.call(input).await) }.boxed())
     }
+}
+
+/// Whether argument text starts as a JSON object: its first byte past
+/// JSON's whitespace is `{`. (Other text is refused, then explained from the
+/// text, so what other whitespace would have done is the same.) A byte loop
+/// instead of `trim_start`, which decodes each char for Unicode whitespace.
+#[inline]
+fn opens_object(args: &str) -> bool {
+    args.bytes()
+        .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+        == Some(b'{')
 }
 
 fn finish<T: Tool>(result: Result<T::Output, T::Error>) -> Result<String, Failure> {

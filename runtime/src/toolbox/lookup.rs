@@ -20,7 +20,7 @@ impl Shared {
         if self.entries.len() <= SCAN_LIMIT {
             self.entries
                 .iter()
-                .position(|entry| entry.spec.name() == name)
+                .position(|entry| same_name(entry.spec.name(), name))
         } else {
             self.by_name.get(name).copied()
         }
@@ -73,6 +73,31 @@ impl Shared {
             available,
         }
     }
+}
+
+/// Whether two names are the same: a short name (most are) compared in a
+/// word or two, inline, rather than by a call to `memcmp`.
+#[inline]
+fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        // Two words that overlap cover the name.
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        0..=7 => a.iter().zip(b).all(|(x, y)| x == y),
+        _ => a == b,
+    }
+}
+
+/// Eight bytes of `bytes` from `at`.
+#[inline]
+fn word(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_ne_bytes(word)
 }
 
 /// Up to this many tools, a name is found by a scan; past it, by the map.
@@ -156,6 +181,36 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_names() {
+        let names = [
+            "",
+            "a",
+            "ab",
+            "add",
+            "adds",
+            "lookup",
+            "lookup_a",
+            "lookup_ac",
+            "lookup_account",
+            "lookup_account_s",
+            "lookup_account_sa",
+            "a_very_long_tool_name_indeed",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(same_name(a, b), a == b, "{a:?} {b:?}");
+            }
+            // Differing in any one byte.
+            for at in 0..a.len() {
+                let mut other = a.as_bytes().to_vec();
+                other[at] ^= 1;
+                let other = String::from_utf8(other).unwrap();
+                assert!(!same_name(a, &other), "{a:?} {other:?}");
+            }
+        }
+    }
 
     #[test]
     fn nearest_names() {
