@@ -261,6 +261,12 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     ("\"hello;\" \n", "\"hello;\" \""),
     ("[-162]", "\u{2019}[-162]"),
     ("\"r\"\r\r\r\r", "\"r\"\r\r\rHere you go: \r"),
+    // A string, then prose on its line: the closing quote was taken for
+    // text, the string run to the end (now refused: which it is, is a guess).
+    ("\"{a\" \t", "\"{a\" \tHere you go: "),
+    // A stray typographic quote before a number: the number was read as a
+    // string cut short (now refused, as before a container).
+    ("\n\n\n\n\n\n\n\n\n234", "\n\n\n\n\n\n\n\u{201d}\n\n234"),
 ];
 
 #[test]

@@ -600,8 +600,11 @@ impl Parser<'_> {
             }
         }
         let text = &self.src[content..self.end];
-        let holds_json =
-            text.contains(&b'"') || matches!(text.trim_ascii_start().first(), Some(b'{' | b'['));
+        // At the top, a number or literal alone after the quote is JSON too:
+        // `” 234` is a stray quote before a value, not the string "234".
+        let holds_json = text.contains(&b'"')
+            || matches!(text.trim_ascii_start().first(), Some(b'{' | b'['))
+            || (ctx == Ctx::Top && is_json_scalar(text.trim_ascii()));
         if again.is_none() && quote != Quote::Double && holds_json {
             // `'  "a": 1}`: a stray quote whose string runs over JSON to the end.
             return Err(fail(
@@ -653,6 +656,17 @@ impl Parser<'_> {
                     ));
                 }
             }
+        }
+        if again.is_none() && ctx == Ctx::Top && inner.count % 2 == 1 {
+            // `"{a" here is the text`: the whole value, running to the end
+            // over a quote taken for text that no other quote pairs. That
+            // quote may close the string (and prose follow), or be text in a
+            // string cut short: which one is a guess.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                inner.last,
+                "a quote inside a string that runs to the end: it may close the string",
+            ));
         }
         if ctx == Ctx::Top && self.src[content..self.pos].iter().all(|&b| is_ws(b)) {
             // `"` alone: a quote, and no value.
@@ -1159,4 +1173,11 @@ pub(super) fn push_escaped(out: &mut String, b: u8) {
             out.push(HEX[(b & 0xF) as usize] as char);
         }
     }
+}
+/// Whether `text` is a JSON number or literal, whole.
+fn is_json_scalar(text: &[u8]) -> bool {
+    matches!(text, b"true" | b"false" | b"null")
+        || (!text.is_empty()
+            && matches!(text[0], b'-' | b'0'..=b'9')
+            && serde_json::from_slice::<serde_json::Number>(text).is_ok())
 }
