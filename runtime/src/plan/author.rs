@@ -55,7 +55,7 @@ use super::prompt::{PlanPrompt, FENCE};
 pub enum Written<'a> {
     /// λ-Tool text (leading tool declarations included, which the parser skips).
     Text(&'a str),
-    /// The JSON form ([`json`](super::json)), possibly not valid JSON.
+    /// The JSON form ([`json`]), possibly not valid JSON.
     Json(&'a str),
 }
 
