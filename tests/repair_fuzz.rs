@@ -267,6 +267,14 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // A stray typographic quote before a number: the number was read as a
     // string cut short (now refused, as before a container).
     ("\n\n\n\n\n\n\n\n\n234", "\n\n\n\n\n\n\n\u{201d}\n\n234"),
+    // A brace before a number: the number was read as a key cut short.
+    ("\n2", "{\n2"),
+    // Junk before a key: the junk was read as a key missing its colon, and
+    // the real key and its value as one string.
+    (
+        "{\"greeting\": \"Hello\",\n    \"favoriteFr[it\": \"apple\"}",
+        "{\"greeting\": \"Hello\",\n   + \"favoriteFr[it\": \"apple\"}",
+    ),
 ];
 
 #[test]

@@ -159,11 +159,21 @@ impl Parser<'_> {
             }
         }
         let (next, _) = self.skip_ws_from(i);
-        // `{a: 1}`, `{a = 1}`, or a value with the colon missing (`{a 'b'}`).
-        let followed = next >= self.end
-            || matches!(self.src[next], b':' | b'=')
-            || (next > i && self.quote_at(next).is_some())
-            || (self.src[next] == b')' && self.jsonp);
+        // `{a 'b'}`: a value with the colon missing; but not when that string
+        // is a key itself (`+ "b": 1`), so that the word is no key.
+        let value_next = next > i
+            && self.quote_at(next).is_some_and(|(quote, len)| {
+                !self.string_end(quote, next + len).is_some_and(|end| {
+                    let (k, _) = self.skip_ws_from(end);
+                    self.src.get(k) == Some(&b':')
+                })
+            });
+        // `{a: 1}`, `{a = 1}`, `{a` cut short (but `{2` may be a value), or
+        // the colon missing.
+        let followed = (next >= self.end && !is_json_scalar(&self.src[start..i]))
+            || matches!(self.src.get(next), Some(b':' | b'='))
+            || value_next
+            || (self.src.get(next) == Some(&b')') && self.jsonp);
         if i == start || !followed {
             return Err(self.unexpected("expected a key followed by `:`"));
         }
@@ -920,7 +930,12 @@ impl Parser<'_> {
                         (open == b'{' && self.src[i - 1] == b'}')
                             || (open == b'[' && self.src[i - 1] == b']')
                     })
-                    && !self.src[colon..i].contains(&b'"');
+                    && !self.src[colon..i].contains(&b'"')
+                    // One flat value before that bracket: `:*}}a}` is a key
+                    // cut short whose text holds brackets, not a value.
+                    && !self.src[colon + 1..i - 1]
+                        .iter()
+                        .any(|b| matches!(b, b'{' | b'}' | b'[' | b']'));
                 Ok(closes.then(|| self.content_end(content, colon)))
             }
             Ctx::Top => Ok(None),
