@@ -275,6 +275,9 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
         "{\"greeting\": \"Hello\",\n    \"favoriteFr[it\": \"apple\"}",
         "{\"greeting\": \"Hello\",\n   + \"favoriteFr[it\": \"apple\"}",
     ),
+    // ``` inside a string after prose was taken for a fence, and all before
+    // it dropped.
+    ("{\"a\":\r\"```b\"}", "a\"a\":\r\"```b\"}"),
 ];
 
 #[test]

@@ -254,6 +254,26 @@ pub(crate) fn check(
                 .any(|&(from, to)| a.start >= from && a.end <= to)
         })
         .collect();
+    // A string whose whole content is JSON comes back decoded when the
+    // record says so (`"[\"a\"]"` is `["a"]`): its atoms are its content's.
+    let stringified = repaired
+        .repairs()
+        .iter()
+        .any(|r| r.kind == RepairKind::StringifiedJson);
+    let wanted: Vec<Atom> = wanted
+        .into_iter()
+        .flat_map(|atom| match &atom.value {
+            Scalar::Str(text) if stringified && !atom.key && holds_container(text) => atoms(text)
+                .into_iter()
+                .map(|inner| Atom {
+                    start: atom.start,
+                    end: atom.end,
+                    ..inner
+                })
+                .collect(),
+            _ => vec![atom],
+        })
+        .collect();
     let got = atoms(repaired.json());
     // Strings joined with `+` are in the output as parts of one string.
     let joined = repaired
@@ -285,4 +305,10 @@ pub(crate) fn check(
         }
     }
     Ok(())
+}
+
+/// Whether `text` is a JSON object or array, whole.
+fn holds_container(text: &str) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }

@@ -465,12 +465,16 @@ fn is_ws_char(c: char) -> bool {
 /// The first markdown fence, preferring a ```` ```json ```` one: its position and
 /// where its content starts (after the language tag and the line break).
 fn find_fence(src: &[u8]) -> Option<(usize, usize)> {
+    // ``` right after a quote is text in a string (`"```b"`), not a fence.
+    let not_in_string = |at: usize| at == 0 || !matches!(src[at - 1], b'"' | b'\'');
     let fences = || {
         let mut from = 0;
-        std::iter::from_fn(move || {
+        std::iter::from_fn(move || loop {
             let at = find_from(src, b"```", from)?;
             from = at + 3;
-            Some(at)
+            if not_in_string(at) {
+                return Some(at);
+            }
         })
     };
     let is_json = |at: usize| {
