@@ -278,6 +278,10 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // ``` inside a string after prose was taken for a fence, and all before
     // it dropped.
     ("{\"a\":\r\"```b\"}", "a\"a\":\r\"```b\"}"),
+    // A quote before a number, to the end: the number was read as a string
+    // cut short (now refused, in any quotes).
+    (" 66", "\" 66"),
+    ("\n2e3", "\"\n2e3"),
 ];
 
 #[test]

@@ -610,11 +610,19 @@ impl Parser<'_> {
             }
         }
         let text = &self.src[content..self.end];
-        // At the top, a number or literal alone after the quote is JSON too:
-        // `” 234` is a stray quote before a value, not the string "234".
-        let holds_json = text.contains(&b'"')
-            || matches!(text.trim_ascii_start().first(), Some(b'{' | b'['))
-            || (ctx == Ctx::Top && is_json_scalar(text.trim_ascii()));
+        // The whole value, a quote and then only a number or literal to the
+        // end (`" 66`, `"2e3`): a stray quote, or a string cut short of its
+        // text; which one is a guess, in any quotes.
+        let scalar_after = ctx == Ctx::Top && is_json_scalar(text.trim_ascii());
+        if again.is_none() && scalar_after {
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                open_at,
+                "a quote that never closes, before a number or literal",
+            ));
+        }
+        let holds_json =
+            text.contains(&b'"') || matches!(text.trim_ascii_start().first(), Some(b'{' | b'['));
         if again.is_none() && quote != Quote::Double && holds_json {
             // `'  "a": 1}`: a stray quote whose string runs over JSON to the end.
             return Err(fail(
