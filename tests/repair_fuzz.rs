@@ -282,6 +282,9 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // cut short (now refused, in any quotes).
     (" 66", "\" 66"),
     ("\n2e3", "\"\n2e3"),
+    // A bracket closed early: the rest, numbers and a bracket, was dropped
+    // as prose (now refused).
+    ("[1, 2\r]", "[1] 2\r]"),
 ];
 
 #[test]

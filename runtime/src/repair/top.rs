@@ -373,6 +373,21 @@ impl Parser<'_> {
             }
         }
         if !fenced {
+            // Prose has words; text without one that holds numbers or
+            // brackets is more JSON (`[1] 2]`: a bracket closed early).
+            let rest = &self.src[at..];
+            let words = rest.iter().any(|&b| b.is_ascii_alphabetic() || b >= 0x80);
+            if !words
+                && rest
+                    .iter()
+                    .any(|&b| b.is_ascii_digit() || matches!(b, b'}' | b']'))
+            {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at,
+                    "the text after the value is not prose: it holds numbers or brackets",
+                ));
+            }
             if let Some(key) = self.member_in(at, self.src.len()) {
                 return Err(fail(
                     RepairErrorKind::Unrepairable,
