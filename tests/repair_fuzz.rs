@@ -285,6 +285,12 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // A bracket closed early: the rest, numbers and a bracket, was dropped
     // as prose (now refused).
     ("[1, 2\r]", "[1] 2\r]"),
+    // An ellipsis after a comma, a string with brackets before it: the
+    // string's closing quote was taken for text, the next member read into it.
+    (
+        "{\"s\": \"h\\\"[[[}[[t\",\n  \"type\": \"object\"}",
+        "{\"s\": \"h\\\"[[[}[[t\",\n \u{2026}  \"type\": \"object\"}",
+    ),
 ];
 
 #[test]

@@ -599,6 +599,7 @@ impl Parser<'_> {
                         || matches!(self.src[k], b'}' | b'{' | b'[' | b',' | b'\\')
                         || self.fence_at(k)
                         || self.quote_at(k).is_some()
+                        || self.ellipsis_len(k) > 0
                         || self.unquoted_key_at(k)
                 }
                 _ => {
