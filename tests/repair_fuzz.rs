@@ -291,6 +291,12 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
         "{\"s\": \"h\\\"[[[}[[t\",\n  \"type\": \"object\"}",
         "{\"s\": \"h\\\"[[[}[[t\",\n \u{2026}  \"type\": \"object\"}",
     ),
+    // A stray mark after a string holding brackets, before a comma and a
+    // key: the string's closing quote was taken for text.
+    (
+        "{\"d\": \"M5[)x\",\n \"e\": \"y\"}",
+        "{\"d\": \"M5[)x\"/,\n \"e\": \"y\"}",
+    ),
 ];
 
 #[test]

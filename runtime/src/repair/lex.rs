@@ -477,6 +477,27 @@ impl Parser<'_> {
                 || self.literal_len(j) > 0)
     }
 
+    /// Whether one stray mark is at `i` (`/`, `;`, `*`, ...) and then a
+    /// comma and a quoted key: the member before ended at the quote before
+    /// the mark (`"a"/, "b": 1`), whose text is not read on past it.
+    fn stray_mark_then_member(&self, i: usize) -> bool {
+        let mark = self.src[i];
+        if !mark.is_ascii_punctuation()
+            || matches!(
+                mark,
+                b'"' | b'\'' | b'`' | b',' | b':' | b'{' | b'}' | b'[' | b']'
+            )
+        {
+            return false;
+        }
+        let (comma, _) = self.skip_ws_from(i + 1);
+        if self.src[..self.end].get(comma) != Some(&b',') {
+            return false;
+        }
+        let (key, _) = self.skip_ws_from(comma + 1);
+        key < self.end && self.key_string_at(key)
+    }
+
     /// Whether a quoted key starts at `i`: a string followed by `:`.
     pub(super) fn key_string_at(&self, i: usize) -> bool {
         self.quote_at(i).is_some() && self.after_string(i) == Some(b':')
@@ -607,6 +628,7 @@ impl Parser<'_> {
                         || (j > after && self.slash_comment_at(j))
                         || self.ellipsis_len(j) > 0
                         || self.key_without_colon_at(j)
+                        || self.stray_mark_then_member(j)
                 }
             },
             // After an item: the array closes, or a value follows (after a
