@@ -297,6 +297,12 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
         "{\"d\": \"M5[)x\",\n \"e\": \"y\"}",
         "{\"d\": \"M5[)x\"/,\n \"e\": \"y\"}",
     ),
+    // ``` inside a string, not right after its quote: taken for a fence.
+    (
+        "{\"city\": \"Paris```\"}",
+        "Here you go: {\"city\": \"Paris```\"}",
+    ),
+    ("\"[fa*```\" ", "\"[fa*```\" \u{201d}"),
 ];
 
 #[test]

@@ -480,14 +480,25 @@ fn is_ws_char(c: char) -> bool {
 /// The first markdown fence, preferring a ```` ```json ```` one: its position and
 /// where its content starts (after the language tag and the line break).
 fn find_fence(src: &[u8]) -> Option<(usize, usize)> {
-    // ``` right after a quote is text in a string (`"```b"`), not a fence.
-    let not_in_string = |at: usize| at == 0 || !matches!(src[at - 1], b'"' | b'\'');
+    // ``` inside a string on its line (after an odd number of unescaped
+    // double quotes since the line began: `"Paris```"`) is text, not a
+    // fence. The count is carried from one ``` to the next, so the search
+    // stays one pass over the text.
     let fences = || {
-        let mut from = 0;
+        let (mut from, mut scanned, mut quotes) = (0, 0, 0usize);
         std::iter::from_fn(move || loop {
             let at = find_from(src, b"```", from)?;
             from = at + 3;
-            if not_in_string(at) {
+            while scanned < at {
+                match src[scanned] {
+                    b'\\' => scanned += 1,
+                    b'"' => quotes += 1,
+                    b'\n' | b'\r' => quotes = 0,
+                    _ => {}
+                }
+                scanned += 1;
+            }
+            if quotes % 2 == 0 {
                 return Some(at);
             }
         })
