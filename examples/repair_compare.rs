@@ -44,28 +44,11 @@ fn judge(input: &str, output: &Output, intended: Option<&str>, unchanged: bool) 
             }
         }
         (Ok(json), Some(intended)) => match serde_json::from_str::<Value>(json) {
-            Ok(value) if same(&value, &serde_json::from_str::<Value>(intended).unwrap()) => {
+            Ok(value) if cases::same(&value, &serde_json::from_str::<Value>(intended).unwrap()) => {
                 Verdict::Ok
             }
             _ => Verdict::Wrong,
         },
-    }
-}
-
-/// Equal as JSON values, numbers compared by value (`2.0` is `2`).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(xs), Value::Array(ys)) => {
-            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y))
-        }
-        (Value::Object(xs), Value::Object(ys)) => {
-            xs.len() == ys.len()
-                && xs
-                    .iter()
-                    .all(|(k, x)| ys.get(k).is_some_and(|y| same(x, y)))
-        }
-        _ => a == b,
     }
 }
 

@@ -28,23 +28,6 @@ enum Outcome {
     Answered(String),
 }
 
-/// Equal as JSON values, numbers by value (`2.0` is `2`), key order aside.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(xs), Value::Array(ys)) => {
-            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y))
-        }
-        (Value::Object(xs), Value::Object(ys)) => {
-            xs.len() == ys.len()
-                && xs
-                    .iter()
-                    .all(|(k, x)| ys.get(k).is_some_and(|y| same(x, y)))
-        }
-        _ => a == b,
-    }
-}
-
 fn outcome(case: &Case) -> Outcome {
     let result = repair(case.input);
     match (case.intended, result) {
@@ -61,7 +44,7 @@ fn outcome(case: &Case) -> Outcome {
         (Intended::Value(intended), Ok(repaired)) => {
             let want: Value = serde_json::from_str(intended).expect("intended values are JSON");
             match serde_json::from_str::<Value>(repaired.json()) {
-                Ok(got) if same(&got, &want) => Outcome::Agree,
+                Ok(got) if cases::same(&got, &want) => Outcome::Agree,
                 _ => Outcome::Wrong(repaired.json().to_string()),
             }
         }

@@ -1045,3 +1045,22 @@ pub(crate) const CASES: &[Case] = &[
     case(Refusals, TypedTools, r#"{"a":1}{"b":2}"#, Refuse),
     case(Refusals, TypedTools, "```\nno json here\n```", Refuse),
 ];
+
+/// Equal as JSON values, numbers by value (`2.0` is `2`), key order aside:
+/// how a repair's output is compared with the value a case means.
+pub(crate) fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(xs), Value::Array(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(xs), Value::Object(ys)) => {
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .all(|(k, x)| ys.get(k).is_some_and(|y| same(x, y)))
+        }
+        _ => a == b,
+    }
+}
