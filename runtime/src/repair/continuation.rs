@@ -177,6 +177,8 @@ impl Parser<'_> {
         if b == b'"' {
             return self.strict_string(i, until);
         }
+        // Digits due at `j` and none there: cut short if the text ends there.
+        let missing = |j: usize| if j >= s.len() { Stop::Cut } else { Stop::Bad };
         let boundary = |j: usize| -> Result<usize, Stop> {
             match s.get(j) {
                 None => Err(Stop::Cut),
@@ -207,21 +209,13 @@ impl Parser<'_> {
         let mut j = i + usize::from(b == b'-');
         let (after, n) = digits(j);
         if n == 0 || (n > 1 && s[j] == b'0') {
-            return if after >= s.len() {
-                Err(Stop::Cut)
-            } else {
-                Err(Stop::Bad)
-            };
+            return Err(missing(after));
         }
         j = after;
         if s.get(j) == Some(&b'.') {
             let (after, n) = digits(j + 1);
             if n == 0 {
-                return if after >= s.len() {
-                    Err(Stop::Cut)
-                } else {
-                    Err(Stop::Bad)
-                };
+                return Err(missing(after));
             }
             j = after;
         }
@@ -232,11 +226,7 @@ impl Parser<'_> {
             }
             let (after, n) = digits(j);
             if n == 0 {
-                return if after >= s.len() {
-                    Err(Stop::Cut)
-                } else {
-                    Err(Stop::Bad)
-                };
+                return Err(missing(after));
             }
             j = after;
         }
