@@ -227,11 +227,17 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         .map(|b| b.to_string())
         .collect::<Vec<_>>()
         .join(", ");
-    // At the fn's name: there a future that is not `Send` is reported.
-    let send_future = {
-        let span = fn_ident.span();
-        let private = respan(private.clone(), span);
-        quote_spanned!(span=> #private::send_future(async move { #body }))
+    // An async fn's future, made `Send` at the fn's name: there a future
+    // that is not `Send` is reported. A sync fn's is its result, ready:
+    // no state machine per tool (the toolbox runs it through
+    // `__typed_tools_call_sync` anyway).
+    let future = match item.sig.asyncness {
+        Some(_) => {
+            let span = fn_ident.span();
+            let private = respan(private.clone(), span);
+            quote_spanned!(span=> #private::send_future(async move { #body }))
+        }
+        None => quote!(::core::future::ready(#body)),
     };
     // At the fn's name, where rustc shows "the trait `Tool` is implemented
     // for `LookupAccount`" (not at the whole attribute).
@@ -301,7 +307,7 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
                 Output = ::core::result::Result<Self::Output, Self::Error>,
             > + ::core::marker::Send {
                 let #input { #(#field_idents),* } = #input_var;
-                #send_future
+                #future
             }
 
             #call_sync
@@ -353,17 +359,16 @@ fn schema_twin(
         where
             #(#bounds,)*
         {
+            // Written here, not forwarded: the twin's id is formatted at run
+            // time (it is generic), this one is a literal.
             fn schema_name() -> ::std::borrow::Cow<'static, str> {
-                <#twin<0> as #schemars::JsonSchema>::schema_name()
+                ::std::borrow::Cow::Borrowed(#name)
             }
             fn schema_id() -> ::std::borrow::Cow<'static, str> {
-                <#twin<0> as #schemars::JsonSchema>::schema_id()
+                ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #name))
             }
             fn json_schema(generator: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
                 <#twin<0> as #schemars::JsonSchema>::json_schema(generator)
-            }
-            fn inline_schema() -> bool {
-                <#twin<0> as #schemars::JsonSchema>::inline_schema()
             }
         }
     }
