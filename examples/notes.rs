@@ -169,7 +169,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let run = block_on(plan.run(&toolbox))?;
     println!("value: {}", run.outcome?);
     for call in &run.trace {
-        println!("  called {} {}", call.tool, call.args);
+        println!("  called {} {}", call.tool(), call.args());
     }
 
     println!("\n== The same plan on a read-only view of the toolbox\n");

@@ -141,11 +141,11 @@ fn format_cents(cents: i64) -> String {
 fn print_run(run: &Run) {
     println!("-- trace");
     for call in &run.trace {
-        let result = match &call.result {
+        let result = match call.result() {
             CallResult::Ok(value) => format!("Ok({value})"),
             other => format!("{other:?}"),
         };
-        println!("   {} {} -> {result}", call.tool, call.args);
+        println!("   {} {} -> {result}", call.tool(), call.args());
     }
     println!("-- outcome: {:?}\n", run.outcome);
 }

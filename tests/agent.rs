@@ -674,7 +674,7 @@ match exec tool lookup_account {id = "cust_1"} {
     );
     let ran = run.plans[0].outcome.as_ref().unwrap();
     assert_eq!(
-        ran.trace[1].result,
+        *ran.trace[1].result(),
         CallResult::Refused("needs a manager".into())
     );
     assert_eq!(

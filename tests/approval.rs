@@ -383,7 +383,7 @@ fn a_plan_passes_the_toolbox_views_approval_and_its_own() {
         ))
     );
     assert_eq!(
-        run.trace[2].result,
+        *run.trace[2].result(),
         CallResult::Refused("replies are sent by a person".into())
     );
     let asked: Vec<String> = seen

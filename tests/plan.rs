@@ -43,7 +43,7 @@ fn run_support_agent(
     let traced: Vec<_> = run
         .trace
         .iter()
-        .map(|c| (c.tool.clone(), c.args.clone()))
+        .map(|c| (c.tool().to_owned(), c.args().to_json().unwrap()))
         .collect();
     let seen: Vec<_> = calls(&shop)
         .into_iter()
@@ -52,8 +52,8 @@ fn run_support_agent(
     assert_eq!(traced, seen);
     for call in &run.trace {
         assert_eq!(
-            matches!(call.result, CallResult::Err(_)),
-            Some(call.tool.as_str()) == fail
+            matches!(call.result(), CallResult::Err(_)),
+            Some(call.tool()) == fail
         );
     }
     (run.outcome.unwrap(), calls(&shop))
@@ -544,14 +544,14 @@ fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
             let run = block_on(interpreter.run(&plan)).unwrap();
             let ran = ORDERS.load(Ordering::SeqCst) - before;
             let expected = match block_on(toolbox.call_value(tool, args)) {
-                Ok(output) => CallResult::Ok(output.to_value()),
+                Ok(output) => CallResult::Ok(Value::from_json(output.to_value())),
                 Err(error) => CallResult::Err(error),
             };
             assert_eq!(ORDERS.load(Ordering::SeqCst) - before - ran, ran, "{text}");
             assert!(ran <= 1, "{text}");
             assert_eq!(run.trace.len(), 1, "{text}");
-            assert_eq!(&run.trace[0].args, args, "{text}");
-            assert_eq!(run.trace[0].result, expected, "{text}");
+            assert_eq!(&run.trace[0].args().to_json().unwrap(), args, "{text}");
+            assert_eq!(*run.trace[0].result(), expected, "{text}");
         }
         // Arguments nested deeper than serde_json parses text (128 levels):
         // a tool's output 120 deep, wrapped in 10 more lists by the plan,
@@ -566,12 +566,13 @@ fn a_plan_call_gives_what_call_value_gives_and_runs_the_tool_once() {
                 let plan = Plan::parse(&text).unwrap();
                 let run = block_on(interpreter.run(&plan)).unwrap();
                 assert_eq!(run.trace.len(), 2, "{text}");
-                let args = &run.trace[1].args;
-                let expected = match block_on(toolbox.call_value(tool, args)) {
-                    Ok(output) => CallResult::Ok(output.to_value()),
+                let expected = match block_on(
+                    toolbox.call(tool, &run.trace[1].args().to_json_text().unwrap()),
+                ) {
+                    Ok(output) => CallResult::Ok(Value::from_json(output.to_value())),
                     Err(error) => CallResult::Err(error),
                 };
-                assert_eq!(run.trace[1].result, expected, "{text}");
+                assert_eq!(*run.trace[1].result(), expected, "{text}");
             }
         }
     }
@@ -676,11 +677,11 @@ fn the_approval_hook_refuses_a_refund() {
     );
     assert_eq!(calls(&shop), [lookup()]);
     assert_eq!(
-        run.trace[1].result,
+        *run.trace[1].result(),
         CallResult::Refused("refunds need a human".into())
     );
     // A refused call did not run: it took no time.
-    assert_eq!(run.trace[1].duration, std::time::Duration::ZERO);
+    assert_eq!(run.trace[1].duration(), std::time::Duration::ZERO);
 }
 
 #[test]
@@ -781,13 +782,13 @@ fn a_pure_infallible_tool_is_a_function_inside_map() {
     let traced: Vec<_> = run
         .trace
         .iter()
-        .map(|c| (c.tool.as_str(), &c.args))
+        .map(|c| (c.tool(), c.args().to_json().unwrap()))
         .collect();
     assert_eq!(
         traced,
         [
-            ("lookup_account", &json!({"id": "c"})),
-            ("format_cents", &json!({"cents": 1299}))
+            ("lookup_account", json!({"id": "c"})),
+            ("format_cents", json!({"cents": 1299}))
         ]
     );
 
@@ -900,8 +901,8 @@ fn a_pure_call_that_fails_stops_the_plan() {
     );
     // The first element's call ran; the third never did.
     assert_eq!(run.trace.len(), 2);
-    assert!(matches!(run.trace[0].result, CallResult::Ok(_)));
-    assert!(matches!(run.trace[1].result, CallResult::Err(_)));
+    assert!(matches!(run.trace[0].result(), CallResult::Ok(_)));
+    assert!(matches!(run.trace[1].result(), CallResult::Err(_)));
 }
 
 #[test]
@@ -945,7 +946,7 @@ fn an_async_approval_hook_is_awaited_before_each_write() {
     assert_eq!(*asked.lock().unwrap(), ["issue_refund", "send_reply"]);
     assert_eq!(calls(&shop), [lookup(), refund()]);
     assert_eq!(
-        run.trace[2].result,
+        *run.trace[2].result(),
         CallResult::Refused("replies are sent by a human".into())
     );
 }
@@ -967,9 +968,9 @@ fn the_trace_records_each_calls_duration() {
     let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
     // At least the time the tool spent: the duration is the call's own.
     assert!(
-        run.trace[0].duration >= std::time::Duration::from_millis(20),
+        run.trace[0].duration() >= std::time::Duration::from_millis(20),
         "{:?}",
-        run.trace[0].duration
+        run.trace[0].duration()
     );
 }
 
@@ -1104,7 +1105,13 @@ fn a_prepared_plan_runs_again_and_again_as_run_would_under_the_same_approval() {
         let calls = |run: &typed_tools::plan::Run| {
             let trace = run.trace.iter();
             trace
-                .map(|c| (c.tool.clone(), c.args.clone(), c.result.clone()))
+                .map(|c| {
+                    (
+                        c.tool().to_owned(),
+                        c.args().to_json().unwrap(),
+                        c.result().clone(),
+                    )
+                })
                 .collect::<Vec<_>>()
         };
         assert_eq!(calls(&run), calls(&fresh));
@@ -1133,4 +1140,50 @@ fn a_prepared_plan_runs_again_and_again_as_run_would_under_the_same_approval() {
         Err(PlanError::EffectViolation { .. })
     ));
     assert!(calls(&shop).is_empty());
+}
+
+#[test]
+fn a_prepared_plan_builds_its_constants_once_and_fails_where_a_run_would() {
+    let toolbox = Toolbox::builder().tool(EchoInt).build().unwrap();
+    let interpreter = Interpreter::new(&toolbox);
+    let plan = Plan::parse(
+        "match traverse (fn x => exec tool echo_int x) [{v = 1}, {v = 2}] { Ok(all) => all, Err(e) => [] }",
+    )
+    .unwrap();
+    let prepared = interpreter.prepare(&plan).unwrap();
+    let (first, second) = (block_on(prepared.run()), block_on(prepared.run()));
+    let fresh = block_on(interpreter.run(&plan)).unwrap();
+    assert_eq!(first.outcome, fresh.outcome);
+    assert_eq!(second.outcome, fresh.outcome);
+    assert_eq!(
+        first.outcome,
+        Ok(Value::list([Value::Int(1), Value::Int(2)]))
+    );
+    // The literal list was built when the plan was prepared: each run
+    // passes the same shared records, where a fresh run builds its own.
+    let record = |run: &typed_tools::plan::Run| match run.trace[0].args() {
+        Value::Record(record) => record.clone(),
+        other => panic!("arguments are a record: {other:?}"),
+    };
+    assert!(record(&first).ptr_eq(&record(&second)));
+    assert!(!record(&first).ptr_eq(&record(&fresh)));
+
+    // A constant whose evaluation fails is not folded: it fails where a run
+    // reaches it, with the run's error, and not where it is not reached.
+    let limits = Limits::new().list_length(3);
+    let interpreter = Interpreter::new(&toolbox).limits(limits);
+    for (text, fails) in [
+        ("if 1 < 2 then [1, 2] else [1 / 0]", false),
+        ("if 1 < 2 then [1 / 0] else [1, 2]", true),
+        ("if 1 < 2 then [1, 2, 3, 4] else [1]", true),
+        ("if 1 > 2 then [1, 2, 3, 4] else [1]", false),
+    ] {
+        let plan = Plan::parse(text).unwrap();
+        let prepared = interpreter.prepare(&plan).unwrap();
+        let fresh = block_on(interpreter.run(&plan)).unwrap();
+        assert_eq!(fresh.outcome.is_err(), fails, "{text}: {:?}", fresh.outcome);
+        for _ in 0..2 {
+            assert_eq!(block_on(prepared.run()).outcome, fresh.outcome, "{text}");
+        }
+    }
 }

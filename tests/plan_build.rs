@@ -205,7 +205,7 @@ fn a_pure_tool_is_called_as_a_function_inside_pure_callbacks() {
         run.outcome,
         Ok(Value::String("$12.99$0.05 / $12.99".into()))
     );
-    let traced: Vec<_> = run.trace.iter().map(|c| c.tool.as_str()).collect();
+    let traced: Vec<_> = run.trace.iter().map(|c| c.tool()).collect();
     assert_eq!(
         traced,
         [

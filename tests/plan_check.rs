@@ -1412,7 +1412,11 @@ fn an_output_that_breaks_its_declared_type_is_the_tools_error_not_a_type_error_l
     }
     // The one conversion: an integer where a Float is due is that Float
     // (compared with a Float, an Int would stop the plan).
-    let run = run("match exec tool get_price {} { Ok(p) => p < 2.5, Err(e) => false }");
-    assert_eq!(run.outcome.unwrap(), Value::Bool(true));
-    assert!(matches!(&run.trace[0].result, CallResult::Ok(output) if *output == json!(2.0)));
+    let compared = run("match exec tool get_price {} { Ok(p) => p < 2.5, Err(e) => false }");
+    assert_eq!(compared.outcome.unwrap(), Value::Bool(true));
+    assert!(
+        matches!(compared.trace[0].result(), CallResult::Ok(output) if *output == Value::Float(2.0))
+    );
+    let price = run("match exec tool get_price {} { Ok(p) => p, Err(e) => 0.0 }");
+    assert_eq!(price.outcome.unwrap(), Value::Float(2.0));
 }

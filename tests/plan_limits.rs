@@ -213,7 +213,7 @@ fn each_hostile_plan_stops_at_its_limit_within_a_second_and_64_mib() {
             assert!(elapsed < Duration::from_secs(1), "{name}: {elapsed:?}");
             assert!(peak < 64 << 20, "{name}: {peak} bytes");
             // The calls before the limit are kept, and nothing after it ran.
-            assert_eq!(run.trace[0].tool, "inc", "{name}");
+            assert_eq!(run.trace[0].tool(), "inc", "{name}");
             if let Limit::Calls(calls) = limit {
                 // `inc` first, `range`, then `inc` until the limit.
                 assert_eq!(run.trace.len() as u64, calls, "{name}");

@@ -101,13 +101,13 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// Whether a plan's run ends the agent's.
     fn plan_stops(&self, run: &plan::Run) -> Option<Exit> {
         for call in &run.trace {
-            match &call.result {
+            match call.result() {
                 CallResult::Err(ToolError::Escalation(escalation)) => {
                     return Some(Exit::Escalation(escalation.clone()))
                 }
                 CallResult::Refused(reason) if self.on_refusal == OnRefusal::Stop => {
                     return Some(Exit::Refused {
-                        tool: call.tool.clone(),
+                        tool: call.tool().to_owned(),
                         reason: reason.clone(),
                     })
                 }
@@ -135,12 +135,12 @@ impl<M: Model, A: Effects> Agent<M, A> {
 fn report(run: &plan::Run) -> String {
     let mut text = format!("Your plan ran {} tool call(s).", run.trace.len());
     for call in &run.trace {
-        let result = match &call.result {
+        let result = match call.result() {
             CallResult::Ok(output) => format!("ok: {output}"),
             CallResult::Err(error) => format!("error: {error}"),
             CallResult::Refused(reason) => format!("refused, not run: {reason}"),
         };
-        let _ = write!(text, "\n- {} {}: {result}", call.tool, call.args);
+        let _ = write!(text, "\n- {} {}: {result}", call.tool(), call.args());
     }
     match &run.outcome {
         Ok(value) => {

@@ -97,7 +97,6 @@ use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 
 mod types;
 
-pub(super) use types::admit_output;
 use types::{
     annotation, bounded, contradicts, element, error_record, fit, holds, join, kinds, lost, read,
     record, surely_fit, unknowns, unsure, unsure_of, Misfit, Side, BOOL, FLOAT, INT, LIST, RECORD,

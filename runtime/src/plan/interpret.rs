@@ -22,7 +22,7 @@
 //! let run = Interpreter::new(&toolbox).run(&plan).await.unwrap();
 //! assert_eq!(run.outcome, Ok(Value::String("tool `lookup_email` failed: no customer cust_2".into())));
 //! assert_eq!(run.trace.len(), 1);
-//! assert_eq!(run.trace[0].args, serde_json::json!({"id": "cust_2"}));
+//! assert_eq!(run.trace[0].args().to_string(), r#"{id = "cust_2"}"#);
 //! # });
 //! ```
 
@@ -33,24 +33,26 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use serde_json::Value as Json;
 
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::toolbox::{Approval, Toolbox};
 
-use super::check::{admit_output, Outputs};
+use super::check::{Outputs, Ty};
 use super::error::{PlanError, RunError};
-use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step};
+use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step, Visit};
 use super::limits::{Limit, Limits, Meter};
 use super::preview::{ApprovalRequest, Decision, Preview, Runs};
-use super::value::{from_json_within, Value};
+use super::value::Value;
 
 mod operations;
+mod output;
+
+use output::{read_output, Unfit};
 
 use operations::{
-    combine, error_value, field_ref, items, json_args, logical_right, short_circuit, truth,
-    Building, Names, Operands,
+    combine, error_value, field_ref, items, logical_right, short_circuit, truth, Building, Names,
+    Operands,
 };
 
 /// Runs plans against a toolbox: checks first, then evaluates, calling each
@@ -114,9 +116,9 @@ pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
 /// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
 /// let run = Interpreter::new(&toolbox).run(&plan).await.unwrap();
 /// assert_eq!(run.outcome, Ok(Value::String("note 7".into())));
-/// assert_eq!(run.trace[0].tool, "get_note");
-/// assert_eq!(run.trace[0].args, serde_json::json!({"id": 7}));
-/// assert_eq!(run.trace[0].result, typed_tools::plan::CallResult::Ok(serde_json::json!("note 7")));
+/// assert_eq!(run.trace[0].tool(), "get_note");
+/// assert_eq!(run.trace[0].args().to_json().unwrap(), serde_json::json!({"id": 7}));
+/// assert_eq!(*run.trace[0].result(), typed_tools::plan::CallResult::Ok(Value::String("note 7".into())));
 /// # });
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -128,25 +130,69 @@ pub struct Run {
     pub trace: Vec<TracedCall>,
 }
 
-/// One call a plan made (or that the approval hook refused).
+/// One call a plan made (or that the approval hook refused): the tool, its
+/// arguments and what came back, both as the plan's values, and how long it
+/// took.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::{tool, Toolbox};
+/// use typed_tools::plan::{CallResult, Interpreter, Plan, Value};
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> String { format!("note {id}") }
+///
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
+/// let run = Interpreter::new(&toolbox).run(&plan).await.unwrap();
+/// let call = &run.trace[0];
+/// assert_eq!(call.tool(), "get_note");
+/// assert_eq!(call.args().to_string(), "{id = 7}");
+/// // The text the tool was given:
+/// assert_eq!(call.args().to_json_text().unwrap(), r#"{"id":7}"#);
+/// assert_eq!(*call.result(), CallResult::Ok(Value::String("note 7".into())));
+/// # });
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct TracedCall {
-    /// The tool.
-    pub tool: String,
-    /// The arguments.
-    pub args: Json,
+    tool: Arc<str>,
+    args: Value,
+    result: CallResult,
+    duration: Duration,
+}
+
+impl TracedCall {
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The arguments: the plan's value, whose
+    /// [`to_json_text`](Value::to_json_text) is the text the tool was given.
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
     /// What came back.
-    pub result: CallResult,
-    /// How long the call took.
-    pub duration: Duration,
+    pub fn result(&self) -> &CallResult {
+        &self.result
+    }
+
+    /// How long the call took (zero for a refused call, which did not run).
+    pub fn duration(&self) -> Duration {
+        self.duration
+    }
 }
 
 /// What one call gave.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallResult {
-    /// The tool's output.
-    Ok(Json),
-    /// The tool's error, or the toolbox's (bad arguments, ...).
+    /// The tool's output, as the plan read it: held to the output type the
+    /// check gave the tool (see [`Interpreter`]).
+    Ok(Value),
+    /// The tool's error, or the toolbox's (bad arguments, ...), or an
+    /// output that does not fit the tool's output type.
     Err(ToolError),
     /// The approval hook refused the call, which did not run.
     Refused(String),
@@ -283,7 +329,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// });
     /// let run = interpreter.run(&plan).await.unwrap();
     /// assert_eq!(run.outcome, Ok(Value::String("not refunded: over 1000 cents needs a human".into())));
-    /// assert!(matches!(run.trace[0].result, CallResult::Refused(_)));
+    /// assert!(matches!(run.trace[0].result(), CallResult::Refused(_)));
     /// # });
     /// ```
     pub fn approve_writes(
@@ -472,7 +518,9 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// # });
     /// ```
     pub fn prepare<'i, 'p>(&'i self, plan: &'p Plan) -> Result<Prepared<'i, 'p, 't, A>, PlanError> {
-        self.prepare_with(plan, true)
+        let mut prepared = self.prepare_with(plan, true)?;
+        prepared.constants = fold(&prepared);
+        Ok(prepared)
     }
 
     fn prepare_with<'i, 'p>(
@@ -488,6 +536,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             preview,
             index,
             outputs,
+            constants: Vec::new(),
         })
     }
 
@@ -506,6 +555,9 @@ pub struct Prepared<'i, 'p, 't, A: Effects = ReadWriteNetwork> {
     preview: Preview,
     index: Index,
     outputs: Outputs<'p>,
+    /// The values of the plan's constant expressions, by node id (see
+    /// [`fold`]); empty when nothing was folded.
+    constants: Vec<Option<Value>>,
 }
 
 impl<A: Effects> fmt::Debug for Prepared<'_, '_, '_, A> {
@@ -567,23 +619,13 @@ impl<A: Effects> Prepared<'_, '_, '_, A> {
     /// ```
     pub async fn run(&self) -> Run {
         let plan = self.plan;
-        let interpreter = self.interpreter;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
         let room = match self.preview.calls_in_all() {
             Runs::AtMost(n) => usize::try_from(n.min(1024)).unwrap_or(0),
             Runs::PerElement => 0,
         };
-        let mut machine = Machine {
-            interpreter,
-            env: Vec::new(),
-            trace: Vec::with_capacity(room),
-            index: &self.index,
-            outputs: &self.outputs,
-            operands: Vec::new(),
-            meter: Meter::new(interpreter.limits),
-            names: Names::default(),
-        };
+        let mut machine = Machine::new(self, Vec::with_capacity(room));
         let span = tracing::info_span!(
             "plan_run",
             tools = self.preview.calls.len(),
@@ -618,7 +660,7 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// is evaluated with its id): the others are evaluated without a future.
     index: &'p Index,
     /// The output type the check gave each tool, which each output is held
-    /// to ([`admit_output`]); empty for a run without the type check.
+    /// to ([`output::read_output`]); empty for a run without the type check.
     outputs: &'p Outputs<'p>,
     /// The values of the children of the expressions [`eval`](Self::eval)
     /// is combining, until [`combine`] takes them. A run-time error ends the
@@ -629,6 +671,85 @@ struct Machine<'p, 'r, 't, A: Effects> {
     meter: Meter,
     /// The record field names made so far.
     names: Names,
+    /// The JSON text of the arguments of the call being made, written
+    /// again for each call.
+    text: Vec<u8>,
+    /// The plan's constant expressions' values, by node id.
+    constants: &'p [Option<Value>],
+}
+
+impl<'p, 'r, 't, A: Effects> Machine<'p, 'r, 't, A> {
+    /// A machine for one run of `prepared`, from the start.
+    fn new(prepared: &'p Prepared<'r, 'p, 't, A>, trace: Vec<TracedCall>) -> Self {
+        let interpreter = prepared.interpreter;
+        Machine {
+            interpreter,
+            env: Vec::new(),
+            trace,
+            index: &prepared.index,
+            outputs: &prepared.outputs,
+            operands: Vec::new(),
+            meter: Meter::new(interpreter.limits),
+            names: Names::default(),
+            text: Vec::new(),
+            constants: &prepared.constants,
+        }
+    }
+}
+
+/// The values of `prepared`'s constant expressions, by node id: each largest
+/// expression that calls no tool and reads no variable, and is more than a
+/// number or a Bool (a string, a list, a record, an operation), evaluated
+/// once, so that each run shares the value instead of building it again (a
+/// `traverse` over a literal list, a literal record of arguments). An
+/// expression whose evaluation fails (a limit, `1 / 0`) is not folded: it
+/// fails when a run reaches it, as it would have. Only values the
+/// interpreter reaches by node id are looked up: a step's argument, a
+/// branch, a combinator's list or callback body, a `let`'s value.
+fn fold<A: Effects>(prepared: &Prepared<'_, '_, '_, A>) -> Vec<Option<Value>> {
+    let index = &prepared.index;
+    // Per node: its expression, and whether its subtree reads a variable.
+    let mut nodes: Vec<(Option<&Expr>, bool)> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    Child::Expr(&prepared.plan.body).walk(&mut |node, at| match at {
+        Visit::Enter(id) => {
+            debug_assert_eq!(id, nodes.len());
+            nodes.push((node.expr(), matches!(node.expr(), Some(Expr::Var { .. }))));
+            open.push(id);
+        }
+        Visit::Leave(id) => {
+            open.pop();
+            if let (true, Some(&parent)) = (nodes[id].1, open.last()) {
+                nodes[parent].1 = true;
+            }
+        }
+    });
+    let mut constants: Vec<Option<Value>> = Vec::new();
+    let mut machine = Machine::new(prepared, Vec::new());
+    let mut id = 0;
+    while id < nodes.len() {
+        let (expr, reads) = nodes[id];
+        let Some(expr) = expr.filter(|expr| !reads && !index.calls(id) && worth_folding(expr))
+        else {
+            id += 1;
+            continue;
+        };
+        if let Ok(value) = machine.eval_pure(expr) {
+            constants.resize(id + 1, None);
+            constants[id] = Some(value);
+        }
+        id = index.next(id);
+    }
+    constants
+}
+
+/// Whether a constant expression builds something worth keeping: anything
+/// but a literal number, Bool or `()`, which costs nothing to make again.
+fn worth_folding(expr: &Expr) -> bool {
+    !matches!(
+        expr,
+        Expr::Unit | Expr::Bool { .. } | Expr::Int { .. } | Expr::Float { .. }
+    )
 }
 
 /// [`combine`]'s operands for [`Machine::eval_pure`]: evaluated as asked.
@@ -701,6 +822,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     async fn value(&mut self, expr: &'p Expr, id: usize) -> Result<Value, RunError> {
         if self.index.calls(id) {
             self.eval(expr, id).await
+        } else if let Some(Some(constant)) = self.constants.get(id) {
+            // Folded when the plan was prepared: one step, nothing built.
+            self.meter.step()?;
+            Ok(constant.clone())
         } else {
             self.eval_pure(expr)
         }
@@ -774,7 +899,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     }
                 }
                 Expr::Call { tool, arg } => {
-                    let args = self.arguments(tool, arg, id + 1).await?;
+                    let args = self.arguments(arg, id + 1).await?;
                     self.call(tool, args).await?
                 }
                 Expr::Map { func, list } => {
@@ -933,31 +1058,25 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         })
     }
 
-    /// A tool's arguments as JSON. A variable (the usual argument: a
-    /// traverse's element) is written as JSON where it is, not cloned first.
-    /// The JSON, kept in the trace, counts as built, about as large as the
-    /// value's [size](Value::size).
-    async fn arguments(&mut self, tool: &str, arg: &'p Expr, id: usize) -> Result<Json, RunError> {
+    /// A tool's arguments. A variable (the usual argument: a traverse's
+    /// element), or a field of one, is shared, not copied. The JSON text
+    /// written for the tool counts as built, about as large as the value's
+    /// [size](Value::size).
+    async fn arguments(&mut self, arg: &'p Expr, id: usize) -> Result<Value, RunError> {
         self.meter.call()?;
-        if let Some(value) = self.place(arg) {
-            let value = value?;
-            let size = value.size();
-            // Written from where it is; counted after, as the place is
-            // borrowed (it is within the limits already, and so its JSON).
-            let json = json_args(tool, value);
-            self.meter.charge(size)?;
-            return json;
-        }
-        let value = self.value(arg, id).await?;
+        let value = match self.place(arg) {
+            Some(value) => value?.clone(),
+            None => self.value(arg, id).await?,
+        };
         self.meter.charge(value.size())?;
-        json_args(tool, &value)
+        Ok(value)
     }
 
     /// Runs a step: `Ok` value, or the error value for the `Err` branch.
     async fn step(&mut self, step: &'p Step, id: usize) -> Result<Result<Value, Value>, RunError> {
         match step {
             Step::Exec { tool, arg } => {
-                let args = self.arguments(tool, arg, id + 1).await?;
+                let args = self.arguments(arg, id + 1).await?;
                 self.exec(tool, args).await
             }
             Step::Traverse { param, body, list } => {
@@ -995,7 +1114,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     }
 
     /// Calls a tool once, recording the call.
-    async fn exec(&mut self, tool: &str, args: Json) -> Result<Result<Value, Value>, RunError> {
+    async fn exec(&mut self, tool: &str, args: Value) -> Result<Result<Value, Value>, RunError> {
         match self.invoke(tool, args).await? {
             Ok(value) => Ok(Ok(value)),
             // Only the reason: the plan's `Err` branch reads it as the message.
@@ -1013,7 +1132,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
 
     /// Calls a pure, infallible tool as a function, recording the call; a
     /// failure (arguments that do not fit, a panic) stops the plan.
-    async fn call(&mut self, tool: &str, args: Json) -> Result<Value, RunError> {
+    async fn call(&mut self, tool: &str, args: Value) -> Result<Value, RunError> {
         self.invoke(tool, args)
             .await?
             .map_err(|error| RunError::CallFailed {
@@ -1023,35 +1142,48 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     }
 
     /// Runs a tool through the toolbox and records the call in the trace;
-    /// its output is read within the limits (the call stays in the trace
-    /// when it passes one).
+    /// its output is read as the output type the check gave the tool,
+    /// within the limits (the call stays in the trace when it passes one).
     async fn invoke(
         &mut self,
         tool: &str,
-        args: Json,
+        args: Value,
     ) -> Result<Result<Value, ToolError>, RunError> {
         let start = Instant::now();
         self.meter.by(start)?;
+        self.text.clear();
+        let text = match args.write_json(&mut self.text) {
+            true => std::str::from_utf8(&self.text).ok(),
+            false => None,
+        };
+        let Some(text) = text else {
+            return Err(RunError::NotJson {
+                tool: tool.to_owned(),
+            });
+        };
         let approval = self.interpreter.approval.as_ref();
         let result = self
             .interpreter
             .toolbox
-            .call_json(tool, &args, approval)
+            .call_with(tool, text, approval)
             .await;
         let mut duration = start.elapsed();
         let (output, result) = match result {
             Ok(output) => {
-                let mut json = output.to_value();
-                let admitted = match self.outputs.get(tool) {
-                    Some(ty) => admit_output(&mut json, ty),
-                    None => Ok(()),
-                };
-                match admitted {
-                    Ok(()) => (
-                        Ok(from_json_within(&json, &mut self.meter)),
-                        CallResult::Ok(json),
-                    ),
-                    Err(message) => {
+                let ty = self.outputs.get(tool).unwrap_or(&Ty::Any);
+                match read_output(output.json(), ty, &mut self.meter, &mut self.names) {
+                    Ok(value) => (Ok(Ok(value.clone())), CallResult::Ok(value)),
+                    // The call ran and gave an output past the run's limits:
+                    // the trace says so, and the run stops.
+                    Err(Unfit::Limit(limit)) => {
+                        let error = ToolError::Execution {
+                            tool: tool.to_owned(),
+                            message: format!("its output was not read, since {limit}"),
+                            panicked: false,
+                        };
+                        (Ok(Err(limit)), CallResult::Err(error))
+                    }
+                    Err(Unfit::Misfit(message)) => {
                         let error = ToolError::Execution {
                             tool: tool.to_owned(),
                             message: format!(
@@ -1074,8 +1206,9 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             }
             Err(error) => (Err(error.clone()), CallResult::Err(error)),
         };
+        let tool = self.names.get(tool, &mut self.meter)?;
         self.trace.push(TracedCall {
-            tool: tool.to_owned(),
+            tool,
             args,
             result,
             duration,

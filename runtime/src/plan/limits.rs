@@ -352,6 +352,27 @@ impl Meter {
         self.charge(HEADER.saturating_add(FIELD.saturating_mul(fields)))
     }
 
+    /// Element `len` of a list read one element at a time (a tool's
+    /// output), about to be kept: [`list`](Self::list) piece by piece, after
+    /// `list(0)` for the header.
+    #[inline]
+    pub(crate) fn element(&mut self, len: usize) -> Result<(), Limit> {
+        if len > self.limits.list_length {
+            return Err(Limit::ListLength(self.limits.list_length));
+        }
+        self.charge(SLOT)
+    }
+
+    /// Field `fields` of a record read one field at a time, about to be
+    /// kept: [`record`](Self::record) piece by piece, after `record(0)`.
+    #[inline]
+    pub(crate) fn field(&mut self, fields: usize) -> Result<(), Limit> {
+        if fields > self.limits.record_fields {
+            return Err(Limit::RecordFields(self.limits.record_fields));
+        }
+        self.charge(FIELD)
+    }
+
     /// A field name of `len` bytes, about to be copied.
     #[inline]
     pub(crate) fn name(&mut self, len: usize) -> Result<(), Limit> {

@@ -15,6 +15,8 @@ use std::fmt::{self, Write};
 use std::ops::Deref;
 use std::sync::Arc;
 
+use serde::ser::Error as _;
+use serde::{Serialize, Serializer};
 use serde_json::Value as Json;
 
 use crate::schema::name::notation;
@@ -283,6 +285,26 @@ impl fmt::Debug for Record {
     }
 }
 
+/// A value less than [`SHALLOW`] levels deep, written by serde's recursion.
+struct Shallow<'v>(&'v Value);
+
+impl Serialize for Shallow<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Unit => serializer.serialize_unit(),
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::Int(i) => serializer.serialize_i64(*i),
+            Value::Float(f) if f.is_finite() => serializer.serialize_f64(*f),
+            Value::Float(_) => Err(S::Error::custom("a Float that is not finite")),
+            Value::String(text) => serializer.serialize_str(text),
+            Value::List(items) => serializer.collect_seq(items.iter().map(Shallow)),
+            Value::Record(fields) => {
+                serializer.collect_map(fields.iter().map(|(name, value)| (&**name, Shallow(value))))
+            }
+        }
+    }
+}
+
 impl Value {
     /// A list of `items`.
     pub fn list(items: impl IntoIterator<Item = Value>) -> Value {
@@ -320,6 +342,39 @@ impl Value {
             Ok(value) => value,
             Err(_) => unreachable!("no bounds, no error"),
         }
+    }
+
+    /// The value as JSON text, as [`to_json`](Self::to_json) and
+    /// `serde_json::to_string` would write it but without building the JSON
+    /// (how a plan writes a tool's arguments); `None` when it holds a Float
+    /// that is not finite. Iterative past 32 levels, as `to_json` is.
+    ///
+    /// ```
+    /// use typed_tools::plan::Value;
+    ///
+    /// let v = Value::record([("id", Value::Int(7)), ("tags", Value::list([Value::String("a\"b".into())]))]);
+    /// assert_eq!(v.to_json_text().unwrap(), r#"{"id":7,"tags":["a\"b"]}"#);
+    /// assert_eq!(Value::Float(f64::NAN).to_json_text(), None);
+    /// ```
+    pub fn to_json_text(&self) -> Option<String> {
+        let mut text = Vec::new();
+        self.write_json(&mut text)
+            .then(|| String::from_utf8(text).ok())
+            .flatten()
+    }
+
+    /// Writes [`to_json_text`](Self::to_json_text) at the end of `out`;
+    /// `false` (and `out` holding part of it) for a Float that is not finite.
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) -> bool {
+        if self.depth() < SHALLOW {
+            return serde_json::to_writer(out, &Shallow(self)).is_ok();
+        }
+        let Some(json) = walk::to_json(self) else {
+            return false;
+        };
+        out.extend_from_slice(crate::json::to_text(&json).as_bytes());
+        walk::drop_json(json);
+        true
     }
 
     /// The value as JSON; `None` when it holds a Float that is not finite.

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::hash::BuildHasherDefault;
+use std::mem::ManuallyDrop;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Mutex;
@@ -59,31 +60,6 @@ impl Entry {
         }
     }
 
-    /// Starts one call with parsed arguments: from the value itself, unless
-    /// the tool refuses them before running (then from their text, so that
-    /// the error, and any recovery, is the text path's) or they nest deeper
-    /// than the text parser reads (then the text path refuses them).
-    fn start_json<'a>(
-        &'a self,
-        args: &'a Value,
-        max: usize,
-    ) -> Result<(Erased<'a>, Args<'a>), ToolError> {
-        if nests_within(args, JSON_NESTING) {
-            let call = AssertUnwindSafe(|| self.tool.call_json(&self.spec, args));
-            match std::panic::catch_unwind(call) {
-                Ok(Erased::Done(Err(Failure::Args(_) | Failure::Schema(_)))) => {}
-                Ok(erased) => return Ok((erased, Args::Json(args))),
-                Err(panic) => {
-                    let failure = Failure::Panicked(panic_message(panic));
-                    return Ok((Erased::Done(Err(failure)), Args::Json(args)));
-                }
-            }
-        }
-        let text = args.to_string();
-        self.check_size(&text, max)?;
-        Ok((self.start(&text), Args::Text(Cow::Owned(text))))
-    }
-
     fn poll_running(
         future: &mut BoxFuture<'_, Result<String, Failure>>,
         cx: &mut Context<'_>,
@@ -109,31 +85,6 @@ impl Entry {
     pub(crate) fn read(&self, args: &str) -> Result<Input, Failure> {
         std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.read(&self.spec, args)))
             .unwrap_or_else(|panic| Err(Failure::Panicked(panic_message(panic))))
-    }
-
-    /// Reads parsed arguments into the tool's input, as
-    /// [`start_json`](Self::start_json) would call with them: from the value
-    /// itself, unless the tool refuses it or it nests too deep (then from its
-    /// text, which is also what the approval is shown).
-    fn read_json<'a>(
-        &self,
-        args: &'a Value,
-        max: usize,
-    ) -> Result<(Result<Input, Failure>, Args<'a>), ToolError> {
-        if nests_within(args, JSON_NESTING) {
-            let read = AssertUnwindSafe(|| self.tool.read_json(&self.spec, args));
-            match std::panic::catch_unwind(read) {
-                Ok(Err(Failure::Args(_) | Failure::Schema(_))) => {}
-                Ok(read) => return Ok((read, Args::Json(args))),
-                Err(panic) => {
-                    let failure = Failure::Panicked(panic_message(panic));
-                    return Ok((Err(failure), Args::Json(args)));
-                }
-            }
-        }
-        let text = args.to_string();
-        self.check_size(&text, max)?;
-        Ok((self.read(&text), Args::Text(Cow::Owned(text))))
     }
 
     /// Runs the tool to the end with an input [`read`](Self::read) gave.
@@ -203,15 +154,17 @@ impl Entry {
                     }
                 }
             },
-            Failure::Schema(ToolError::Deserialization {
-                problems, message, ..
-            }) => ToolError::Deserialization {
-                tool,
-                problems,
-                message,
-                expected,
+            Failure::Schema(error) => match *error {
+                ToolError::Deserialization {
+                    problems, message, ..
+                } => ToolError::Deserialization {
+                    tool,
+                    problems,
+                    message,
+                    expected,
+                },
+                other => other,
             },
-            Failure::Schema(other) => other,
             Failure::Tool(message) => ToolError::Execution {
                 tool,
                 message,
@@ -239,21 +192,35 @@ impl Entry {
 /// [`ToolError::Execution`](crate::ToolError::Execution). `Unpin` and `Send`.
 #[must_use = "a call does nothing unless it is awaited"]
 pub struct Call<'a> {
-    state: CallState<'a>,
+    /// The argument text, read in place; the slow path takes it.
+    args: Cow<'a, str>,
+    /// Dropped by `Call`'s own `Drop`, which looks at the state inline: a
+    /// call that ended (the usual case) drops nothing more.
+    state: ManuallyDrop<CallState<'a>>,
 }
 
+impl Drop for Call<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if matches!(*self.state, CallState::Running { .. } | CallState::Slow(..)) {
+            drop(std::mem::replace(&mut *self.state, CallState::Done));
+        }
+    }
+}
+
+/// Where a call is. The first state's parts are all `Copy`, so the first
+/// poll reads them where they are, and a sync tool's call ends without
+/// moving the call's state or its arguments.
 enum CallState<'a> {
     Start {
         shared: &'a Shared,
         allowed: EffectSet,
         gates: Gates<'a>,
         name: &'a str,
-        args: Args<'a>,
     },
     Running {
         entry: &'a Entry,
         max_argument_bytes: usize,
-        args: Args<'a>,
         future: BoxFuture<'a, Result<String, Failure>>,
         trace: Trace,
     },
@@ -267,32 +234,16 @@ enum CallState<'a> {
 /// state to state, so that a call that ends in its first poll holds none.
 type Trace = Option<Box<CallTrace>>;
 
+/// What a poll of a call gives.
+type Polled = Poll<Result<ToolOutput, ToolError>>;
+
 /// The call's result, its span told first.
 #[inline(always)]
-fn ready(
-    trace: Trace,
-    result: Result<ToolOutput, ToolError>,
-) -> Poll<Result<ToolOutput, ToolError>> {
+fn ready(trace: Trace, result: Result<ToolOutput, ToolError>) -> Polled {
     if let Some(trace) = trace {
         trace.finish(&result);
     }
     Poll::Ready(result)
-}
-
-/// A call's arguments: the model's text, or JSON already parsed (a plan's).
-pub(super) enum Args<'a> {
-    Text(Cow<'a, str>),
-    Json(&'a Value),
-}
-
-impl<'a> Args<'a> {
-    /// The arguments as text, which error messages and recovery read.
-    fn into_text(self) -> Cow<'a, str> {
-        match self {
-            Args::Text(text) => text,
-            Args::Json(value) => Cow::Owned(value.to_string()),
-        }
-    }
 }
 
 /// A call of a tool that some approval asks about: which approvals, and the
@@ -312,26 +263,21 @@ impl Gated<'_> {
     pub(super) async fn approve(
         &self,
         entry: &Entry,
-        args: &Args<'_>,
+        args: &str,
         approved: &mut Option<String>,
     ) -> Result<(), ToolError> {
-        let shown = match args {
-            Args::Json(value) => (*value).clone(),
-            Args::Text(text) if approved.as_deref() == Some(&**text) => return Ok(()),
-            // The input was read from this text, so it parses; if it did not,
-            // no one is asked and nothing runs.
-            Args::Text(text) => serde_json::from_str(text)
-                .map_err(|error| entry.explain(text, Failure::Args(Some(error))))?,
-        };
-        let written = match args {
-            Args::Json(value) => value.to_string(),
-            Args::Text(text) => text.to_string(),
-        };
+        if approved.as_deref() == Some(args) {
+            return Ok(());
+        }
+        // The input was read from this text, so it parses; if it did not,
+        // no one is asked and nothing runs.
+        let shown = serde_json::from_str(args)
+            .map_err(|error| entry.explain(args, Failure::Args(Some(error))))?;
         let decision = self.gates.decide(self.index, &entry.spec, shown).await;
         CallTrace::approval(&self.span, decision.is_ok());
         match decision {
             Ok(()) => {
-                *approved = Some(written);
+                *approved = Some(args.to_owned());
                 Ok(())
             }
             Err(reason) => Err(ToolError::Refused {
@@ -353,8 +299,7 @@ impl Gated<'_> {
             Ok(input) => input,
             Err(failure) => return Ok(Err(failure)),
         };
-        self.approve(entry, &Args::Text(Cow::Borrowed(text)), approved)
-            .await?;
+        self.approve(entry, text, approved).await?;
         Ok(entry.run_input(input).await)
     }
 }
@@ -366,15 +311,10 @@ async fn gated_call<'a>(
     entry: &'a Entry,
     gated: Gated<'a>,
     max: usize,
-    args: Args<'a>,
+    args: Cow<'a, str>,
 ) -> Result<ToolOutput, ToolError> {
-    let (read, args) = match args {
-        Args::Json(value) => entry.read_json(value, max)?,
-        // Its size was checked before.
-        Args::Text(text) => (entry.read(&text), Args::Text(text)),
-    };
     let mut approved = None;
-    let outcome = match read {
+    let outcome = match entry.read(&args) {
         Err(failure) => Err(failure),
         Ok(input) => {
             gated.approve(entry, &args, &mut approved).await?;
@@ -385,31 +325,17 @@ async fn gated_call<'a>(
         Ok(json) => return Ok(ToolOutput::from_json(json)),
         Err(failure) => failure,
     };
-    let text = args.into_text();
     if entry.policy.is_none() {
-        return Err(entry.explain(&text, failure));
+        return Err(entry.explain(&args, failure));
     }
     recover(
         entry,
         Some((&gated, approved)),
         max,
-        text.into_owned(),
+        args.into_owned(),
         failure,
     )
     .await
-}
-
-/// How deeply parsed arguments may nest to be read from the value: below
-/// serde_json's parser's limit (128), where reading the text would fail.
-const JSON_NESTING: usize = 100;
-
-/// Whether `value` nests at most `limit` arrays and objects deep.
-fn nests_within(value: &Value, limit: usize) -> bool {
-    match value {
-        Value::Array(items) => limit > 0 && items.iter().all(|v| nests_within(v, limit - 1)),
-        Value::Object(fields) => limit > 0 && fields.values().all(|v| nests_within(v, limit - 1)),
-        _ => true,
-    }
 }
 
 impl<'a> Call<'a> {
@@ -418,140 +344,209 @@ impl<'a> Call<'a> {
         allowed: EffectSet,
         gates: Gates<'a>,
         name: &'a str,
-        args: Args<'a>,
+        args: Cow<'a, str>,
     ) -> Call<'a> {
         Call {
-            state: CallState::Start {
+            args,
+            state: ManuallyDrop::new(CallState::Start {
                 shared,
                 allowed,
                 gates,
                 name,
-                args,
-            },
+            }),
         }
+    }
+
+    /// The first poll: looks the tool up, checks its effects and the
+    /// argument text's size, then runs the tool (a sync tool to its end),
+    /// or hands the call to the gated path when an approval asks about the
+    /// tool.
+    #[inline(always)]
+    fn start(
+        &mut self,
+        cx: &mut Context<'_>,
+        shared: &'a Shared,
+        allowed: EffectSet,
+        gates: Gates<'a>,
+        name: &'a str,
+        trace: Trace,
+    ) -> Polled {
+        let entered = CallTrace::enter(&trace);
+        let (index, entry) = match shared.lookup(name, allowed) {
+            Ok(found) => found,
+            Err(error) => {
+                drop(entered);
+                self.end_start();
+                return ready(trace, Err(error));
+            }
+        };
+        if let Some(trace) = &trace {
+            trace.found(entry.spec.effects());
+        }
+        let max = shared.max_argument_bytes;
+        if let Err(error) = entry.check_size(&self.args, max) {
+            drop(entered);
+            self.end_start();
+            return ready(trace, Err(error));
+        }
+        if gates.ask_about(index, &entry.spec) {
+            drop(entered);
+            return self.gated(cx, entry, gates, index, max, trace);
+        }
+        let erased = entry.start(&self.args);
+        drop(entered);
+        match erased {
+            Erased::Done(Ok(json)) => {
+                self.end_start();
+                ready(trace, Ok(ToolOutput::from_json(json)))
+            }
+            Erased::Done(Err(failure)) => self.failed(cx, entry, max, failure, trace),
+            Erased::Running(future) => {
+                *self.state = CallState::Running {
+                    entry,
+                    max_argument_bytes: max,
+                    future,
+                    trace,
+                };
+                self.poll_later(cx)
+            }
+        }
+    }
+
+    /// The call ended in its first poll: `Done`, over a `Start` state, which
+    /// owns nothing to drop.
+    #[inline(always)]
+    fn end_start(&mut self) {
+        debug_assert!(matches!(*self.state, CallState::Start { .. }));
+        std::mem::forget(std::mem::replace(&mut *self.state, CallState::Done));
+    }
+
+    /// [`start`](Self::start) in a recorded span: out of the untraced path.
+    #[inline(never)]
+    fn start_traced(
+        &mut self,
+        cx: &mut Context<'_>,
+        shared: &'a Shared,
+        allowed: EffectSet,
+        gates: Gates<'a>,
+        name: &'a str,
+        trace: Trace,
+    ) -> Polled {
+        self.start(cx, shared, allowed, gates, name, trace)
+    }
+
+    /// Polls a call past its first poll: an async tool running, or the slow
+    /// path (recovery, approval).
+    #[inline(never)]
+    fn poll_later(&mut self, cx: &mut Context<'_>) -> Polled {
+        match std::mem::replace(&mut *self.state, CallState::Done) {
+            CallState::Running {
+                entry,
+                max_argument_bytes: max,
+                mut future,
+                trace,
+            } => {
+                let entered = CallTrace::enter(&trace);
+                let poll = Entry::poll_running(&mut future, cx);
+                drop(entered);
+                match poll {
+                    Poll::Pending => {
+                        *self.state = CallState::Running {
+                            entry,
+                            max_argument_bytes: max,
+                            future,
+                            trace,
+                        };
+                        Poll::Pending
+                    }
+                    Poll::Ready(Ok(json)) => ready(trace, Ok(ToolOutput::from_json(json))),
+                    Poll::Ready(Err(failure)) => self.failed(cx, entry, max, failure, trace),
+                }
+            }
+            CallState::Slow(mut future, trace) => {
+                let entered = CallTrace::enter(&trace);
+                let poll = future.as_mut().poll(cx);
+                drop(entered);
+                match poll {
+                    Poll::Pending => {
+                        *self.state = CallState::Slow(future, trace);
+                        Poll::Pending
+                    }
+                    Poll::Ready(result) => ready(trace, result),
+                }
+            }
+            CallState::Start { .. } => unreachable!("a call starts in its first poll"),
+            CallState::Done => panic!("`Call` polled after it completed"),
+        }
+    }
+
+    /// The fast path failed: explain, or hand over to the tool's policy.
+    #[cold]
+    #[inline(never)]
+    fn failed(
+        &mut self,
+        cx: &mut Context<'_>,
+        entry: &'a Entry,
+        max: usize,
+        failure: Failure,
+        trace: Trace,
+    ) -> Polled {
+        let args = std::mem::take(&mut self.args);
+        if entry.policy.is_none() {
+            *self.state = CallState::Done;
+            return ready(trace, Err(entry.explain(&args, failure)));
+        }
+        let future = Box::pin(recover(entry, None, max, args.into_owned(), failure));
+        *self.state = CallState::Slow(future, trace);
+        self.poll_later(cx)
+    }
+
+    /// An approval asks about the tool: the gated path.
+    #[inline(never)]
+    fn gated(
+        &mut self,
+        cx: &mut Context<'_>,
+        entry: &'a Entry,
+        gates: Gates<'a>,
+        index: usize,
+        max: usize,
+        trace: Trace,
+    ) -> Polled {
+        let args = std::mem::take(&mut self.args);
+        let span = trace.as_ref().map_or_else(Span::none, |t| t.span().clone());
+        let gated = Gated { gates, index, span };
+        *self.state = CallState::Slow(Box::pin(gated_call(entry, gated, max, args)), trace);
+        self.poll_later(cx)
     }
 }
 
 impl Future for Call<'_> {
     type Output = Result<ToolOutput, ToolError>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut self.state;
-        loop {
-            let (entry, max, args, failure, trace) = match std::mem::replace(this, CallState::Done)
-            {
-                CallState::Start {
-                    shared,
-                    allowed,
-                    gates,
-                    name,
-                    args,
-                } => {
-                    let trace = CallTrace::start(name);
-                    let _entered = CallTrace::enter(&trace);
-                    let (index, entry) = match shared.lookup(name, allowed) {
-                        Ok(found) => found,
-                        Err(error) => return ready(trace, Err(error)),
-                    };
-                    if let Some(trace) = &trace {
-                        trace.found(entry.spec.effects());
-                    }
-                    let max = shared.max_argument_bytes;
-                    if gates.ask_about(index, &entry.spec) {
-                        if let Args::Text(text) = &args {
-                            if let Err(error) = entry.check_size(text, max) {
-                                return ready(trace, Err(error));
-                            }
-                        }
-                        let span = trace.as_ref().map_or_else(Span::none, |t| t.span().clone());
-                        let gated = Gated { gates, index, span };
-                        let future = Box::pin(gated_call(entry, gated, max, args));
-                        *this = CallState::Slow(future, trace);
-                        continue;
-                    }
-                    let started = match args {
-                        // One comparison on the fast path.
-                        Args::Text(text) => entry
-                            .check_size(&text, max)
-                            .map(|()| (entry.start(&text), Args::Text(text))),
-                        Args::Json(value) => entry.start_json(value, max),
-                    };
-                    let (erased, args) = match started {
-                        Ok(started) => started,
-                        Err(error) => return ready(trace, Err(error)),
-                    };
-                    match erased {
-                        Erased::Done(Ok(json)) => {
-                            return ready(trace, Ok(ToolOutput::from_json(json)))
-                        }
-                        Erased::Done(Err(failure)) => (entry, max, args, failure, trace),
-                        Erased::Running(future) => {
-                            *this = CallState::Running {
-                                entry,
-                                max_argument_bytes: max,
-                                args,
-                                future,
-                                trace,
-                            };
-                            continue;
-                        }
-                    }
-                }
-                CallState::Running {
-                    entry,
-                    max_argument_bytes: max,
-                    args,
-                    mut future,
-                    trace,
-                } => {
-                    let entered = CallTrace::enter(&trace);
-                    let poll = Entry::poll_running(&mut future, cx);
-                    drop(entered);
-                    match poll {
-                        Poll::Pending => {
-                            *this = CallState::Running {
-                                entry,
-                                max_argument_bytes: max,
-                                args,
-                                future,
-                                trace,
-                            };
-                            return Poll::Pending;
-                        }
-                        Poll::Ready(Ok(json)) => {
-                            return ready(trace, Ok(ToolOutput::from_json(json)))
-                        }
-                        Poll::Ready(Err(failure)) => (entry, max, args, failure, trace),
-                    }
-                }
-                CallState::Slow(mut future, trace) => {
-                    let entered = CallTrace::enter(&trace);
-                    let poll = future.as_mut().poll(cx);
-                    drop(entered);
-                    return match poll {
-                        Poll::Pending => {
-                            *this = CallState::Slow(future, trace);
-                            Poll::Pending
-                        }
-                        Poll::Ready(result) => ready(trace, result),
-                    };
-                }
-                CallState::Done => panic!("`Call` polled after it completed"),
-            };
-            // The fast path failed: explain, or hand over to the tool's policy.
-            let args = args.into_text();
-            if entry.policy.is_none() {
-                return ready(trace, Err(entry.explain(&args, failure)));
-            }
-            let future = Box::pin(recover(entry, None, max, args.into_owned(), failure));
-            *this = CallState::Slow(future, trace);
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Polled {
+        let call = self.get_mut();
+        let CallState::Start {
+            shared,
+            allowed,
+            gates,
+            name,
+        } = *call.state
+        else {
+            return call.poll_later(cx);
+        };
+        // With no subscriber, the span code is not reached: `start` is
+        // inlined here with no trace, and the branches on it fold away.
+        match CallTrace::start(name) {
+            None => call.start(cx, shared, allowed, gates, name, None),
+            trace => call.start_traced(cx, shared, allowed, gates, name, trace),
         }
     }
 }
 
 impl fmt::Debug for Call<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = match &self.state {
+        let state = match &*self.state {
             CallState::Start { name, .. } => format!("not started: {name}"),
             CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
             CallState::Slow(..) => "recovering or waiting for approval".to_owned(),

@@ -1,5 +1,5 @@
-//! The form a toolbox holds a tool in: one call from argument text (or a
-//! parsed value) to output text, for typed tools and run-time tools alike.
+//! The form a toolbox holds a tool in: one call from argument text to
+//! output text, for typed tools and run-time tools alike.
 //! A call that needs approval is made in two halves instead: read the
 //! arguments ([`ErasedTool::read`]), and once approved, run the tool with
 //! what was read ([`ErasedTool::run`]), so that nothing can change between.
@@ -8,7 +8,6 @@ use std::any::Any;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -20,8 +19,9 @@ pub(crate) enum Failure {
     /// The arguments did not deserialize into the input type; `None` when they
     /// were refused before deserializing (not an object).
     Args(Option<serde_json::Error>),
-    /// The arguments broke the schema of a tool defined at run time.
-    Schema(ToolError),
+    /// The arguments broke the schema of a tool defined at run time. Boxed,
+    /// so that an erased call's result is small to return.
+    Schema(Box<ToolError>),
     /// The tool returned its error.
     Tool(String),
     /// The output could not be serialized.
@@ -34,18 +34,9 @@ pub(crate) enum Failure {
 pub(crate) trait ErasedTool: Send + Sync + 'static {
     fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a>;
 
-    /// The same call with arguments already parsed (a plan's), read
-    /// straight from the JSON value. [`Failure::Args`] and
-    /// [`Failure::Schema`] mean the tool did not run; the toolbox then makes
-    /// the call again from the text, for that path's errors.
-    fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a>;
-
     /// The first half of [`call`](Self::call): the arguments read into the
     /// tool's input, nothing run.
     fn read(&self, spec: &ToolSpec, args: &str) -> Result<Input, Failure>;
-
-    /// The first half of [`call_json`](Self::call_json).
-    fn read_json(&self, spec: &ToolSpec, args: &Value) -> Result<Input, Failure>;
 
     /// The second half: runs the tool with an input [`read`](Self::read)
     /// gave.
@@ -86,19 +77,8 @@ impl<T: Tool> ErasedTool for Typed<T> {
         }
     }
 
-    fn call_json<'a>(&'a self, _: &'a ToolSpec, args: &Value) -> Erased<'a> {
-        match Typed::<T>::input_json(args) {
-            Ok(input) => self.run_input(input),
-            Err(failure) => Erased::Done(Err(failure)),
-        }
-    }
-
     fn read(&self, _: &ToolSpec, args: &str) -> Result<Input, Failure> {
         Typed::<T>::input(args).map(|input| Input(Box::new(input)))
-    }
-
-    fn read_json(&self, _: &ToolSpec, args: &Value) -> Result<Input, Failure> {
-        Typed::<T>::input_json(args).map(|input| Input(Box::new(input)))
     }
 
     fn run(&self, input: Input) -> Erased<'_> {
@@ -120,13 +100,6 @@ impl<T: Tool> Typed<T> {
         serde_json::from_str::<T::Input>(args).map_err(|error| Failure::Args(Some(error)))
     }
 
-    fn input_json(args: &Value) -> Result<T::Input, Failure> {
-        if !args.is_object() {
-            return Err(Failure::Args(None));
-        }
-        T::Input::deserialize(args).map_err(|error| Failure::Args(Some(error)))
-    }
-
     #[inline]
     fn run_input(&self, input: T::Input) -> Erased<'_> {
         let input = match self.0.__typed_tools_call_sync(input) {
@@ -138,9 +111,8 @@ impl<T: Tool> Typed<T> {
 }
 
 /// Whether argument text starts as a JSON object: its first byte past
-/// JSON's whitespace is `{`. (Other text is refused, then explained from the
-/// text, so what other whitespace would have done is the same.) A byte loop
-/// instead of `trim_start`, which decodes each char for Unicode whitespace.
+/// JSON's whitespace is `{`. (Any other text is refused, and then explained
+/// from the text, so what other whitespace would have done is the same.)
 #[inline]
 fn opens_object(args: &str) -> bool {
     args.bytes()
@@ -167,22 +139,11 @@ impl ErasedTool for DynamicTool {
         }
     }
 
-    fn call_json<'a>(&'a self, spec: &'a ToolSpec, args: &Value) -> Erased<'a> {
-        match refusal(spec, args) {
-            Some(failure) => Erased::Done(Err(failure)),
-            None => self.run_value(args.clone()),
-        }
-    }
-
     fn read(&self, spec: &ToolSpec, args: &str) -> Result<Input, Failure> {
         let value = serde_json::from_str::<Value>(args).map_err(|e| Failure::Args(Some(e)))?;
-        self.read_json(spec, &value)
-    }
-
-    fn read_json(&self, spec: &ToolSpec, args: &Value) -> Result<Input, Failure> {
-        match refusal(spec, args) {
+        match refusal(spec, &value) {
             Some(failure) => Err(failure),
-            None => Ok(Input(Box::new(args.clone()))),
+            None => Ok(Input(Box::new(value))),
         }
     }
 
@@ -197,8 +158,13 @@ impl ErasedTool for DynamicTool {
 /// Why arguments that break a run-time tool's schema are refused.
 fn refusal(spec: &ToolSpec, args: &Value) -> Option<Failure> {
     let problems = spec.input_model().check(args);
-    (!problems.is_empty())
-        .then(|| Failure::Schema(ToolError::deserialization(spec.name(), problems, None)))
+    (!problems.is_empty()).then(|| {
+        Failure::Schema(Box::new(ToolError::deserialization(
+            spec.name(),
+            problems,
+            None,
+        )))
+    })
 }
 
 impl DynamicTool {

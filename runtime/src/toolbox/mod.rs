@@ -34,7 +34,7 @@ pub use approval::{Approval, ApprovalRequest, Decision};
 use approval::{Approvals, Gates};
 pub use builder::{BuildError, BuildProblem, ToolboxBuilder};
 pub use dispatch::Call;
-use dispatch::{Args, Shared};
+use dispatch::Shared;
 pub use output::ToolOutput;
 
 /// An explicit allow-list of tools, and the dispatcher of a model's calls.
@@ -406,7 +406,7 @@ impl<A: Effects> Toolbox<A> {
             self.allowed,
             self.gates(),
             name,
-            Args::Text(Cow::Borrowed(args)),
+            Cow::Borrowed(args),
         )
     }
 
@@ -469,24 +469,23 @@ impl<A: Effects> Toolbox<A> {
             self.allowed,
             self.gates(),
             name,
-            Args::Text(Cow::Owned(crate::json::to_text(args))),
+            Cow::Owned(crate::json::to_text(args)),
         )
     }
 
-    /// Calls tool `name` with arguments already parsed, read straight from
-    /// the value instead of from its text; the outcome and every error are
-    /// those of [`call_value`](Self::call_value). `approval`, if any, is
-    /// asked after this view's own. For plans.
-    pub(crate) fn call_json<'a>(
+    /// Calls tool `name` with argument text, as [`call`](Self::call)
+    /// does; `approval`, if any, is asked after this view's own. For plans,
+    /// which write their arguments' text themselves.
+    pub(crate) fn call_with<'a>(
         &'a self,
         name: &'a str,
-        args: &'a Value,
+        args: &'a str,
         approval: Option<&'a Approval<'a>>,
     ) -> Call<'a> {
         let gates = Gates {
             extra: approval,
             ..self.gates()
         };
-        Call::new(&self.shared, self.allowed, gates, name, Args::Json(args))
+        Call::new(&self.shared, self.allowed, gates, name, Cow::Borrowed(args))
     }
 }

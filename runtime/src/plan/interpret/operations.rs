@@ -8,8 +8,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value as Json;
-
 use super::super::error::RunError;
 use super::super::ir::{BinaryOp, Expr};
 use super::super::limits::{Limit, Meter};
@@ -177,13 +175,6 @@ pub(super) fn items(value: Value, context: &str) -> Result<List, RunError> {
         Value::List(items) => Ok(items),
         other => Err(RunError::mismatch(context, "a list", &other)),
     }
-}
-
-/// A tool's arguments as JSON.
-pub(super) fn json_args(tool: &str, value: &Value) -> Result<Json, RunError> {
-    value.to_json().ok_or_else(|| RunError::NotJson {
-        tool: tool.to_owned(),
-    })
 }
 
 /// Field `field` of `record`, or the error of `record.field`.
