@@ -5,9 +5,12 @@
 //! what was read ([`ErasedTool::run`]), so that nothing can change between.
 
 use std::any::Any;
+use std::fmt::Display;
+use std::future::Future;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
@@ -103,10 +106,10 @@ impl<T: Tool> Typed<T> {
     #[inline]
     fn run_input(&self, input: T::Input) -> Erased<'_> {
         let input = match self.0.__typed_tools_call_sync(input) {
-            Ok(result) => return Erased::Done(finish::<T>(result)),
+            Ok(result) => return Erased::Done(finish(result)),
             Err(input) => input,
         };
-        Erased::Running(async move { finish::<T>(self.0.call(input).await) }.boxed())
+        Erased::Running(running(self.0.call(input)))
     }
 }
 
@@ -120,7 +123,21 @@ fn opens_object(args: &str) -> bool {
         == Some(b'{')
 }
 
-fn finish<T: Tool>(result: Result<T::Output, T::Error>) -> Result<String, Failure> {
+/// A tool's future, boxed, its result made text. Generic over the future and
+/// the result, not the tool: tools whose futures are of one type (a sync
+/// tool's `Ready`) share one copy of it.
+fn running<'a, F, O, E>(future: F) -> BoxFuture<'a, Result<String, Failure>>
+where
+    F: Future<Output = Result<O, E>> + Send + 'a,
+    O: Serialize,
+    E: Display,
+{
+    async move { finish(future.await) }.boxed()
+}
+
+/// A tool's result as text. Generic over the result, not the tool, so
+/// that tools of one output and error type share one copy.
+fn finish<O: Serialize, E: Display>(result: Result<O, E>) -> Result<String, Failure> {
     match result {
         Ok(output) => serde_json::to_string(&output).map_err(Failure::Output),
         Err(error) => Err(Failure::Tool(error.to_string())),
