@@ -117,12 +117,36 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
     }
 
     let (tool_struct, tool_ctor) = match &model.state {
+        // The impls the four derives would write, written out: a derive is
+        // an expansion of its own, four per tool.
         None => (
             quote! {
-                #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
                 #vis struct #tool;
             },
-            quote!(),
+            quote! {
+                #[automatically_derived]
+                impl ::core::clone::Clone for #tool {
+                    #[inline]
+                    fn clone(&self) -> Self {
+                        *self
+                    }
+                }
+                #[automatically_derived]
+                impl ::core::marker::Copy for #tool {}
+                #[automatically_derived]
+                impl ::core::default::Default for #tool {
+                    #[inline]
+                    fn default() -> Self {
+                        #tool
+                    }
+                }
+                #[automatically_derived]
+                impl ::core::fmt::Debug for #tool {
+                    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(::core::stringify!(#tool))
+                    }
+                }
+            },
         ),
         Some(state) => {
             let ty = &state.ty;
