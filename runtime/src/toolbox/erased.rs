@@ -115,9 +115,15 @@ impl<T: Tool> Typed<T> {
 /// from the text, so what other whitespace would have done is the same.)
 #[inline]
 fn opens_object(args: &str) -> bool {
-    args.bytes()
-        .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
-        == Some(b'{')
+    match args.as_bytes().first() {
+        // Most arguments start with their brace.
+        Some(b'{') => true,
+        _ => {
+            args.bytes()
+                .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+                == Some(b'{')
+        }
+    }
 }
 
 fn finish<T: Tool>(result: Result<T::Output, T::Error>) -> Result<String, Failure> {
