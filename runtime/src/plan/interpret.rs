@@ -26,8 +26,10 @@
 //! # });
 //! ```
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::hash::BuildHasherDefault;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -36,9 +38,9 @@ use futures::FutureExt;
 
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
-use crate::toolbox::{Approval, Toolbox};
+use crate::toolbox::{Approval, Fnv, Toolbox};
 
-use super::check::{Outputs, Ty};
+use super::check::Ty;
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step, Visit};
 use super::limits::{Limit, Limits, Meter};
@@ -530,12 +532,16 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     ) -> Result<Prepared<'i, 'p, 't, A>, PlanError> {
         let (preview, index, outputs) =
             Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
+        let tools = outputs
+            .into_iter()
+            .map(|(name, ty)| (name, (Arc::from(name), ty)))
+            .collect();
         Ok(Prepared {
             interpreter: self,
             plan,
             preview,
             index,
-            outputs,
+            tools,
             constants: Vec::new(),
         })
     }
@@ -554,11 +560,17 @@ pub struct Prepared<'i, 'p, 't, A: Effects = ReadWriteNetwork> {
     plan: &'p Plan,
     preview: Preview,
     index: Index,
-    outputs: Outputs<'p>,
+    /// Each tool the plan names (when it was type-checked): its name, made
+    /// once for every trace, and the output type its outputs are held to.
+    tools: Tools<'p>,
     /// The values of the plan's constant expressions, by node id (see
     /// [`fold`]); empty when nothing was folded.
     constants: Vec<Option<Value>>,
 }
+
+/// The tools a checked plan names, by name: the name as the trace keeps it,
+/// and the output type the check gave the tool.
+type Tools<'p> = HashMap<&'p str, (Arc<str>, Ty), BuildHasherDefault<Fnv>>;
 
 impl<A: Effects> fmt::Debug for Prepared<'_, '_, '_, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -660,8 +672,9 @@ struct Machine<'p, 'r, 't, A: Effects> {
     /// is evaluated with its id): the others are evaluated without a future.
     index: &'p Index,
     /// The output type the check gave each tool, which each output is held
-    /// to ([`output::read_output`]); empty for a run without the type check.
-    outputs: &'p Outputs<'p>,
+    /// to ([`output::read_output`]), and its name for the trace; empty for a
+    /// run without the type check.
+    tools: &'p Tools<'p>,
     /// The values of the children of the expressions [`eval`](Self::eval)
     /// is combining, until [`combine`] takes them. A run-time error ends the
     /// run, so one that leaves values here does no harm (and later ones go
@@ -673,7 +686,7 @@ struct Machine<'p, 'r, 't, A: Effects> {
     names: Names,
     /// The JSON text of the arguments of the call being made, written
     /// again for each call.
-    text: Vec<u8>,
+    text: String,
     /// The plan's constant expressions' values, by node id.
     constants: &'p [Option<Value>],
 }
@@ -687,11 +700,11 @@ impl<'p, 'r, 't, A: Effects> Machine<'p, 'r, 't, A> {
             env: Vec::new(),
             trace,
             index: &prepared.index,
-            outputs: &prepared.outputs,
+            tools: &prepared.tools,
             operands: Vec::new(),
             meter: Meter::new(interpreter.limits),
             names: Names::default(),
-            text: Vec::new(),
+            text: String::new(),
             constants: &prepared.constants,
         }
     }
@@ -1151,16 +1164,14 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
     ) -> Result<Result<Value, ToolError>, RunError> {
         let start = Instant::now();
         self.meter.by(start)?;
+        let known = self.tools.get(tool);
         self.text.clear();
-        let text = match args.write_json(&mut self.text) {
-            true => std::str::from_utf8(&self.text).ok(),
-            false => None,
-        };
-        let Some(text) = text else {
+        if !args.write_json(&mut self.text) {
             return Err(RunError::NotJson {
                 tool: tool.to_owned(),
             });
-        };
+        }
+        let text = self.text.as_str();
         let approval = self.interpreter.approval.as_ref();
         let result = self
             .interpreter
@@ -1170,7 +1181,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         let mut duration = start.elapsed();
         let (output, result) = match result {
             Ok(output) => {
-                let ty = self.outputs.get(tool).unwrap_or(&Ty::Any);
+                let ty = known.map_or(&Ty::Any, |(_, ty)| ty);
                 match read_output(output.json(), ty, &mut self.meter, &mut self.names) {
                     Ok(value) => (Ok(Ok(value.clone())), CallResult::Ok(value)),
                     // The call ran and gave an output past the run's limits:
@@ -1206,7 +1217,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             }
             Err(error) => (Err(error.clone()), CallResult::Err(error)),
         };
-        let tool = self.names.get(tool, &mut self.meter)?;
+        let tool = match known {
+            Some((name, _)) => name.clone(),
+            None => self.names.get(tool, &mut self.meter)?,
+        };
         self.trace.push(TracedCall {
             tool,
             args,

@@ -15,8 +15,6 @@ use std::fmt::{self, Write};
 use std::ops::Deref;
 use std::sync::Arc;
 
-use serde::ser::Error as _;
-use serde::{Serialize, Serializer};
 use serde_json::Value as Json;
 
 use crate::schema::name::notation;
@@ -285,24 +283,103 @@ impl fmt::Debug for Record {
     }
 }
 
-/// A value less than [`SHALLOW`] levels deep, written by serde's recursion.
-struct Shallow<'v>(&'v Value);
-
-impl Serialize for Shallow<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::Unit => serializer.serialize_unit(),
-            Value::Bool(b) => serializer.serialize_bool(*b),
-            Value::Int(i) => serializer.serialize_i64(*i),
-            Value::Float(f) if f.is_finite() => serializer.serialize_f64(*f),
-            Value::Float(_) => Err(S::Error::custom("a Float that is not finite")),
-            Value::String(text) => serializer.serialize_str(text),
-            Value::List(items) => serializer.collect_seq(items.iter().map(Shallow)),
-            Value::Record(fields) => {
-                serializer.collect_map(fields.iter().map(|(name, value)| (&**name, Shallow(value))))
+/// Writes `value`, less than [`SHALLOW`] levels deep, as JSON text at the
+/// end of `out`, recursively, as serde_json writes it; `false` at a Float
+/// that is not finite.
+fn write_shallow(value: &Value, out: &mut String) -> bool {
+    match value {
+        Value::Unit => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Int(i) => write_int(*i, out),
+        Value::Float(f) => match serde_json::Number::from_f64(*f) {
+            Some(number) => {
+                let _ = write!(out, "{number}");
             }
+            None => return false,
+        },
+        Value::String(text) => write_str(text, out),
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if !write_shallow(item, out) {
+                    return false;
+                }
+            }
+            out.push(']');
+        }
+        Value::Record(fields) => {
+            out.push('{');
+            for (i, (name, value)) in fields.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_str(name, out);
+                out.push(':');
+                if !write_shallow(value, out) {
+                    return false;
+                }
+            }
+            out.push('}');
         }
     }
+    true
+}
+
+/// An integer in decimal, without `fmt`'s machinery.
+fn write_int(i: i64, out: &mut String) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        out.push('-');
+    }
+    for &digit in &digits[at..] {
+        out.push(char::from(digit));
+    }
+}
+
+/// A JSON string, escaped as serde_json escapes: `"` and `\`, control
+/// characters (`\n` and the like, else `\u00XX`), nothing else.
+fn write_str(text: &str, out: &mut String) {
+    out.push('"');
+    let mut plain = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let escape = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..0x20 => "",
+            _ => continue,
+        };
+        out.push_str(&text[plain..at]);
+        plain = at + 1;
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(byte >> 4)]));
+            out.push(char::from(HEX[usize::from(byte & 0xf)]));
+        } else {
+            out.push_str(escape);
+        }
+    }
+    out.push_str(&text[plain..]);
+    out.push('"');
 }
 
 impl Value {
@@ -357,22 +434,20 @@ impl Value {
     /// assert_eq!(Value::Float(f64::NAN).to_json_text(), None);
     /// ```
     pub fn to_json_text(&self) -> Option<String> {
-        let mut text = Vec::new();
-        self.write_json(&mut text)
-            .then(|| String::from_utf8(text).ok())
-            .flatten()
+        let mut text = String::new();
+        self.write_json(&mut text).then_some(text)
     }
 
     /// Writes [`to_json_text`](Self::to_json_text) at the end of `out`;
     /// `false` (and `out` holding part of it) for a Float that is not finite.
-    pub(crate) fn write_json(&self, out: &mut Vec<u8>) -> bool {
+    pub(crate) fn write_json(&self, out: &mut String) -> bool {
         if self.depth() < SHALLOW {
-            return serde_json::to_writer(out, &Shallow(self)).is_ok();
+            return write_shallow(self, out);
         }
         let Some(json) = walk::to_json(self) else {
             return false;
         };
-        out.extend_from_slice(crate::json::to_text(&json).as_bytes());
+        out.push_str(&crate::json::to_text(&json));
         walk::drop_json(json);
         true
     }

@@ -118,9 +118,15 @@ impl<T: Tool> Typed<T> {
 /// from the text, so what other whitespace would have done is the same.)
 #[inline]
 fn opens_object(args: &str) -> bool {
-    args.bytes()
-        .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
-        == Some(b'{')
+    match args.as_bytes().first() {
+        // Most arguments start with their brace.
+        Some(b'{') => true,
+        _ => {
+            args.bytes()
+                .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'))
+                == Some(b'{')
+        }
+    }
 }
 
 /// A tool's future, boxed, its result made text. Generic over the future and

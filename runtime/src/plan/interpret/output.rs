@@ -38,6 +38,12 @@ pub(super) fn read_output(
     meter: &mut Meter,
     names: &mut Names,
 ) -> Result<Value, Unfit> {
+    if let Some(value) = scalar(text, present(ty)) {
+        if let Value::String(text) = &value {
+            meter.string(text.len()).map_err(Unfit::Limit)?;
+        }
+        return Ok(value);
+    }
     let mut reading = Reading {
         meter,
         names,
@@ -67,6 +73,42 @@ pub(super) fn read_output(
         // The toolbox writes every output with serde_json, so only a
         // nesting past serde_json's own limit gets here.
         (Err(error), None) => Err(Unfit::Misfit(format!("it cannot be read: {error}"))),
+    }
+}
+
+/// The value of an output that is a lone integer, string or Bool (most
+/// are) and fits `ty` as it is, read without a deserializer; `None` for
+/// any other, which the deserializer reads (and refuses, if it must).
+#[inline]
+fn scalar(text: &str, ty: &Ty) -> Option<Value> {
+    let bytes = text.as_bytes();
+    match (bytes.first()?, ty) {
+        (b'"', Ty::Any | Ty::String) => {
+            let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+            let plain = inner.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+            plain.then(|| Value::String(Arc::from(inner)))
+        }
+        (b'-' | b'0'..=b'9', Ty::Any | Ty::Int | Ty::Float) => {
+            let digits = bytes.strip_prefix(b"-").unwrap_or(bytes);
+            // At most 18 digits: any such integer fits an i64.
+            if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let n = digits
+                .iter()
+                .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+            let n = if bytes[0] == b'-' { -n } else { n };
+            Some(match ty {
+                Ty::Float => Value::Float(n as f64),
+                _ => Value::Int(n),
+            })
+        }
+        (b't' | b'f', Ty::Any | Ty::Bool) => match text {
+            "true" => Some(Value::Bool(true)),
+            "false" => Some(Value::Bool(false)),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
