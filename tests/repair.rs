@@ -588,10 +588,16 @@ fn the_corpus_repairs_to_its_intended_values() {
             "{input}"
         );
     }
-    for (input, intended) in [corpus::large_records(100_000), corpus::large_file(100_000)] {
+    for (input, intended) in [
+        corpus::large_records(100_000),
+        corpus::large_file(100_000),
+        corpus::large_document(100_000),
+    ] {
         let got: Value = serde_json::from_str(repair(&input).unwrap().json()).unwrap();
         assert_eq!(got, serde_json::from_str::<Value>(&intended).unwrap());
     }
+    let valid = corpus::large_valid(100_000);
+    assert!(repair(&valid).unwrap().is_unchanged());
 }
 
 #[test]

@@ -250,3 +250,73 @@ pub(crate) fn large_file(bytes: usize) -> (String, String) {
             .to_string();
     (text, intended)
 }
+
+/// Real JSON documents of other projects (`tests/repair_corpus/real/`,
+/// licences in its README), pretty-printed as published.
+const REAL_DOCUMENTS: [&str; 6] = [
+    include_str!("../../tests/repair_corpus/real/octokit_commit_comment_created.json"),
+    include_str!("../../tests/repair_corpus/real/rmcp_list_tools_result.json"),
+    include_str!("../../tests/repair_corpus/real/schemars_main.schema.json"),
+    include_str!("../../tests/repair_corpus/real/json_repair_valid_head.json"),
+    include_str!("../../tests/repair_corpus/real/idna_punycode_tests.json"),
+    include_str!("../../tests/repair_corpus/real/url_setters_tests.json"),
+];
+
+/// Valid JSON (at least `bytes` long): `{"documents": [...]}` holding the
+/// real documents, repeated as needed.
+pub(crate) fn large_valid(bytes: usize) -> String {
+    let mut text = String::from("{\"documents\": [\n");
+    for (i, document) in REAL_DOCUMENTS.iter().cycle().enumerate() {
+        if text.len() >= bytes {
+            break;
+        }
+        if i > 0 {
+            text.push_str(",\n");
+        }
+        text.push_str(document.trim_end());
+    }
+    text.push_str("\n]}");
+    text
+}
+
+/// [`large_valid`] damaged as a model damages a long reply, in ways every
+/// repairer measured reads the same: in each document, the first key in
+/// single quotes and a trailing comma before its closing bracket; and the
+/// text cut off before the last two closing brackets. With the intended
+/// value's JSON (the valid text).
+pub(crate) fn large_document(bytes: usize) -> (String, String) {
+    let mut text = String::from("{\"documents\": [\n");
+    for (i, document) in REAL_DOCUMENTS.iter().cycle().enumerate() {
+        if text.len() >= bytes {
+            break;
+        }
+        if i > 0 {
+            text.push_str(",\n");
+        }
+        let document = document.trim_end();
+        let body = &document[..document.len() - 1];
+        let closing = &document[document.len() - 1..];
+        // The first key: `"name":` with a plain name.
+        let key = body.find("\":").and_then(|colon| {
+            let open = body[..colon].rfind('"')?;
+            let plain = body[open + 1..colon]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            plain.then_some((open, colon))
+        });
+        match key {
+            Some((open, colon)) => {
+                text.push_str(&body[..open]);
+                text.push('\'');
+                text.push_str(&body[open + 1..colon]);
+                text.push('\'');
+                text.push_str(&body[colon + 1..]);
+            }
+            None => text.push_str(body),
+        }
+        let end = text.trim_end().len();
+        text.insert(end, ',');
+        text.push_str(closing);
+    }
+    (text, large_valid(bytes))
+}
