@@ -638,3 +638,27 @@ fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
     let error = repair_with(&text, &RepairOptions::strict([MissingComma])).unwrap_err();
     assert_eq!(error.refused(), Some(SingleQuotes));
 }
+
+#[test]
+fn strict_json_inside_damaged_text_comes_back_byte_for_byte() {
+    // The damage is around them: each inner array and object, already
+    // strict JSON, is copied as it is (escapes, exponents, spacing).
+    let inner = r#"{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{ }}"#;
+    let text = format!("{{'x': {inner}, \"y\": [{inner},\n {inner}],}}");
+    let repaired = repair(&text).unwrap();
+    assert_eq!(
+        repaired.json(),
+        format!("{{\"x\": {inner}, \"y\": [{inner},\n {inner}]}}")
+    );
+    let kinds: Vec<_> = repaired.repairs().iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [SingleQuotes, TrailingComma]);
+    // Damage deep inside is still repaired, around strict parts before it.
+    let text = format!("[{inner}, [{inner}, {{\"c\": [1, 2,]}}], {inner}]");
+    assert_eq!(
+        repair(&text).unwrap().json(),
+        format!("[{inner}, [{inner}, {{\"c\": [1, 2]}}], {inner}]")
+    );
+    // The nesting limit holds inside strict JSON too.
+    let deep = format!("{{'a': {}{}}}", "[".repeat(600), "]".repeat(600));
+    assert_eq!(repair(&deep).unwrap_err().kind(), RepairErrorKind::TooDeep);
+}
