@@ -7,6 +7,7 @@
 
 use super::lex::is_ws;
 use super::parse::Parser;
+use super::string::find_stop_double;
 
 /// What strict JSON expects next.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -156,18 +157,40 @@ impl Parser<'_> {
         }
     }
 
+    /// What [`Parser::continues`] from the quote at `i` needs first, when
+    /// it expects a key or a value and `reach` asks for two tokens or more:
+    /// a strict string there and then `:`, `,`, `}` or `]`, within the
+    /// reach. A cheap test that spares the full check (and what it needs)
+    /// for most quotes inside a string's text (`"item" data`).
+    pub(super) fn string_then_punctuation(&self, i: usize, reach: Reach) -> bool {
+        debug_assert!(reach.min_tokens >= 2);
+        // Any other quote reads as no key or value at all.
+        if self.src.get(i) != Some(&b'"') {
+            return false;
+        }
+        let until = reach.until.min(self.end);
+        let Ok(mut j) = self.strict_string(i, until) else {
+            return false;
+        };
+        while j < until && is_ws(self.src[j]) {
+            j += 1;
+        }
+        j < until && matches!(self.src[j], b':' | b',' | b'}' | b']')
+    }
+
     /// The end of the strict JSON string at `i` (a `"`).
     fn strict_string(&self, i: usize, until: usize) -> Result<usize, Stop> {
+        let src = &self.src[..until];
         let mut j = i + 1;
-        while j < until {
-            match self.src[j] {
-                b'"' => return Ok(j + 1),
-                b'\\' => j += 2,
-                b if b < 0x20 => return Err(Stop::Bad),
-                _ => j += 1,
+        loop {
+            j = find_stop_double(src, j);
+            match src.get(j) {
+                Some(b'"') => return Ok(j + 1),
+                Some(b'\\') => j += 2,
+                Some(_) => return Err(Stop::Bad),
+                None => return Err(Stop::Cut),
             }
         }
-        Err(Stop::Cut)
     }
 
     /// The end of the strict JSON string, number or literal at `i`.
