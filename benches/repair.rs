@@ -2,7 +2,7 @@
 //!
 //! `cargo bench --bench repair -- --warm-up-time 1 --measurement-time 3`
 //!
-//! Five inputs from `corpus/repair.rs`, each repaired by `typed_tools::repair`,
+//! Six inputs from `corpus/repair.rs`, each repaired by `typed_tools::repair`,
 //! `jsonrepair_rs::jsonrepair` and `llm_json::repair_json`, reported in bytes
 //! of input per second:
 //! - `small`: ten small malformed calls (~130 B each), all in one iteration;
@@ -10,6 +10,8 @@
 //!   literals, comments and trailing commas, in a fence, cut off at the end;
 //! - `file`: a ~100 KB file's content with raw newlines, tabs and unescaped
 //!   quotes, in a fence;
+//! - `html`: ~100 KB of HTML in a single-quoted string, each of its double
+//!   quotes one that repair must judge (text, or the string's end?);
 //! - `document`: ~100 KB of real JSON documents of other projects, with a
 //!   key in single quotes and a trailing comma in each, cut off before the
 //!   last two closing brackets;
@@ -128,6 +130,8 @@ fn repair(c: &mut Criterion) {
     bench_inputs(c, "records", &[(&records, &intended)]);
     let (file, intended) = corpus::large_file(100_000);
     bench_inputs(c, "file", &[(&file, &intended)]);
+    let (html, intended) = corpus::large_html(100_000);
+    bench_inputs(c, "html", &[(&html, &intended)]);
     let (document, intended) = corpus::large_document(100_000);
     bench_inputs(c, "document", &[(&document, &intended)]);
     let valid = corpus::large_valid(100_000);

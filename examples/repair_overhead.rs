@@ -11,7 +11,7 @@
 //! callgrind_annotate --inclusive=yes repair.out | grep -E 'repair_overhead::'
 //! ```
 //!
-//! With a second argument (`records`, `file`, `document` or `valid`), only
+//! With a second argument (`records`, `file`, `html`, `document` or `valid`), only
 //! that input, for a profile of one bench.
 
 use std::hint::black_box;
@@ -46,6 +46,7 @@ macro_rules! arms {
 arms! {
     records_ours, records_jsonrepair_rs;
     file_ours, file_jsonrepair_rs;
+    html_ours, html_jsonrepair_rs;
     document_ours, document_jsonrepair_rs;
     valid_ours, valid_jsonrepair_rs;
 }
@@ -56,7 +57,7 @@ fn main() {
     let only = args.next();
     let wanted = |name: &str| only.as_deref().is_none_or(|only| only == name);
     type Arm = fn(&str, usize);
-    let inputs: [(&str, String, Arm, Arm); 4] = [
+    let inputs: [(&str, String, Arm, Arm); 5] = [
         (
             "records",
             corpus::large_records(100_000).0,
@@ -68,6 +69,12 @@ fn main() {
             corpus::large_file(100_000).0,
             file_ours,
             file_jsonrepair_rs,
+        ),
+        (
+            "html",
+            corpus::large_html(100_000).0,
+            html_ours,
+            html_jsonrepair_rs,
         ),
         (
             "document",

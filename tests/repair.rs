@@ -592,6 +592,7 @@ fn the_corpus_repairs_to_its_intended_values() {
         corpus::large_records(100_000),
         corpus::large_file(100_000),
         corpus::large_document(100_000),
+        corpus::large_html(100_000),
     ] {
         let got: Value = serde_json::from_str(repair(&input).unwrap().json()).unwrap();
         assert_eq!(got, serde_json::from_str::<Value>(&intended).unwrap());

@@ -320,3 +320,20 @@ pub(crate) fn large_document(bytes: usize) -> (String, String) {
     }
     (text, large_valid(bytes))
 }
+
+/// Large arguments (~100 KB): HTML in a single-quoted string, as Python
+/// writes a dict, each of its many double quotes a quote inside the string
+/// that repair must judge; and the intended value's compact JSON.
+pub(crate) fn large_html(bytes: usize) -> (String, String) {
+    let mut html = String::new();
+    let mut i = 0;
+    while html.len() < bytes {
+        html.push_str(&format!(
+            "<li class=\"item\" data-id=\"{i}\"><a href=\"/items/{i}\" title=\"item {i}\">item {i}</a></li>\n"
+        ));
+        i += 1;
+    }
+    let text = format!("{{'page': 'items', 'html': '{html}'}}");
+    let intended = serde_json::json!({ "page": "items", "html": html }).to_string();
+    (text, intended)
+}
