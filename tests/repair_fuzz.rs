@@ -222,6 +222,27 @@ fn megabyte_inputs_take_linear_time() {
             "truncated literals",
             format!("[{}tr", "true, ".repeat(MB / 6)),
         ),
+        // Lookahead that once read up to 1,024 bytes back at every quote.
+        (
+            "double quotes in a single-quoted string",
+            format!("{{'a': '{}'}}", "x\"".repeat(MB / 2)),
+        ),
+        (
+            "brackets, then double quotes in a single-quoted string",
+            format!("{{'a': '{}{}'}}", "[".repeat(1000), "x\", ".repeat(MB / 4)),
+        ),
+        (
+            "comment ends before quotes",
+            format!("{{\"a\": \"{}\"}}", "x */ \" ".repeat(MB / 7)),
+        ),
+        (
+            "quotes in a key",
+            format!("{{\"{}\": 1}}", "a\"b".repeat(MB / 3)),
+        ),
+        (
+            "quotes in a single-quoted key",
+            format!("{{'{}': 1}}", "a'b".repeat(MB / 3)),
+        ),
         (
             "many objects",
             format!("[{}]", "{\"a\": 1,}, ".repeat(MB / 11)),
@@ -303,6 +324,12 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
         "Here you go: {\"city\": \"Paris```\"}",
     ),
     ("\"[fa*```\" ", "\"[fa*```\" \u{201d}"),
+    // A quote in place of an array's `[`: the numbers after it were read
+    // as a string cut short (now refused, in any quotes; the repair
+    // target's tenth run).
+    ("[1,1]", "\u{201c}1,1]"),
+    ("[1,1]", "\"1,1]"),
+    ("{\"a\": [1, 2]}", "{\"a\": '1, 2]}"),
 ];
 
 #[test]

@@ -808,11 +808,35 @@ impl Parser<'_> {
                 "a quote and no value",
             ));
         }
+        if again.is_none() && self.bracket_replaced(content) {
+            // `“1, 2]`: the quote stands where an array's `[` belongs;
+            // read as text, the numbers would be lost.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                open_at,
+                "a quote where an opening bracket belongs: the text after it closes an array or object",
+            ));
+        }
         // A backslash or `\u12` where the text stops is dropped with the
         // truncation (see `escape`).
         self.truncated()?;
         self.replace(self.pos, self.pos, "\"");
         Ok(Read::Closed)
+    }
+
+    /// Whether the text of a string that runs to the end, from `content`,
+    /// reads as strict JSON inside an array or object that closes, and
+    /// closes every container open around it: the string's quote stands
+    /// where that bracket belongs (`“1, 2]`, `{"a": '1, 2]}`).
+    fn bracket_replaced(&self, content: usize) -> bool {
+        // Only a closed value counts: not the end of the text.
+        let closed = Reach {
+            tokens: usize::MAX,
+            until: usize::MAX,
+            min_tokens: usize::MAX,
+        };
+        self.continues_in(content, Expect::ValueOrClose, closed, b"[")
+            || self.continues_in(content, Expect::KeyOrClose, closed, b"{")
     }
 
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
