@@ -236,14 +236,11 @@ pub(crate) fn large_records(bytes: usize) -> (String, String) {
 /// Large arguments (~100 KB): a file's content with raw newlines, tabs and
 /// unescaped quotes, in a fence; and the intended value's compact JSON.
 pub(crate) fn large_file(bytes: usize) -> (String, String) {
-    let mut content = String::new();
-    let mut i = 0;
-    while content.len() < bytes {
-        content.push_str(&format!(
+    let content = lines_up_to(bytes, |i| {
+        format!(
             "fn step_{i}() {{\n\tprintln!(\"step {i}: \\\"ok\\\"\");\n}}\n// say \"done\" when finished\n"
-        ));
-        i += 1;
-    }
+        )
+    });
     let text = format!("```json\n{{\"path\": \"src/steps.rs\", \"content\": \"{content}\"}}\n```");
     let intended =
         serde_json::json!({ "path": "src/steps.rs", "content": content.replace("\\\"", "\"") })
@@ -325,15 +322,23 @@ pub(crate) fn large_document(bytes: usize) -> (String, String) {
 /// writes a dict, each of its many double quotes a quote inside the string
 /// that repair must judge; and the intended value's compact JSON.
 pub(crate) fn large_html(bytes: usize) -> (String, String) {
-    let mut html = String::new();
-    let mut i = 0;
-    while html.len() < bytes {
-        html.push_str(&format!(
+    let html = lines_up_to(bytes, |i| {
+        format!(
             "<li class=\"item\" data-id=\"{i}\"><a href=\"/items/{i}\" title=\"item {i}\">item {i}</a></li>\n"
-        ));
-        i += 1;
-    }
+        )
+    });
     let text = format!("{{'page': 'items', 'html': '{html}'}}");
     let intended = serde_json::json!({ "page": "items", "html": html }).to_string();
     (text, intended)
+}
+
+/// The lines `line` makes for 0, 1, 2, ..., until they hold `bytes` bytes.
+fn lines_up_to(bytes: usize, line: impl Fn(usize) -> String) -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < bytes {
+        text.push_str(&line(i));
+        i += 1;
+    }
+    text
 }

