@@ -259,9 +259,9 @@ const REAL_DOCUMENTS: [&str; 6] = [
     include_str!("../../tests/repair_corpus/real/url_setters_tests.json"),
 ];
 
-/// Valid JSON (at least `bytes` long): `{"documents": [...]}` holding the
-/// real documents, repeated as needed.
-pub(crate) fn large_valid(bytes: usize) -> String {
+/// `{"documents": [` and the real documents, each as `each` writes it,
+/// repeated until the text holds `bytes` bytes; not closed.
+fn documents(bytes: usize, each: impl Fn(&str) -> String) -> String {
     let mut text = String::from("{\"documents\": [\n");
     for (i, document) in REAL_DOCUMENTS.iter().cycle().enumerate() {
         if text.len() >= bytes {
@@ -270,10 +270,15 @@ pub(crate) fn large_valid(bytes: usize) -> String {
         if i > 0 {
             text.push_str(",\n");
         }
-        text.push_str(document.trim_end());
+        text.push_str(&each(document.trim_end()));
     }
-    text.push_str("\n]}");
     text
+}
+
+/// Valid JSON (at least `bytes` long): `{"documents": [...]}` holding the
+/// real documents, repeated as needed.
+pub(crate) fn large_valid(bytes: usize) -> String {
+    documents(bytes, str::to_owned) + "\n]}"
 }
 
 /// [`large_valid`] damaged as a model damages a long reply, in ways every
@@ -282,40 +287,32 @@ pub(crate) fn large_valid(bytes: usize) -> String {
 /// text cut off before the last two closing brackets. With the intended
 /// value's JSON (the valid text).
 pub(crate) fn large_document(bytes: usize) -> (String, String) {
-    let mut text = String::from("{\"documents\": [\n");
-    for (i, document) in REAL_DOCUMENTS.iter().cycle().enumerate() {
-        if text.len() >= bytes {
-            break;
-        }
-        if i > 0 {
-            text.push_str(",\n");
-        }
-        let document = document.trim_end();
-        let body = &document[..document.len() - 1];
-        let closing = &document[document.len() - 1..];
-        // The first key: `"name":` with a plain name.
-        let key = body.find("\":").and_then(|colon| {
-            let open = body[..colon].rfind('"')?;
-            let plain = body[open + 1..colon]
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
-            plain.then_some((open, colon))
-        });
-        match key {
-            Some((open, colon)) => {
-                text.push_str(&body[..open]);
-                text.push('\'');
-                text.push_str(&body[open + 1..colon]);
-                text.push('\'');
-                text.push_str(&body[colon + 1..]);
-            }
-            None => text.push_str(body),
-        }
-        let end = text.trim_end().len();
-        text.insert(end, ',');
-        text.push_str(closing);
-    }
-    (text, large_valid(bytes))
+    (documents(bytes, damaged), large_valid(bytes))
+}
+
+/// A document with its first plain key (`"name":`) in single quotes and a
+/// trailing comma before its closing bracket.
+fn damaged(document: &str) -> String {
+    let body = &document[..document.len() - 1];
+    let closing = &document[document.len() - 1..];
+    let key = body.find("\":").and_then(|colon| {
+        let open = body[..colon].rfind('"')?;
+        let plain = body[open + 1..colon]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        plain.then_some((open, colon))
+    });
+    let mut text = match key {
+        Some((open, colon)) => format!(
+            "{}'{}'{}",
+            &body[..open],
+            &body[open + 1..colon],
+            &body[colon + 1..]
+        ),
+        None => body.to_owned(),
+    };
+    text.insert(text.trim_end().len(), ',');
+    text + closing
 }
 
 /// Large arguments (~100 KB): HTML in a single-quoted string, as Python
