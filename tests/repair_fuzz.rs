@@ -330,6 +330,13 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     ("[1,1]", "\u{201c}1,1]"),
     ("[1,1]", "\"1,1]"),
     ("{\"a\": [1, 2]}", "{\"a\": '1, 2]}"),
+    // A stray quote before a whole value: read as a string cut short
+    // (now refused; the eleventh run).
+    ("[9,1]", "\"[9,1]"),
+    ("{\"a\": [9, 1]}", "{\"a\": \"[9, 1]}"),
+    // A backslash before a key's closing quote, then a colon and a value:
+    // the value was read into the key (now refused, as after a value).
+    ("{\"a\\\\\": 0}", "{\"a\\\": 0}"),
 ];
 
 #[test]

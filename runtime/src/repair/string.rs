@@ -808,13 +808,13 @@ impl Parser<'_> {
                 "a quote and no value",
             ));
         }
-        if again.is_none() && self.bracket_replaced(content) {
-            // `“1, 2]`: the quote stands where an array's `[` belongs;
-            // read as text, the numbers would be lost.
+        if again.is_none() && self.json_after_quote(content) {
+            // `"[9, 1]`, `“1, 2]`: a stray quote, or one where an array's
+            // `[` belongs; read as text, the numbers would be lost.
             return Err(fail(
                 RepairErrorKind::Unrepairable,
                 open_at,
-                "a quote where an opening bracket belongs: the text after it closes an array or object",
+                "a quote that never closes, before JSON that closes the value",
             ));
         }
         // A backslash or `\u12` where the text stops is dropped with the
@@ -825,10 +825,11 @@ impl Parser<'_> {
     }
 
     /// Whether the text of a string that runs to the end, from `content`,
-    /// reads as strict JSON inside an array or object that closes, and
-    /// closes every container open around it: the string's quote stands
-    /// where that bracket belongs (`“1, 2]`, `{"a": '1, 2]}`).
-    fn bracket_replaced(&self, content: usize) -> bool {
+    /// reads as strict JSON that closes every container open around it: a
+    /// value (`"[9, 1]`), whose quote is stray, or the inside of an array
+    /// or object, whose quote stands where its bracket belongs (`“1, 2]`,
+    /// `{"a": '1, 2]}`).
+    fn json_after_quote(&self, content: usize) -> bool {
         // Only a closed value counts: not the end of the text.
         let closed = Reach {
             tokens: usize::MAX,
@@ -837,6 +838,7 @@ impl Parser<'_> {
         };
         self.continues_in(content, Expect::ValueOrClose, closed, b"[")
             || self.continues_in(content, Expect::KeyOrClose, closed, b"{")
+            || self.continues(content, Expect::Value, closed)
     }
 
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
@@ -1100,21 +1102,32 @@ impl Parser<'_> {
     }
 
     /// Whether the escaped quote that ends before `after` was meant to close
-    /// the string: a comma and a key follow (`"x\", "b": 1`), quoted without
-    /// escapes, so not JSON inside the string.
-    fn stray_backslash(&self, after: usize) -> bool {
+    /// the string: after a value, a comma and a key follow (`"x\", "b": 1`),
+    /// quoted without escapes, so not JSON inside the string; after a key,
+    /// a colon and a value that reads as strict JSON (`{"a\": 1}`).
+    fn stray_backslash(&self, ctx: Ctx, after: usize) -> bool {
         let blank = |mut i: usize| {
             while i < self.end && is_ws(self.src[i]) {
                 i += 1;
             }
             i
         };
-        let comma = blank(after);
-        if comma >= self.end || self.src[comma] != b',' {
-            return false;
+        let next = blank(after);
+        match (ctx, self.src[..self.end].get(next)) {
+            (Ctx::ObjectValue, Some(b',')) => {
+                let key = blank(next + 1);
+                key < self.end && self.src[key] == b'"' && self.after_string(key) == Some(b':')
+            }
+            (Ctx::Key, Some(b':')) => {
+                let reach = Reach {
+                    tokens: 6,
+                    until: next + WINDOW,
+                    min_tokens: 2,
+                };
+                self.continues(next, Expect::Colon, reach)
+            }
+            _ => false,
         }
-        let key = blank(comma + 1);
-        key < self.end && self.src[key] == b'"' && self.after_string(key) == Some(b':')
     }
 
     /// Whether the quote that opened a string whose text starts at
@@ -1252,8 +1265,8 @@ impl Parser<'_> {
         };
         match next {
             b'"' if quote == Quote::Double
-                && ctx == Ctx::ObjectValue
-                && self.stray_backslash(at + 2) =>
+                && matches!(ctx, Ctx::ObjectValue | Ctx::Key)
+                && self.stray_backslash(ctx, at + 2) =>
             {
                 return Err(fail(
                     RepairErrorKind::Unrepairable,
