@@ -337,6 +337,12 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // A backslash before a key's closing quote, then a colon and a value:
     // the value was read into the key (now refused, as after a value).
     ("{\"a\\\\\": 0}", "{\"a\\\": 0}"),
+    // A stray typographic quote before a string that ends the text: the
+    // string was read as text of a longer one (the twelfth run).
+    ("\n  \" a\"", "\u{201d}  \" a\""),
+    // A key's opening quote doubled: `=": 1` read as a value missing its
+    // opening quote (now refused: a colon and a value after the quote).
+    ("{\"=\": 1}", "{\"\"=\": 1}"),
 ];
 
 #[test]

@@ -178,6 +178,18 @@ impl Parser<'_> {
         j < until && matches!(self.src[j], b':' | b',' | b'}' | b']')
     }
 
+    /// Whether a strict JSON string opens at `i` and ends the text (only
+    /// whitespace after it).
+    pub(super) fn string_ends_text(&self, i: usize) -> bool {
+        self.src.get(i) == Some(&b'"')
+            && self.strict_string(i, self.end).is_ok_and(|mut j| {
+                while j < self.end && is_ws(self.src[j]) {
+                    j += 1;
+                }
+                j == self.end
+            })
+    }
+
     /// The end of the strict JSON string at `i` (a `"`).
     fn strict_string(&self, i: usize, until: usize) -> Result<usize, Stop> {
         let src = &self.src[..until];

@@ -632,6 +632,20 @@ impl Parser<'_> {
             if b == b'"'
                 && quote != Quote::Double
                 && again.is_none()
+                && ctx == Ctx::Top
+                && self.string_ends_text(at)
+            {
+                // `”  " a"`: the whole value, and a double-quoted string
+                // that ends the text: a stray quote before it.
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    open_at,
+                    "a stray quote before a string that ends the text",
+                ));
+            }
+            if b == b'"'
+                && quote != Quote::Double
+                && again.is_none()
                 && self.string_then_punctuation(at, reach)
             {
                 // `'"b": 1`: a stray quote opened a string holding JSON.
@@ -1209,6 +1223,16 @@ impl Parser<'_> {
                 content - 1,
                 "a stray quote before a number or literal",
             ));
+        }
+        // `{""=": 1}`: a colon and a value, after a quote doubled.
+        if let Some(value) = trimmed.strip_prefix(b":") {
+            if serde_json::from_slice::<serde::de::IgnoredAny>(value).is_ok() {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    content - 1,
+                    "a stray quote before a colon and a value",
+                ));
+            }
         }
         Ok(())
     }
