@@ -644,7 +644,11 @@ fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
 fn strict_json_inside_damaged_text_comes_back_byte_for_byte() {
     // The damage is around them: each inner array and object, already
     // strict JSON, is copied as it is (escapes, exponents, spacing).
-    let inner = r#"{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{ }}"#;
+    // Long enough to be worth a scan (the parser reads short texts itself).
+    let long = "x".repeat(300);
+    let inner = format!(
+        r#"{{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{{ }}, "c": "{long}"}}"#
+    );
     let text = format!("{{'x': {inner}, \"y\": [{inner},\n {inner}],}}");
     let repaired = repair(&text).unwrap();
     assert_eq!(

@@ -21,6 +21,10 @@ use super::lex::is_ws;
 use super::parse::Parser;
 use super::string::find_stop_double;
 
+/// Containers that start this close to the end of the text are left to the
+/// parser (see [`Parser::verbatim_container`]).
+const SHORT: usize = 256;
+
 /// What the last failed scan learned, and the work left.
 pub(super) struct Verbatim {
     /// The last failed scan started here...
@@ -28,10 +32,10 @@ pub(super) struct Verbatim {
     /// ...and failed here: the text between read as strict JSON.
     failed_at: usize,
     /// The containers open where it failed (their first bytes, outermost
-    /// first): each holds the failure.
-    open: Vec<usize>,
-    /// The containers open in a scan.
-    scratch: Vec<usize>,
+    /// first), each holding the failure, in `stack[..open]`; a scan keeps
+    /// the containers it has open after them, in one allocation.
+    stack: Vec<usize>,
+    open: usize,
     /// Bytes left to scan.
     budget: usize,
 }
@@ -41,8 +45,8 @@ impl Verbatim {
         Verbatim {
             from: 0,
             failed_at: 0,
-            open: Vec::new(),
-            scratch: Vec::new(),
+            stack: Vec::new(),
+            open: 0,
             // Each byte is scanned at most twice (see the module docs);
             // the rest is slack for the parser's second readings.
             budget: 4 * text_len + 4096,
@@ -57,6 +61,14 @@ impl Parser<'_> {
     #[inline]
     pub(super) fn verbatim_container(&mut self, depth: usize) -> Option<usize> {
         let start = self.pos;
+        if depth == 0 || self.end - start < SHORT {
+            // The whole value reached the parser because it needs repair
+            // (valid JSON is returned before), most often near its end (a
+            // trailing comma, a cut), so a scan would mostly be wasted; its
+            // arrays and objects are tried. So it is in a short text, where
+            // the scan saves little.
+            return None;
+        }
         // Most damaged containers show it at once (`{a: 1}`, `['a']`): no
         // scan for those.
         let mut first = start + 1;
@@ -78,19 +90,19 @@ impl Parser<'_> {
         if memo.budget == 0
             || (start >= memo.from
                 && start < memo.failed_at
-                && memo.open.binary_search(&start).is_ok())
+                && memo.stack[..memo.open].binary_search(&start).is_ok())
         {
             // No work left, or it holds the failure the last scan found.
             return None;
         }
         let room = self.options.max_depth.saturating_sub(depth);
         let until = self.end.min(start.saturating_add(memo.budget));
-        let mut scratch = std::mem::take(&mut self.verbatim.scratch);
-        let scanned = scan(&self.src[..until], start, room, &mut scratch);
         let memo = &mut self.verbatim;
-        let end = match scanned {
+        let scanned = scan(&self.src[..until], start, room, &mut memo.stack, memo.open);
+        match scanned {
             Ok(end) => {
                 memo.budget -= end - start;
+                memo.stack.truncate(memo.open);
                 Some(end)
             }
             Err(at) => {
@@ -101,21 +113,26 @@ impl Parser<'_> {
                 };
                 memo.from = start;
                 memo.failed_at = at;
-                std::mem::swap(&mut memo.open, &mut scratch);
+                memo.stack.drain(..memo.open);
+                memo.open = memo.stack.len();
                 None
             }
-        };
-        memo.scratch = scratch;
-        end
+        }
     }
 }
 
 /// Scans the strict JSON array or object that opens at `start` in `src`,
 /// nested at most `room` deep: where it ends, or the byte where it stops
-/// being strict JSON (or `src` ends), with `open` holding the containers
-/// open there.
-fn scan(src: &[u8], start: usize, room: usize, open: &mut Vec<usize>) -> Result<usize, usize> {
-    open.clear();
+/// being strict JSON (or `src` ends), with `open[base..]` holding the
+/// containers open there.
+fn scan(
+    src: &[u8],
+    start: usize,
+    room: usize,
+    open: &mut Vec<usize>,
+    base: usize,
+) -> Result<usize, usize> {
+    open.truncate(base);
     let mut i = start;
     let ws = |mut i: usize| {
         while i < src.len() && is_ws(src[i]) {
@@ -131,7 +148,7 @@ fn scan(src: &[u8], start: usize, room: usize, open: &mut Vec<usize>) -> Result<
         match b {
             b'{' | b'[' => {
                 open.push(i);
-                if open.len() > room {
+                if open.len() - base > room {
                     return Err(i);
                 }
                 i = ws(i + 1);
@@ -157,7 +174,7 @@ fn scan(src: &[u8], start: usize, room: usize, open: &mut Vec<usize>) -> Result<
             let Some(&b) = src.get(i) else {
                 return Err(i);
             };
-            let Some(&inner) = open.last() else {
+            let Some(&inner) = open.last().filter(|_| open.len() > base) else {
                 return Err(i);
             };
             let in_object = src[inner] == b'{';
@@ -175,7 +192,7 @@ fn scan(src: &[u8], start: usize, room: usize, open: &mut Vec<usize>) -> Result<
             }
             open.pop();
             i += 1;
-            if open.is_empty() {
+            if open.len() == base {
                 return Ok(i);
             }
         }
@@ -266,7 +283,7 @@ mod tests {
     use super::scan;
 
     fn scanned(text: &str) -> Result<usize, usize> {
-        scan(text.as_bytes(), 0, 512, &mut Vec::new())
+        scan(text.as_bytes(), 0, 512, &mut Vec::new(), 0)
     }
 
     #[test]
@@ -314,8 +331,13 @@ mod tests {
     #[test]
     fn nesting_deeper_than_allowed_stops_the_scan() {
         let mut open = Vec::new();
-        assert_eq!(scan(b"[[[]]]", 0, 3, &mut open), Ok(6));
-        assert_eq!(scan(b"[[[]]]", 0, 2, &mut open), Err(2));
+        assert_eq!(scan(b"[[[]]]", 0, 3, &mut open, 0), Ok(6));
+        assert_eq!(scan(b"[[[]]]", 0, 2, &mut open, 0), Err(2));
         assert_eq!(open, [0, 1, 2]);
+        // After the containers a failed scan left, as the parser keeps them.
+        let mut open = vec![7, 9];
+        assert_eq!(scan(b"[[1], 2]", 1, 3, &mut open, 2), Ok(4));
+        assert_eq!(scan(b"[[1, ]]", 1, 3, &mut open, 2), Err(5));
+        assert_eq!(open, [7, 9, 1]);
     }
 }
