@@ -265,6 +265,10 @@ const FUZZ_FINDINGS: &[&str] = &[
     // `repair`: values one per line, the last cut off by a fence at the
     // end, left the fence in the output.
     "{```json}\n{'query': 'rust', 'fi2024{},\n```",
+    // `repair`: a bracket that a string's text closed before a `+` join
+    // was taken for one in the joined part, and a slice ran backwards (a
+    // panic; the thirteenth run).
+    "[\"abc+\u{0}056{}]:{}}:X\u{0}\u{12}t*\u{7f}8\u{0}\"nt*/\"dval\u{12}foo *ctJId/(n]\u{12}\u{12}/*\u{1c}1bca\"+\"/*\u{12}m\u{0}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}*/\"dvallef\"]",
 ];
 
 /// Damage to JSON documents the `repair` target found lost a token: each
@@ -343,6 +347,13 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // A key's opening quote doubled: `=": 1` read as a value missing its
     // opening quote (now refused: a colon and a value after the quote).
     ("{\"=\": 1}", "{\"\"=\": 1}"),
+    // A string holding an escaped quote and a `{`, then prose: the escaped
+    // quote was counted, so the `{` looked outside the string and the
+    // string was dropped as prose (the thirteenth run).
+    (
+        "\"\\\"d{\"\r\r\r\r\r",
+        "\"\\\"d{\"\r\r\r\r\rNote: the values below are approximate.\n",
+    ),
 ];
 
 #[test]

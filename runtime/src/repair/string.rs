@@ -983,7 +983,8 @@ impl Parser<'_> {
                 // The text ends before the quote, and before a comma there,
                 // or before a bracket it would close that it did not open.
                 let mut end = end;
-                if let Some(closer) = inner.unmatched {
+                // (Not one in a part joined before with `+`.)
+                if let Some(closer) = inner.unmatched.filter(|&closer| closer >= content) {
                     end = end.min(self.content_end(content, closer));
                 }
                 self.not_a_stray_quote(content, end)?;
