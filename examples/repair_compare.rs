@@ -170,6 +170,18 @@ fn case_by_case(verbose: bool) {
     cases.push(("large: 100 KB of records".into(), text, Some(intended)));
     let (text, intended) = corpus::large_file(100_000);
     cases.push(("large: 100 KB file content".into(), text, Some(intended)));
+    let (text, intended) = corpus::large_html(100_000);
+    cases.push((
+        "large: 100 KB of HTML in single quotes".into(),
+        text,
+        Some(intended),
+    ));
+    let (text, intended) = corpus::large_document(100_000);
+    cases.push((
+        "large: 100 KB of real documents".into(),
+        text,
+        Some(intended),
+    ));
     for (name, input, intended) in &cases {
         let mut row = format!("{name:<52}");
         let mut details = Vec::new();

@@ -588,10 +588,17 @@ fn the_corpus_repairs_to_its_intended_values() {
             "{input}"
         );
     }
-    for (input, intended) in [corpus::large_records(100_000), corpus::large_file(100_000)] {
+    for (input, intended) in [
+        corpus::large_records(100_000),
+        corpus::large_file(100_000),
+        corpus::large_document(100_000),
+        corpus::large_html(100_000),
+    ] {
         let got: Value = serde_json::from_str(repair(&input).unwrap().json()).unwrap();
         assert_eq!(got, serde_json::from_str::<Value>(&intended).unwrap());
     }
+    let valid = corpus::large_valid(100_000);
+    assert!(repair(&valid).unwrap().is_unchanged());
 }
 
 #[test]
@@ -631,4 +638,32 @@ fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
     let text = format!("[{}'x']", "1 ".repeat(20));
     let error = repair_with(&text, &RepairOptions::strict([MissingComma])).unwrap_err();
     assert_eq!(error.refused(), Some(SingleQuotes));
+}
+
+#[test]
+fn strict_json_inside_damaged_text_comes_back_byte_for_byte() {
+    // The damage is around them: each inner array and object, already
+    // strict JSON, is copied as it is (escapes, exponents, spacing).
+    // Long enough to be worth a scan (the parser reads short texts itself).
+    let long = "x".repeat(300);
+    let inner = format!(
+        r#"{{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{{ }}, "c": "{long}"}}"#
+    );
+    let text = format!("{{'x': {inner}, \"y\": [{inner},\n {inner}],}}");
+    let repaired = repair(&text).unwrap();
+    assert_eq!(
+        repaired.json(),
+        format!("{{\"x\": {inner}, \"y\": [{inner},\n {inner}]}}")
+    );
+    let kinds: Vec<_> = repaired.repairs().iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [SingleQuotes, TrailingComma]);
+    // Damage deep inside is still repaired, around strict parts before it.
+    let text = format!("[{inner}, [{inner}, {{\"c\": [1, 2,]}}], {inner}]");
+    assert_eq!(
+        repair(&text).unwrap().json(),
+        format!("[{inner}, [{inner}, {{\"c\": [1, 2]}}], {inner}]")
+    );
+    // The nesting limit holds inside strict JSON too.
+    let deep = format!("{{'a': {}{}}}", "[".repeat(600), "]".repeat(600));
+    assert_eq!(repair(&deep).unwrap_err().kind(), RepairErrorKind::TooDeep);
 }

@@ -222,6 +222,27 @@ fn megabyte_inputs_take_linear_time() {
             "truncated literals",
             format!("[{}tr", "true, ".repeat(MB / 6)),
         ),
+        // Lookahead that once read up to 1,024 bytes back at every quote.
+        (
+            "double quotes in a single-quoted string",
+            format!("{{'a': '{}'}}", "x\"".repeat(MB / 2)),
+        ),
+        (
+            "brackets, then double quotes in a single-quoted string",
+            format!("{{'a': '{}{}'}}", "[".repeat(1000), "x\", ".repeat(MB / 4)),
+        ),
+        (
+            "comment ends before quotes",
+            format!("{{\"a\": \"{}\"}}", "x */ \" ".repeat(MB / 7)),
+        ),
+        (
+            "quotes in a key",
+            format!("{{\"{}\": 1}}", "a\"b".repeat(MB / 3)),
+        ),
+        (
+            "quotes in a single-quoted key",
+            format!("{{'{}': 1}}", "a'b".repeat(MB / 3)),
+        ),
         (
             "many objects",
             format!("[{}]", "{\"a\": 1,}, ".repeat(MB / 11)),
@@ -244,6 +265,10 @@ const FUZZ_FINDINGS: &[&str] = &[
     // `repair`: values one per line, the last cut off by a fence at the
     // end, left the fence in the output.
     "{```json}\n{'query': 'rust', 'fi2024{},\n```",
+    // `repair`: a bracket that a string's text closed before a `+` join
+    // was taken for one in the joined part, and a slice ran backwards (a
+    // panic; the thirteenth run).
+    "[\"abc+\u{0}056{}]:{}}:X\u{0}\u{12}t*\u{7f}8\u{0}\"nt*/\"dval\u{12}foo *ctJId/(n]\u{12}\u{12}/*\u{1c}1bca\"+\"/*\u{12}m\u{0}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}*/\"dvallef\"]",
 ];
 
 /// Damage to JSON documents the `repair` target found lost a token: each
@@ -303,6 +328,32 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
         "Here you go: {\"city\": \"Paris```\"}",
     ),
     ("\"[fa*```\" ", "\"[fa*```\" \u{201d}"),
+    // A quote in place of an array's `[`: the numbers after it were read
+    // as a string cut short (now refused, in any quotes; the repair
+    // target's tenth run).
+    ("[1,1]", "\u{201c}1,1]"),
+    ("[1,1]", "\"1,1]"),
+    ("{\"a\": [1, 2]}", "{\"a\": '1, 2]}"),
+    // A stray quote before a whole value: read as a string cut short
+    // (now refused; the eleventh run).
+    ("[9,1]", "\"[9,1]"),
+    ("{\"a\": [9, 1]}", "{\"a\": \"[9, 1]}"),
+    // A backslash before a key's closing quote, then a colon and a value:
+    // the value was read into the key (now refused, as after a value).
+    ("{\"a\\\\\": 0}", "{\"a\\\": 0}"),
+    // A stray typographic quote before a string that ends the text: the
+    // string was read as text of a longer one (the twelfth run).
+    ("\n  \" a\"", "\u{201d}  \" a\""),
+    // A key's opening quote doubled: `=": 1` read as a value missing its
+    // opening quote (now refused: a colon and a value after the quote).
+    ("{\"=\": 1}", "{\"\"=\": 1}"),
+    // A string holding an escaped quote and a `{`, then prose: the escaped
+    // quote was counted, so the `{` looked outside the string and the
+    // string was dropped as prose (the thirteenth run).
+    (
+        "\"\\\"d{\"\r\r\r\r\r",
+        "\"\\\"d{\"\r\r\r\r\rNote: the values below are approximate.\n",
+    ),
 ];
 
 #[test]

@@ -236,17 +236,106 @@ pub(crate) fn large_records(bytes: usize) -> (String, String) {
 /// Large arguments (~100 KB): a file's content with raw newlines, tabs and
 /// unescaped quotes, in a fence; and the intended value's compact JSON.
 pub(crate) fn large_file(bytes: usize) -> (String, String) {
-    let mut content = String::new();
-    let mut i = 0;
-    while content.len() < bytes {
-        content.push_str(&format!(
+    let content = lines_up_to(bytes, |i| {
+        format!(
             "fn step_{i}() {{\n\tprintln!(\"step {i}: \\\"ok\\\"\");\n}}\n// say \"done\" when finished\n"
-        ));
-        i += 1;
-    }
+        )
+    });
     let text = format!("```json\n{{\"path\": \"src/steps.rs\", \"content\": \"{content}\"}}\n```");
     let intended =
         serde_json::json!({ "path": "src/steps.rs", "content": content.replace("\\\"", "\"") })
             .to_string();
     (text, intended)
+}
+
+/// Real JSON documents of other projects (`tests/repair_corpus/real/`,
+/// licences in its README), pretty-printed as published.
+const REAL_DOCUMENTS: [&str; 6] = [
+    include_str!("../../tests/repair_corpus/real/octokit_commit_comment_created.json"),
+    include_str!("../../tests/repair_corpus/real/rmcp_list_tools_result.json"),
+    include_str!("../../tests/repair_corpus/real/schemars_main.schema.json"),
+    include_str!("../../tests/repair_corpus/real/json_repair_valid_head.json"),
+    include_str!("../../tests/repair_corpus/real/idna_punycode_tests.json"),
+    include_str!("../../tests/repair_corpus/real/url_setters_tests.json"),
+];
+
+/// `{"documents": [` and the real documents, each as `each` writes it,
+/// repeated until the text holds `bytes` bytes; not closed.
+fn documents(bytes: usize, each: impl Fn(&str) -> String) -> String {
+    let mut text = String::from("{\"documents\": [\n");
+    for (i, document) in REAL_DOCUMENTS.iter().cycle().enumerate() {
+        if text.len() >= bytes {
+            break;
+        }
+        if i > 0 {
+            text.push_str(",\n");
+        }
+        text.push_str(&each(document.trim_end()));
+    }
+    text
+}
+
+/// Valid JSON (at least `bytes` long): `{"documents": [...]}` holding the
+/// real documents, repeated as needed.
+pub(crate) fn large_valid(bytes: usize) -> String {
+    documents(bytes, str::to_owned) + "\n]}"
+}
+
+/// [`large_valid`] damaged as a model damages a long reply, in ways every
+/// repairer measured reads the same: in each document, the first key in
+/// single quotes and a trailing comma before its closing bracket; and the
+/// text cut off before the last two closing brackets. With the intended
+/// value's JSON (the valid text).
+pub(crate) fn large_document(bytes: usize) -> (String, String) {
+    (documents(bytes, damaged), large_valid(bytes))
+}
+
+/// A document with its first plain key (`"name":`) in single quotes and a
+/// trailing comma before its closing bracket.
+fn damaged(document: &str) -> String {
+    let body = &document[..document.len() - 1];
+    let closing = &document[document.len() - 1..];
+    let key = body.find("\":").and_then(|colon| {
+        let open = body[..colon].rfind('"')?;
+        let plain = body[open + 1..colon]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        plain.then_some((open, colon))
+    });
+    let mut text = match key {
+        Some((open, colon)) => format!(
+            "{}'{}'{}",
+            &body[..open],
+            &body[open + 1..colon],
+            &body[colon + 1..]
+        ),
+        None => body.to_owned(),
+    };
+    text.insert(text.trim_end().len(), ',');
+    text + closing
+}
+
+/// Large arguments (~100 KB): HTML in a single-quoted string, as Python
+/// writes a dict, each of its many double quotes a quote inside the string
+/// that repair must judge; and the intended value's compact JSON.
+pub(crate) fn large_html(bytes: usize) -> (String, String) {
+    let html = lines_up_to(bytes, |i| {
+        format!(
+            "<li class=\"item\" data-id=\"{i}\"><a href=\"/items/{i}\" title=\"item {i}\">item {i}</a></li>\n"
+        )
+    });
+    let text = format!("{{'page': 'items', 'html': '{html}'}}");
+    let intended = serde_json::json!({ "page": "items", "html": html }).to_string();
+    (text, intended)
+}
+
+/// The lines `line` makes for 0, 1, 2, ..., until they hold `bytes` bytes.
+fn lines_up_to(bytes: usize, line: impl Fn(usize) -> String) -> String {
+    let mut text = String::new();
+    let mut i = 0;
+    while text.len() < bytes {
+        text.push_str(&line(i));
+        i += 1;
+    }
+    text
 }

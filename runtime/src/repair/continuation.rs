@@ -7,6 +7,7 @@
 
 use super::lex::is_ws;
 use super::parse::Parser;
+use super::string::find_stop_double;
 
 /// What strict JSON expects next.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -156,18 +157,52 @@ impl Parser<'_> {
         }
     }
 
+    /// What [`Parser::continues`] from the quote at `i` needs first, when
+    /// it expects a key or a value and `reach` asks for two tokens or more:
+    /// a strict string there and then `:`, `,`, `}` or `]`, within the
+    /// reach. A cheap test that spares the full check (and what it needs)
+    /// for most quotes inside a string's text (`"item" data`).
+    pub(super) fn string_then_punctuation(&self, i: usize, reach: Reach) -> bool {
+        debug_assert!(reach.min_tokens >= 2);
+        // Any other quote reads as no key or value at all.
+        if self.src.get(i) != Some(&b'"') {
+            return false;
+        }
+        let until = reach.until.min(self.end);
+        let Ok(mut j) = self.strict_string(i, until) else {
+            return false;
+        };
+        while j < until && is_ws(self.src[j]) {
+            j += 1;
+        }
+        j < until && matches!(self.src[j], b':' | b',' | b'}' | b']')
+    }
+
+    /// Whether a strict JSON string opens at `i` and ends the text (only
+    /// whitespace after it).
+    pub(super) fn string_ends_text(&self, i: usize) -> bool {
+        self.src.get(i) == Some(&b'"')
+            && self.strict_string(i, self.end).is_ok_and(|mut j| {
+                while j < self.end && is_ws(self.src[j]) {
+                    j += 1;
+                }
+                j == self.end
+            })
+    }
+
     /// The end of the strict JSON string at `i` (a `"`).
     fn strict_string(&self, i: usize, until: usize) -> Result<usize, Stop> {
+        let src = &self.src[..until];
         let mut j = i + 1;
-        while j < until {
-            match self.src[j] {
-                b'"' => return Ok(j + 1),
-                b'\\' => j += 2,
-                b if b < 0x20 => return Err(Stop::Bad),
-                _ => j += 1,
+        loop {
+            j = find_stop_double(src, j);
+            match src.get(j) {
+                Some(b'"') => return Ok(j + 1),
+                Some(b'\\') => j += 2,
+                Some(_) => return Err(Stop::Bad),
+                None => return Err(Stop::Cut),
             }
         }
-        Err(Stop::Cut)
     }
 
     /// The end of the strict JSON string, number or literal at `i`.
@@ -199,37 +234,47 @@ impl Parser<'_> {
             }
             return Err(Stop::Bad);
         }
-        let digits = |mut j: usize| {
-            let from = j;
-            while j < s.len() && s[j].is_ascii_digit() {
-                j += 1;
-            }
-            (j, j - from)
-        };
-        let mut j = i + usize::from(b == b'-');
-        let (after, n) = digits(j);
-        if n == 0 || (n > 1 && s[j] == b'0') {
-            return Err(missing(after));
+        match number_end(s, i) {
+            Ok(j) => boundary(j),
+            Err(due) => Err(missing(due)),
+        }
+    }
+}
+
+/// The end of the strict JSON number at `i` in `s` (what follows it is the
+/// caller's to check), or where digits are due and missing (after a leading
+/// `0`'s digits, too: `01`).
+pub(super) fn number_end(s: &[u8], i: usize) -> Result<usize, usize> {
+    let digits = |mut j: usize| {
+        let from = j;
+        while j < s.len() && s[j].is_ascii_digit() {
+            j += 1;
+        }
+        (j, j - from)
+    };
+    let mut j = i + usize::from(s.get(i) == Some(&b'-'));
+    let (after, n) = digits(j);
+    if n == 0 || (n > 1 && s[j] == b'0') {
+        return Err(after);
+    }
+    j = after;
+    if s.get(j) == Some(&b'.') {
+        let (after, n) = digits(j + 1);
+        if n == 0 {
+            return Err(after);
         }
         j = after;
-        if s.get(j) == Some(&b'.') {
-            let (after, n) = digits(j + 1);
-            if n == 0 {
-                return Err(missing(after));
-            }
-            j = after;
-        }
-        if matches!(s.get(j), Some(b'e' | b'E')) {
-            j += 1;
-            if matches!(s.get(j), Some(b'+' | b'-')) {
-                j += 1;
-            }
-            let (after, n) = digits(j);
-            if n == 0 {
-                return Err(missing(after));
-            }
-            j = after;
-        }
-        boundary(j)
     }
+    if matches!(s.get(j), Some(b'e' | b'E')) {
+        j += 1;
+        if matches!(s.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        let (after, n) = digits(j);
+        if n == 0 {
+            return Err(after);
+        }
+        j = after;
+    }
+    Ok(j)
 }

@@ -172,6 +172,7 @@ mod scalar;
 mod string;
 mod stringified;
 mod top;
+mod verbatim;
 
 /// Repairs `text` into JSON with the default options: every repair allowed,
 /// nesting up to 512.

@@ -12,6 +12,7 @@
 //! | `scalar.rs` | numbers, literals, bare words |
 //! | `stringified.rs` | JSON sent as a string |
 //! | `log.rs` | the record of repairs: the first few of each kind, and counts |
+//! | `verbatim.rs` | the fast path: an array or object that is strict JSON, copied as it is |
 
 use std::borrow::Cow;
 
@@ -19,6 +20,7 @@ use serde::de::IgnoredAny;
 
 use super::lex::Ctx;
 use super::log::{Log, Since};
+use super::verbatim::Verbatim;
 use super::{
     stringified, Repair, RepairError, RepairErrorKind, RepairKind, RepairOptions, Repaired,
 };
@@ -53,7 +55,7 @@ pub(super) struct Parser<'a> {
     /// How much of the input the output accounts for (copied or replaced).
     pub(super) copied: usize,
     pub(super) log: Log,
-    options: &'a RepairOptions,
+    pub(super) options: &'a RepairOptions,
     /// While guessing at the top level, repairs are recorded but not yet checked
     /// against the allowed set.
     pub(super) speculating: bool,
@@ -69,6 +71,8 @@ pub(super) struct Parser<'a> {
     pub(super) jsonp: bool,
     /// Inside a MongoDB type's parentheses: a `)` ends a string.
     pub(super) in_wrapper: bool,
+    /// The fast path for containers that are strict JSON already.
+    pub(super) verbatim: Verbatim,
 }
 
 /// A point to return to when a guess fails.
@@ -107,6 +111,7 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
         in_fence: false,
         jsonp: false,
         in_wrapper: false,
+        verbatim: Verbatim::new(text.len()),
     };
     let top_string = parser.top().map_err(|e| *e)?;
     let Parser {
@@ -317,8 +322,18 @@ impl<'a> Parser<'a> {
         };
         match b {
             b'"' => self.string(ctx),
-            b'{' => self.object(depth + 1),
-            b'[' => self.array(depth + 1),
+            b'{' | b'[' => {
+                if let Some(end) = self.verbatim_container(depth) {
+                    // Strict JSON already: copied as it is.
+                    self.pos = end;
+                    return Ok(Parsed::Value);
+                }
+                if b == b'{' {
+                    self.object(depth + 1)
+                } else {
+                    self.array(depth + 1)
+                }
+            }
             b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
             _ if self.quote_at(self.pos).is_some() => self.string(ctx),
             b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => self.word(ctx),

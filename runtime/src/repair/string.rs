@@ -92,6 +92,45 @@ struct InnerQuotes {
     depth_at_first: isize,
     /// The first closing bracket with nothing open in the text before it.
     unmatched: Option<usize>,
+    /// For a key: the first colon within [`WINDOW`] of the text's start,
+    /// for the text that starts where it says, once found.
+    colon: Option<(usize, Option<usize>)>,
+    /// Where the comments (`/*`) in the text open, as far as it was read.
+    comments: CommentOpens,
+}
+
+/// Where `/*` occurs in a string's text, read once as lookahead needs it.
+#[derive(Default)]
+struct CommentOpens {
+    /// Where the text starts.
+    content: usize,
+    /// Every `/*` that ends before this is in `at`.
+    read_to: usize,
+    /// Their positions, in order.
+    at: Vec<usize>,
+}
+
+impl CommentOpens {
+    /// The last `/*` in `src[from..to]`, in the text that starts at
+    /// `content`.
+    fn last_in(&mut self, src: &[u8], content: usize, from: usize, to: usize) -> Option<usize> {
+        if self.content != content || self.read_to < content {
+            self.content = content;
+            self.read_to = content;
+            self.at.clear();
+        }
+        if to > self.read_to {
+            let start = self.read_to.saturating_sub(1).max(content);
+            for (i, pair) in src[start..to].windows(2).enumerate() {
+                if pair == b"/*" && start + i + 2 > self.read_to {
+                    self.at.push(start + i);
+                }
+            }
+            self.read_to = to;
+        }
+        let before = self.at.partition_point(|&at| at + 2 <= to);
+        self.at[..before].last().copied().filter(|&at| at >= from)
+    }
 }
 
 impl InnerQuotes {
@@ -123,6 +162,20 @@ impl InnerQuotes {
         self.depth_at = self.depth_at.max(to);
     }
 
+    /// The first colon within [`WINDOW`] of `content`, where a key's text
+    /// starts: searched once per text.
+    fn first_colon(&mut self, src: &[u8], content: usize) -> Option<usize> {
+        match self.colon {
+            Some((from, colon)) if from == content => colon,
+            _ => {
+                let window = &src[content..src.len().min(content + WINDOW)];
+                let colon = window.iter().position(|&b| b == b':').map(|p| content + p);
+                self.colon = Some((content, colon));
+                colon
+            }
+        }
+    }
+
     /// Takes the quote at `at` for part of the string's text.
     fn push(&mut self, src: &[u8], at: usize) {
         if self.count == 0 {
@@ -132,6 +185,57 @@ impl InnerQuotes {
         }
         self.count += 1;
         self.last = at;
+    }
+}
+
+/// The brackets a string's text opens and does not close, read once as the
+/// string is read (a closing bracket closes the last one open, whichever
+/// kind it is).
+#[derive(Default)]
+struct OpenBrackets {
+    /// Where the text starts.
+    content: usize,
+    /// How far it was read.
+    read_to: usize,
+    /// The positions of the brackets open there, innermost last.
+    open: Vec<usize>,
+}
+
+impl OpenBrackets {
+    /// The brackets open at `to` in the text that starts at `content`,
+    /// counting only the text from `from`: the innermost `keep` of them,
+    /// innermost last. Which of the brackets after `from` are open does
+    /// not depend on the text before it, so one reading serves every
+    /// window.
+    fn open_since(
+        &mut self,
+        src: &[u8],
+        content: usize,
+        from: usize,
+        to: usize,
+        keep: usize,
+    ) -> Vec<u8> {
+        if self.content != content || self.read_to < content || self.read_to > to {
+            self.content = content;
+            self.read_to = content;
+            self.open.clear();
+        }
+        for (i, &b) in src[self.read_to..to].iter().enumerate() {
+            match b {
+                b'{' | b'[' => self.open.push(self.read_to + i),
+                b'}' | b']' => {
+                    self.open.pop();
+                }
+                _ => {}
+            }
+        }
+        self.read_to = to;
+        let since = self.open.partition_point(|&at| at < from);
+        let window = &self.open[since..];
+        window[window.len().saturating_sub(keep)..]
+            .iter()
+            .map(|&at| src[at])
+            .collect()
     }
 }
 
@@ -352,6 +456,7 @@ impl Parser<'_> {
         // Where the content of the string (or of its last joined part) starts.
         let mut content = self.pos;
         let mut control_recorded = false;
+        let mut brackets = OpenBrackets::default();
         let mut inner = InnerQuotes {
             depth_at: content,
             ..InnerQuotes::default()
@@ -406,6 +511,19 @@ impl Parser<'_> {
             }
             let at = self.pos;
             let b = self.src[at];
+            if b < 0x20 {
+                // A control character (a file's line breaks and tabs):
+                // escaped, and recorded once per string.
+                if !control_recorded {
+                    self.record_in_string(since, RepairKind::ControlCharacter, at)?;
+                    control_recorded = true;
+                }
+                self.flush(at);
+                push_escaped(&mut self.out, b);
+                self.skip_to(at + 1);
+                self.pos += 1;
+                continue;
+            }
             if b == b'\\' {
                 self.escape(ctx, quote, since)?;
                 continue;
@@ -414,7 +532,7 @@ impl Parser<'_> {
                 if again.is_none()
                     && ctx == Ctx::Key
                     && self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
-                    && self.src[content..at.min(content + WINDOW)].contains(&b':')
+                    && inner.first_colon(self.src, content).is_some_and(|c| c < at)
                 {
                     // `{"a: 1, "b": 2}`: the key may end at its colon.
                     if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
@@ -506,24 +624,41 @@ impl Parser<'_> {
                     }
                 }
             }
-            if b == b'"' && quote != Quote::Double && again.is_none() {
+            let reach = Reach {
+                tokens: 6,
+                until: at + WINDOW,
+                min_tokens: 3,
+            };
+            if b == b'"'
+                && quote != Quote::Double
+                && again.is_none()
+                && ctx == Ctx::Top
+                && self.string_ends_text(at)
+            {
+                // `”  " a"`: the whole value, and a double-quoted string
+                // that ends the text: a stray quote before it.
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    open_at,
+                    "a stray quote before a string that ends the text",
+                ));
+            }
+            if b == b'"'
+                && quote != Quote::Double
+                && again.is_none()
+                && self.string_then_punctuation(at, reach)
+            {
                 // `'"b": 1`: a stray quote opened a string holding JSON.
-                let reach = Reach {
-                    tokens: 6,
-                    until: at + WINDOW,
-                    min_tokens: 3,
-                };
-                // Brackets the stray string took in open containers too.
-                let mut opened = Vec::new();
-                for &c in &self.src[content.max(at.saturating_sub(WINDOW))..at] {
-                    match c {
-                        b'{' | b'[' => opened.push(c),
-                        b'}' | b']' => {
-                            opened.pop();
-                        }
-                        _ => {}
-                    }
-                }
+                // Brackets the stray string took in open containers too:
+                // those its text opened in the window before the quote and
+                // left open, as many as the check can close.
+                let opened = brackets.open_since(
+                    self.src,
+                    content,
+                    content.max(at.saturating_sub(WINDOW)),
+                    at,
+                    reach.tokens + 1,
+                );
                 let expect_key =
                     opened.last() == Some(&b'{') || (opened.is_empty() && ctx == Ctx::Key);
                 let expect = if expect_key {
@@ -555,16 +690,9 @@ impl Parser<'_> {
                 0xE2 => self.pos += 3,
                 // `´` and other characters of two bytes from 0xC2.
                 0xC2 => self.pos += 2,
-                _ => {
-                    if !control_recorded {
-                        self.record_in_string(since, RepairKind::ControlCharacter, at)?;
-                        control_recorded = true;
-                    }
-                    self.flush(at);
-                    push_escaped(&mut self.out, b);
-                    self.skip_to(at + 1);
-                    self.pos += 1;
-                }
+                // No other byte stops the loop (control characters are
+                // read above).
+                _ => self.pos += 1,
             }
         }
     }
@@ -694,11 +822,37 @@ impl Parser<'_> {
                 "a quote and no value",
             ));
         }
+        if again.is_none() && self.json_after_quote(content) {
+            // `"[9, 1]`, `“1, 2]`: a stray quote, or one where an array's
+            // `[` belongs; read as text, the numbers would be lost.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                open_at,
+                "a quote that never closes, before JSON that closes the value",
+            ));
+        }
         // A backslash or `\u12` where the text stops is dropped with the
         // truncation (see `escape`).
         self.truncated()?;
         self.replace(self.pos, self.pos, "\"");
         Ok(Read::Closed)
+    }
+
+    /// Whether the text of a string that runs to the end, from `content`,
+    /// reads as strict JSON that closes every container open around it: a
+    /// value (`"[9, 1]`), whose quote is stray, or the inside of an array
+    /// or object, whose quote stands where its bracket belongs (`“1, 2]`,
+    /// `{"a": '1, 2]}`).
+    fn json_after_quote(&self, content: usize) -> bool {
+        // Only a closed value counts: not the end of the text.
+        let closed = Reach {
+            tokens: usize::MAX,
+            until: usize::MAX,
+            min_tokens: usize::MAX,
+        };
+        self.continues_in(content, Expect::ValueOrClose, closed, b"[")
+            || self.continues_in(content, Expect::KeyOrClose, closed, b"{")
+            || self.continues(content, Expect::Value, closed)
     }
 
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
@@ -732,12 +886,23 @@ impl Parser<'_> {
         q: usize,
         inner: &mut InnerQuotes,
     ) -> Step<Option<End>> {
+        if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+            && q > content
+            && !is_separator(self.src[q - 1])
+            && !matches!(self.src[q - 1], b'+' | b'/')
+            && !self.separated(content, q)
+        {
+            // The common case, decided at once: a quote right after a word
+            // (`print("x`, `done"`) with no space, comment, `,` or `+`
+            // before it (so no join, and no stray quote before) is text.
+            return Ok(None);
+        }
         // Where the text before the quote ends, past spaces and comments,
         // and the `,` or `+` there.
         let (end, separator) = if ctx == Ctx::Key {
             (q, None)
         } else {
-            self.token_before(content, q)
+            self.token_before(content, q, &mut inner.comments)
         };
         if ctx != Ctx::Key {
             let joined = separator == Some(b'+') && {
@@ -782,16 +947,7 @@ impl Parser<'_> {
                         "a stray quote before a value",
                     ));
                 }
-                // A token follows a space or a separator, perhaps with a
-                // character or two of junk between (`"a",c"b"`); a quote
-                // after a longer word (`print("x`) is text.
-                let separator = |b: u8| is_ws(b) || matches!(b, b',' | b'[' | b'{' | b':');
-                let mut k = q;
-                while k > content && q - k < 3 && !separator(self.src[k - 1]) {
-                    k -= 1;
-                }
-                let separated = k == content || separator(self.src[k - 1]) || end < q;
-                if !separated {
+                if end == q && !self.separated(content, q) {
                     return Ok(None);
                 }
                 // A quote right after a quote and a word closes a quoted
@@ -807,7 +963,7 @@ impl Parser<'_> {
                     return Ok(None);
                 }
                 // What follows reads as JSON there.
-                if !self.continues(q, expect, reach) {
+                if !self.string_then_punctuation(q, reach) || !self.continues(q, expect, reach) {
                     return Ok(None);
                 }
                 // Text that opens brackets of its own is code.
@@ -826,17 +982,16 @@ impl Parser<'_> {
                 }
                 // The text ends before the quote, and before a comma there,
                 // or before a bracket it would close that it did not open.
-                let (mut end, _) = self.token_before(content, q);
-                if let Some(closer) = inner.unmatched {
+                let mut end = end;
+                // (Not one in a part joined before with `+`.)
+                if let Some(closer) = inner.unmatched.filter(|&closer| closer >= content) {
                     end = end.min(self.content_end(content, closer));
                 }
                 self.not_a_stray_quote(content, end)?;
                 Some(End::MissingQuote(end))
             }
             Ctx::Key => {
-                let search = &self.src[content..q.min(content + WINDOW)];
-                if let Some(colon) = search.iter().position(|&b| b == b':') {
-                    let colon = content + colon;
+                if let Some(colon) = inner.first_colon(self.src, content).filter(|&c| c < q) {
                     let reach = Reach {
                         tokens: 8,
                         until: q + WINDOW,
@@ -950,22 +1105,44 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether a token may start at the quote at `q`, in a string whose
+    /// text starts at `content`: after a separator, perhaps with a
+    /// character or two of junk between (`"a",c"b"`); a quote after a
+    /// longer word (`print("x`) is text.
+    #[inline]
+    fn separated(&self, content: usize, q: usize) -> bool {
+        // Within three bytes of the text's start, or a separator in the
+        // four bytes before.
+        q - content <= 3 || self.src[q - 4..q].iter().any(|&b| is_separator(b))
+    }
+
     /// Whether the escaped quote that ends before `after` was meant to close
-    /// the string: a comma and a key follow (`"x\", "b": 1`), quoted without
-    /// escapes, so not JSON inside the string.
-    fn stray_backslash(&self, after: usize) -> bool {
+    /// the string: after a value, a comma and a key follow (`"x\", "b": 1`),
+    /// quoted without escapes, so not JSON inside the string; after a key,
+    /// a colon and a value that reads as strict JSON (`{"a\": 1}`).
+    fn stray_backslash(&self, ctx: Ctx, after: usize) -> bool {
         let blank = |mut i: usize| {
             while i < self.end && is_ws(self.src[i]) {
                 i += 1;
             }
             i
         };
-        let comma = blank(after);
-        if comma >= self.end || self.src[comma] != b',' {
-            return false;
+        let next = blank(after);
+        match (ctx, self.src[..self.end].get(next)) {
+            (Ctx::ObjectValue, Some(b',')) => {
+                let key = blank(next + 1);
+                key < self.end && self.src[key] == b'"' && self.after_string(key) == Some(b':')
+            }
+            (Ctx::Key, Some(b':')) => {
+                let reach = Reach {
+                    tokens: 6,
+                    until: next + WINDOW,
+                    min_tokens: 2,
+                };
+                self.continues(next, Expect::Colon, reach)
+            }
+            _ => false,
         }
-        let key = blank(comma + 1);
-        key < self.end && self.src[key] == b'"' && self.after_string(key) == Some(b':')
     }
 
     /// Whether the quote that opened a string whose text starts at
@@ -1048,13 +1225,28 @@ impl Parser<'_> {
                 "a stray quote before a number or literal",
             ));
         }
+        // `{""=": 1}`: a colon and a value, after a quote doubled.
+        if let Some(value) = trimmed.strip_prefix(b":") {
+            if serde_json::from_slice::<serde::de::IgnoredAny>(value).is_ok() {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    content - 1,
+                    "a stray quote before a colon and a value",
+                ));
+            }
+        }
         Ok(())
     }
 
     /// Where the text of a string that starts at `content` ends when the
     /// token at `q` is the next one: before the whitespace, comments and
     /// `,` or `+` before `q`; and that separator.
-    fn token_before(&self, content: usize, q: usize) -> (usize, Option<u8>) {
+    fn token_before(
+        &self,
+        content: usize,
+        q: usize,
+        comments: &mut CommentOpens,
+    ) -> (usize, Option<u8>) {
         let mut k = q;
         loop {
             while k > content && is_ws(self.src[k - 1]) {
@@ -1062,8 +1254,8 @@ impl Parser<'_> {
             }
             if k >= content + 4 && &self.src[k - 2..k] == b"*/" {
                 let from = content.max(k.saturating_sub(WINDOW));
-                if let Some(open) = rfind(&self.src[from..k - 2], b"/*") {
-                    k = from + open;
+                if let Some(open) = comments.last_in(self.src, content, from, k - 2) {
+                    k = open;
                     continue;
                 }
             }
@@ -1071,7 +1263,7 @@ impl Parser<'_> {
         }
         if k > content && matches!(self.src[k - 1], b',' | b'+') {
             let separator = self.src[k - 1];
-            let (end, _) = self.token_before(content, k - 1);
+            let (end, _) = self.token_before(content, k - 1, comments);
             (end, Some(separator))
         } else {
             (k, None)
@@ -1098,8 +1290,8 @@ impl Parser<'_> {
         };
         match next {
             b'"' if quote == Quote::Double
-                && ctx == Ctx::ObjectValue
-                && self.stray_backslash(at + 2) =>
+                && matches!(ctx, Ctx::ObjectValue | Ctx::Key)
+                && self.stray_backslash(ctx, at + 2) =>
             {
                 return Err(fail(
                     RepairErrorKind::Unrepairable,
@@ -1142,6 +1334,12 @@ impl Parser<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether a token may follow `b` in a string's text (see
+/// [`Parser::separated`]).
+fn is_separator(b: u8) -> bool {
+    is_ws(b) || matches!(b, b',' | b'[' | b'{' | b':')
 }
 
 /// The repair a string's opening quote needs, if it is not `"`.

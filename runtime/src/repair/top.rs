@@ -166,10 +166,7 @@ impl Parser<'_> {
                 self.jsonp = true;
             }
             None if region_start < start => {
-                let quotes = self.src[region_start..start]
-                    .iter()
-                    .filter(|&&b| b == b'"')
-                    .count();
+                let quotes = unescaped_quotes(&self.src[region_start..start]);
                 let prose = &self.text[region_start..start];
                 let a_value = serde_json::from_str::<serde::de::IgnoredAny>(prose.trim()).is_ok();
                 if a_value {
@@ -533,6 +530,24 @@ fn find_from(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
 }
 
 /// The first `{` or `[` at or after `from`.
+/// How many `"` in `text` are not escaped: preceded by an even number of
+/// backslashes.
+fn unescaped_quotes(text: &[u8]) -> usize {
+    let mut quotes = 0;
+    let mut backslashes = 0;
+    for &b in text {
+        match b {
+            b'\\' => backslashes += 1,
+            b'"' if backslashes % 2 == 0 => {
+                quotes += 1;
+                backslashes = 0;
+            }
+            _ => backslashes = 0,
+        }
+    }
+    quotes
+}
+
 fn find_open(src: &[u8], from: usize) -> Option<usize> {
     src.get(from..)?
         .iter()
