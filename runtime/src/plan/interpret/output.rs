@@ -97,11 +97,7 @@ fn scalar(text: &str, ty: &Ty) -> Option<Value> {
             let n = digits
                 .iter()
                 .fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
-            let n = if bytes[0] == b'-' { -n } else { n };
-            Some(match ty {
-                Ty::Float => Value::Float(n as f64),
-                _ => Value::Int(n),
-            })
+            int_as(ty, if bytes[0] == b'-' { -n } else { n })
         }
         (b't' | b'f', Ty::Any | Ty::Bool) => match text {
             "true" => Some(Value::Bool(true)),
@@ -179,14 +175,21 @@ fn present(mut ty: &Ty) -> &Ty {
     ty
 }
 
+/// An integer as the value `ty` (an optional's inner type) is due to be:
+/// an Int, or a Float where one is due; `None` where neither fits.
+fn int_as(ty: &Ty, i: i64) -> Option<Value> {
+    match ty {
+        Ty::Any | Ty::Int => Some(Value::Int(i)),
+        // Exact up to 2^53; past it, the nearest Float.
+        Ty::Float => Some(Value::Float(i as f64)),
+        _ => None,
+    }
+}
+
 impl Typed<'_, '_> {
     fn int<E: de::Error>(self, i: i64) -> Result<Value, E> {
-        match present(self.ty) {
-            Ty::Any | Ty::Int => Ok(Value::Int(i)),
-            // Exact up to 2^53; past it, the nearest Float.
-            Ty::Float => Ok(Value::Float(i as f64)),
-            ty => Err(self.reading.misfit(ty, "an Int")),
-        }
+        let ty = present(self.ty);
+        int_as(ty, i).ok_or_else(|| self.reading.misfit(ty, "an Int"))
     }
 }
 
