@@ -287,6 +287,13 @@ fn missing_fields_are_all_named() {
         "$: expected {account_id: String, amount: Int}, found an array of 2 element(s)"
     );
     assert_eq!(store.calls.load(Ordering::SeqCst), 0);
+    // An object after JSON's whitespace is an object like any other.
+    let output = block_on(tools.call(
+        "issue_refund",
+        "\r\n\t {\"account_id\": \"cust_1\", \"amount\": 5}",
+    ));
+    assert!(output.is_ok(), "{output:?}");
+    assert_eq!(store.calls.load(Ordering::SeqCst), 1);
 }
 
 #[test]
