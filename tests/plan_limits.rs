@@ -462,3 +462,57 @@ fn every_walk_over_a_value_at_the_depth_limit_fits_a_2_mib_thread() {
         assert!(value.to_string().starts_with("[[[["));
     });
 }
+
+#[test]
+fn a_tool_output_past_a_limit_is_stopped_as_it_is_read_and_the_call_stays_in_the_trace() {
+    use typed_tools::plan::CallResult;
+    use typed_tools::DynamicTool;
+    let fields: serde_json::Map<String, serde_json::Value> =
+        (0..10).map(|i| (format!("f{i}"), json!(i))).collect();
+    let tools = Toolbox::builder()
+        .dynamic(
+            DynamicTool::new("list")
+                .handler(|_| async { Ok(json!([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])) }),
+        )
+        .dynamic(DynamicTool::new("record").handler(move |_| {
+            let fields = fields.clone();
+            async move { Ok(serde_json::Value::Object(fields)) }
+        }))
+        // A lone string is read without the deserializer, and as strictly.
+        .dynamic(DynamicTool::new("text").handler(|_| async { Ok(json!("x".repeat(500))) }))
+        .build()
+        .unwrap();
+    for (tool, limits, limit) in [
+        ("list", Limits::new().list_length(5), Limit::ListLength(5)),
+        (
+            "record",
+            Limits::new().record_fields(5),
+            Limit::RecordFields(5),
+        ),
+        (
+            "text",
+            Limits::new().value_bytes(200),
+            Limit::ValueBytes(200),
+        ),
+    ] {
+        let text = format!("match exec tool {tool} {{}} {{ Ok(v) => v, Err(e) => e }}");
+        let plan = Plan::parse(&text).unwrap();
+        let run = block_on(Interpreter::new(&tools).limits(limits).run(&plan)).unwrap();
+        assert_eq!(
+            run.outcome,
+            Err(RunError::LimitExceeded { limit }),
+            "{tool}"
+        );
+        assert_eq!(run.trace.len(), 1, "{tool}");
+        let CallResult::Err(error) = run.trace[0].result() else {
+            panic!("{tool}: {:?}", run.trace[0])
+        };
+        assert!(
+            error.to_string().contains("its output was not read"),
+            "{error}"
+        );
+        // Within the limits, the same output is read whole.
+        let run = block_on(Interpreter::new(&tools).run(&plan)).unwrap();
+        assert!(run.outcome.is_ok(), "{tool}: {:?}", run.outcome);
+    }
+}
