@@ -653,17 +653,19 @@ fn missing_tools_and_disallowed_effects_are_refused_before_anything_runs() {
 fn the_approval_hook_refuses_a_refund() {
     let (toolbox, shop) = toolbox(None);
     let asked = Mutex::new(Vec::new());
-    let interpreter = Interpreter::new(&toolbox).approve_writes(|request| {
-        asked
-            .lock()
-            .unwrap()
-            .push((request.tool.clone(), request.args.clone()));
-        if request.tool == "issue_refund" {
-            Decision::Refuse("refunds need a human".into())
-        } else {
-            Decision::Approve
-        }
-    });
+    let interpreter = Interpreter::new(&toolbox)
+        .time_calls(true)
+        .approve_writes(|request| {
+            asked
+                .lock()
+                .unwrap()
+                .push((request.tool.clone(), request.args.clone()));
+            if request.tool == "issue_refund" {
+                Decision::Refuse("refunds need a human".into())
+            } else {
+                Decision::Approve
+            }
+        });
     let plan = Plan::parse(SUPPORT_AGENT).unwrap();
     let run = block_on(interpreter.run(&plan)).unwrap();
     assert_eq!(
@@ -681,7 +683,7 @@ fn the_approval_hook_refuses_a_refund() {
         CallResult::Refused("refunds need a human".into())
     );
     // A refused call did not run: it took no time.
-    assert_eq!(run.trace[1].duration(), std::time::Duration::ZERO);
+    assert_eq!(run.trace[1].duration(), Some(std::time::Duration::ZERO));
 }
 
 #[test]
@@ -965,13 +967,16 @@ fn the_trace_records_each_calls_duration() {
         r#"match exec tool slow_lookup {id = "a"} { Ok(x) => x, Err(e) => e.message }"#,
     )
     .unwrap();
-    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    let run = block_on(Interpreter::new(&toolbox).time_calls(true).run(&plan)).unwrap();
     // At least the time the tool spent: the duration is the call's own.
+    let duration = run.trace[0].duration().expect("calls are timed");
     assert!(
-        run.trace[0].duration() >= std::time::Duration::from_millis(20),
-        "{:?}",
-        run.trace[0].duration()
+        duration >= std::time::Duration::from_millis(20),
+        "{duration:?}"
     );
+    // Not timed unless asked.
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.trace[0].duration(), None);
 }
 
 /// Notes tools over one shared store, for the refusals below.

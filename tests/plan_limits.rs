@@ -45,9 +45,17 @@ fn nested(levels: u32) -> serde_json::Value {
     (0..levels).fold(json!(1), |inner, _| json!([inner]))
 }
 
+/// Wait `ms` milliseconds, then say how long.
+#[tool(effects = Pure)]
+fn wait(ms: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(ms));
+    ms
+}
+
 fn toolbox() -> Toolbox {
     Toolbox::builder()
         .tool(Inc)
+        .tool(Wait)
         .tool(Range)
         .tool(Nested)
         .build()
@@ -264,6 +272,24 @@ fn wall_time_stops_a_long_run() {
     );
     assert!(elapsed < Duration::from_secs(1), "{elapsed:?}");
     assert_eq!(run.trace.len(), 1);
+}
+
+#[test]
+fn a_call_that_ends_past_the_wall_time_stops_the_run_after_it() {
+    let _lock = lock();
+    let toolbox = toolbox();
+    let limits = Limits::new().wall_time(Duration::from_millis(100));
+    let interpreter = Interpreter::new(&toolbox).limits(limits);
+    let text = "match traverse (fn ms => exec tool wait {ms = ms}) [60, 60, 60, 60] { Ok(all) => all, Err(e) => [] }";
+    let Measured { run, .. } = measure_run(&interpreter, text, true);
+    assert_eq!(
+        run.outcome,
+        Err(RunError::LimitExceeded {
+            limit: Limit::WallTime(Duration::from_millis(100))
+        })
+    );
+    // The second call ends past 100 ms: it is in the trace, the third never ran.
+    assert_eq!(run.trace.len(), 2);
 }
 
 #[test]

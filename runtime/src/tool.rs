@@ -293,6 +293,12 @@ impl ToolSpec {
         &self.name
     }
 
+    /// The name as it is held: borrowed for the life of the program (a
+    /// typed tool's), or owned (one made at run time).
+    pub(crate) fn held_name(&self) -> &Cow<'static, str> {
+        &self.name
+    }
+
     /// What the tool does, for the model: the doc comment, less its
     /// `# Arguments` section.
     ///

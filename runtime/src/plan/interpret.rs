@@ -26,6 +26,7 @@
 //! # });
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
@@ -38,6 +39,7 @@ use futures::FutureExt;
 
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
+use crate::tool::ToolSpec;
 use crate::toolbox::{Approval, Fnv, Toolbox};
 
 use super::check::Ty;
@@ -45,7 +47,7 @@ use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step, Visit};
 use super::limits::{Limit, Limits, Meter};
 use super::preview::{ApprovalRequest, Decision, Preview, Runs};
-use super::value::Value;
+use super::value::{List, Value};
 
 mod operations;
 mod output;
@@ -98,6 +100,8 @@ pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
     allowed: EffectSet,
     approval: Option<Approval<'t>>,
     limits: Limits,
+    /// Whether each call's duration is measured for the trace.
+    time_calls: bool,
 }
 
 /// A finished run: the outcome and every call made, in order.
@@ -158,16 +162,16 @@ pub struct Run {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct TracedCall {
-    tool: Arc<str>,
+    tool: ToolName,
     args: Value,
     result: CallResult,
-    duration: Duration,
+    duration: Option<Duration>,
 }
 
 impl TracedCall {
     /// The tool's name.
     pub fn tool(&self) -> &str {
-        &self.tool
+        self.tool.as_str()
     }
 
     /// The arguments: the plan's value, whose
@@ -181,9 +185,35 @@ impl TracedCall {
         &self.result
     }
 
-    /// How long the call took (zero for a refused call, which did not run).
-    pub fn duration(&self) -> Duration {
+    /// How long the call took, when the interpreter times calls
+    /// ([`Interpreter::time_calls`]; zero for a refused call, which did not
+    /// run), and `None` when it does not.
+    pub fn duration(&self) -> Option<Duration> {
         self.duration
+    }
+}
+
+/// A traced call's tool name: a typed tool's, which lives as long as the
+/// program, is kept as it is (no count to update for each call), any other
+/// is shared.
+#[derive(Clone, Debug)]
+enum ToolName {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl ToolName {
+    fn as_str(&self) -> &str {
+        match self {
+            ToolName::Static(name) => name,
+            ToolName::Shared(name) => name,
+        }
+    }
+}
+
+impl PartialEq for ToolName {
+    fn eq(&self, other: &ToolName) -> bool {
+        self.as_str() == other.as_str()
     }
 }
 
@@ -207,6 +237,7 @@ impl<A: Effects> fmt::Debug for Interpreter<'_, A> {
             .field("allowed", &self.allowed)
             .field("approval", &self.approval)
             .field("limits", &self.limits)
+            .field("time_calls", &self.time_calls)
             .finish()
     }
 }
@@ -239,6 +270,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             allowed: toolbox.allowed(),
             approval: None,
             limits: Limits::new(),
+            time_calls: false,
         }
     }
 
@@ -265,6 +297,35 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// ```
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Measures how long each call takes, for its place in the trace
+    /// ([`TracedCall::duration`]). Off by default: reading the clock twice
+    /// a call costs more than the interpreter's own work on a call of a
+    /// fast tool (the `tool_call` span of [`tracing`](crate::toolbox::trace)
+    /// records every call's duration as well). The wall-time limit is
+    /// checked either way.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
+    /// let untimed = Interpreter::new(&toolbox).run(&plan).await.unwrap();
+    /// assert_eq!(untimed.trace[0].duration(), None);
+    /// let timed = Interpreter::new(&toolbox).time_calls(true).run(&plan).await.unwrap();
+    /// assert!(timed.trace[0].duration().is_some());
+    /// # });
+    /// ```
+    pub fn time_calls(mut self, yes: bool) -> Self {
+        self.time_calls = yes;
         self
     }
 
@@ -534,7 +595,13 @@ impl<'t, A: Effects> Interpreter<'t, A> {
             Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
         let tools = outputs
             .into_iter()
-            .map(|(name, ty)| (name, (Arc::from(name), ty)))
+            .map(|(name, ty)| {
+                let held = match self.toolbox.spec(name).map(ToolSpec::held_name) {
+                    Some(Cow::Borrowed(name)) => ToolName::Static(name),
+                    _ => ToolName::Shared(Arc::from(name)),
+                };
+                (name, (held, ty))
+            })
             .collect();
         Ok(Prepared {
             interpreter: self,
@@ -570,7 +637,7 @@ pub struct Prepared<'i, 'p, 't, A: Effects = ReadWriteNetwork> {
 
 /// The tools a checked plan names, by name: the name as the trace keeps it,
 /// and the output type the check gave the tool.
-type Tools<'p> = HashMap<&'p str, (Arc<str>, Ty), BuildHasherDefault<Fnv>>;
+type Tools<'p> = HashMap<&'p str, (ToolName, Ty), BuildHasherDefault<Fnv>>;
 
 impl<A: Effects> fmt::Debug for Prepared<'_, '_, '_, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -666,7 +733,11 @@ impl<A: Effects> Prepared<'_, '_, '_, A> {
 struct Machine<'p, 'r, 't, A: Effects> {
     interpreter: &'r Interpreter<'t, A>,
     /// Bound variables, innermost last; the names are the plan's.
-    env: Vec<(&'p str, Value)>,
+    env: Vec<(&'p str, Bound)>,
+    /// The lists being walked (by `map`, `filter`, `fold`, `traverse`),
+    /// innermost last: a variable bound to an element is its place here,
+    /// so that binding one copies nothing.
+    lists: Vec<List>,
     trace: Vec<TracedCall>,
     /// Which of the plan's nodes call a tool, by id (each expression below
     /// is evaluated with its id): the others are evaluated without a future.
@@ -698,6 +769,7 @@ impl<'p, 'r, 't, A: Effects> Machine<'p, 'r, 't, A> {
         Machine {
             interpreter,
             env: Vec::new(),
+            lists: Vec::new(),
             trace,
             index: &prepared.index,
             tools: &prepared.tools,
@@ -747,9 +819,17 @@ fn fold<A: Effects>(prepared: &Prepared<'_, '_, '_, A>) -> Vec<Option<Value>> {
             id += 1;
             continue;
         };
-        if let Ok(value) = machine.eval_pure(expr) {
-            constants.resize(id + 1, None);
-            constants[id] = Some(value);
+        match machine.eval_pure(expr) {
+            Ok(value) => {
+                constants.resize(id + 1, None);
+                constants[id] = Some(value);
+            }
+            // A failure can leave bindings and walks open: start clean.
+            Err(_) => {
+                machine.env.clear();
+                machine.lists.clear();
+                machine.operands.clear();
+            }
         }
         id = index.next(id);
     }
@@ -810,7 +890,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         body: &'p Expr,
         id: usize,
     ) -> Result<Value, RunError> {
-        self.env.push((name, value));
+        self.env.push((name, Bound::Value(value)));
         let result = self.value(body, id).await;
         self.env.pop();
         result
@@ -823,7 +903,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         value: Value,
         body: &'p Expr,
     ) -> Result<Value, RunError> {
-        self.env.push((name, value));
+        self.env.push((name, Bound::Value(value)));
         let result = self.eval_pure(body);
         self.env.pop();
         result
@@ -846,14 +926,25 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
 
     /// The value of variable `name`, borrowed.
     fn lookup(&self, name: &str) -> Result<&Value, RunError> {
-        self.env
-            .iter()
-            .rev()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v)
-            .ok_or_else(|| RunError::Unbound {
+        match self.env.iter().rev().find(|(n, _)| *n == name) {
+            Some((_, Bound::Value(value))) => Ok(value),
+            Some((_, Bound::Element { list, index })) => Ok(&self.lists[*list][*index]),
+            None => Err(RunError::Unbound {
                 name: name.to_owned(),
-            })
+            }),
+        }
+    }
+
+    /// Starts walking `list`: its elements can be bound by place
+    /// ([`Bound::Element`]) until [`walked`](Self::walked).
+    fn walk(&mut self, list: List) -> usize {
+        self.lists.push(list);
+        self.lists.len() - 1
+    }
+
+    /// Ends the walk of the innermost list.
+    fn walked(&mut self) {
+        self.lists.pop();
     }
 
     /// The value of a place (a variable, or a field of a place), borrowed
@@ -919,42 +1010,48 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
                     let [body_id, list_id] = self.index.children(id);
                     let list = items(self.value(list, list_id).await?, "`map`")?;
                     let mut out = Building::new(list.len(), &mut self.meter)?;
-                    for item in list.iter() {
-                        let value = self
-                            .bound(&func.param.name, item.clone(), &func.body, body_id)
-                            .await?;
-                        out.push(value, &self.meter)?;
+                    let (len, walked) = (list.len(), self.walk(list));
+                    for index in 0..len {
+                        let element = Bound::element(walked, index);
+                        self.env.push((&func.param.name, element));
+                        let value = self.value(&func.body, body_id).await;
+                        self.env.pop();
+                        out.push(value?, &self.meter)?;
                     }
+                    self.walked();
                     out.finish()
                 }
                 Expr::Filter { func, list } => {
                     let [body_id, list_id] = self.index.children(id);
                     let list = items(self.value(list, list_id).await?, "`filter`")?;
                     let mut out = Building::growing(list.len(), &mut self.meter)?;
-                    for item in list.iter() {
-                        self.env.push((&func.param.name, item.clone()));
+                    let (len, walked) = (list.len(), self.walk(list));
+                    for index in 0..len {
+                        let element = Bound::element(walked, index);
+                        self.env.push((&func.param.name, element));
                         let keep = self.value(&func.body, body_id).await;
-                        let popped = self.env.pop();
+                        self.env.pop();
                         if truth(keep?, || "the callback of `filter`".into())? {
-                            if let Some((_, item)) = popped {
-                                out.push(item, &self.meter)?;
-                            }
+                            out.push(self.lists[walked][index].clone(), &self.meter)?;
                         }
                     }
+                    self.walked();
                     out.finish()
                 }
                 Expr::Fold { func, init, list } => {
                     let [body_id, init_id, list_id] = self.index.children(id);
                     let mut acc = self.value(init, init_id).await?;
                     let list = items(self.value(list, list_id).await?, "`fold`")?;
-                    for item in list.iter() {
-                        self.env.push((&func.acc.name, acc));
-                        let result = self
-                            .bound(&func.item.name, item.clone(), &func.body, body_id)
-                            .await;
-                        self.env.pop();
+                    let (len, walked) = (list.len(), self.walk(list));
+                    for index in 0..len {
+                        self.env.push((&func.acc.name, Bound::Value(acc)));
+                        let element = Bound::element(walked, index);
+                        self.env.push((&func.item.name, element));
+                        let result = self.value(&func.body, body_id).await;
+                        self.env.truncate(self.env.len() - 2);
                         acc = result?;
                     }
+                    self.walked();
                     acc
                 }
                 // Records, lists, field access, `not`, the other operators
@@ -1034,36 +1131,46 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             Expr::Map { func, list } => {
                 let list = items(self.eval_pure(list)?, "`map`")?;
                 let mut out = Building::new(list.len(), &mut self.meter)?;
-                for item in list.iter() {
-                    let value = self.bound_pure(&func.param.name, item.clone(), &func.body)?;
-                    out.push(value, &self.meter)?;
+                let (len, walked) = (list.len(), self.walk(list));
+                for index in 0..len {
+                    let element = Bound::element(walked, index);
+                    self.env.push((&func.param.name, element));
+                    let value = self.eval_pure(&func.body);
+                    self.env.pop();
+                    out.push(value?, &self.meter)?;
                 }
+                self.walked();
                 out.finish()
             }
             Expr::Filter { func, list } => {
                 let list = items(self.eval_pure(list)?, "`filter`")?;
                 let mut out = Building::growing(list.len(), &mut self.meter)?;
-                for item in list.iter() {
-                    self.env.push((&func.param.name, item.clone()));
+                let (len, walked) = (list.len(), self.walk(list));
+                for index in 0..len {
+                    let element = Bound::element(walked, index);
+                    self.env.push((&func.param.name, element));
                     let keep = self.eval_pure(&func.body);
-                    let popped = self.env.pop();
+                    self.env.pop();
                     if truth(keep?, || "the callback of `filter`".into())? {
-                        if let Some((_, item)) = popped {
-                            out.push(item, &self.meter)?;
-                        }
+                        out.push(self.lists[walked][index].clone(), &self.meter)?;
                     }
                 }
+                self.walked();
                 out.finish()
             }
             Expr::Fold { func, init, list } => {
                 let mut acc = self.eval_pure(init)?;
                 let list = items(self.eval_pure(list)?, "`fold`")?;
-                for item in list.iter() {
-                    self.env.push((&func.acc.name, acc));
-                    let result = self.bound_pure(&func.item.name, item.clone(), &func.body);
-                    self.env.pop();
+                let (len, walked) = (list.len(), self.walk(list));
+                for index in 0..len {
+                    self.env.push((&func.acc.name, Bound::Value(acc)));
+                    self.env
+                        .push((&func.item.name, Bound::element(walked, index)));
+                    let result = self.eval_pure(&func.body);
+                    self.env.truncate(self.env.len() - 2);
                     acc = result?;
                 }
+                self.walked();
                 acc
             }
             // Records, lists, `not`, the other operators.
@@ -1111,16 +1218,21 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         async move {
             let list = items(self.value(list, list_id).await?, "`traverse`")?;
             let mut oks = Building::new(list.len(), &mut self.meter)?;
-            for item in list.iter() {
-                self.env.push((param, item.clone()));
+            let (len, walked) = (list.len(), self.walk(list));
+            for index in 0..len {
+                self.env.push((param, Bound::element(walked, index)));
                 let result = self.step(body, body_id).await;
                 self.env.pop();
                 match result? {
                     Ok(value) => oks.push(value, &self.meter)?,
                     // Short-circuit: later elements do not run.
-                    Err(error) => return Ok(Err(error)),
+                    Err(error) => {
+                        self.walked();
+                        return Ok(Err(error));
+                    }
                 }
             }
+            self.walked();
             Ok(Ok(oks.finish()))
         }
         .boxed()
@@ -1162,8 +1274,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         tool: &str,
         args: Value,
     ) -> Result<Result<Value, ToolError>, RunError> {
-        let start = Instant::now();
-        self.meter.by(start)?;
+        let start = self.interpreter.time_calls.then(Instant::now);
         let known = self.tools.get(tool);
         self.text.clear();
         if !args.write_json(&mut self.text) {
@@ -1178,7 +1289,10 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             .toolbox
             .call_with(tool, text, approval)
             .await;
-        let mut duration = start.elapsed();
+        // One look at the clock after each call checks the wall time (the
+        // evaluation between calls looks at it every few steps).
+        let end = Instant::now();
+        let mut duration = start.map(|start| end.saturating_duration_since(start));
         let (output, result) = match result {
             Ok(output) => {
                 let ty = known.map_or(&Ty::Any, |(_, ty)| ty);
@@ -1208,7 +1322,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             }
             Err(ToolError::Refused { tool, reason }) => {
                 // A refused call did not run: it took no time.
-                duration = Duration::ZERO;
+                duration = duration.map(|_| Duration::ZERO);
                 let error = ToolError::Refused {
                     tool,
                     reason: reason.clone(),
@@ -1219,7 +1333,7 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         };
         let tool = match known {
             Some((name, _)) => name.clone(),
-            None => self.names.get(tool, &mut self.meter)?,
+            None => ToolName::Shared(self.names.get(tool, &mut self.meter)?),
         };
         self.trace.push(TracedCall {
             tool,
@@ -1227,10 +1341,27 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             result,
             duration,
         });
+        // A call that ends past the deadline stops the run, kept in the trace.
+        self.meter.by(end)?;
         Ok(match output {
             Ok(value) => Ok(value?),
             Err(error) => Err(error),
         })
+    }
+}
+
+/// What a variable is bound to.
+enum Bound {
+    /// A value of its own.
+    Value(Value),
+    /// Element `index` of the list being walked at `list` in
+    /// [`Machine::lists`].
+    Element { list: usize, index: usize },
+}
+
+impl Bound {
+    fn element(list: usize, index: usize) -> Bound {
+        Bound::Element { list, index }
     }
 }
 

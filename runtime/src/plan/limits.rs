@@ -298,8 +298,8 @@ impl Meter {
         }
     }
 
-    /// One tool call, about to be made (the clock is read by the caller,
-    /// which times the call: see [`by`](Self::by)).
+    /// One tool call, about to be made (the caller looks at the clock after
+    /// the call: see [`by`](Self::by)).
     pub(crate) fn call(&mut self) -> Result<(), Limit> {
         self.calls += 1;
         if self.calls > self.limits.calls {
