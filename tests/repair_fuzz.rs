@@ -354,7 +354,72 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
         "\"\\\"d{\"\r\r\r\r\r",
         "\"\\\"d{\"\r\r\r\r\rNote: the values below are approximate.\n",
     ),
+    // A `+` right before a string's closing quote, then prose before the
+    // next member: the `+` was taken for a join with a string opened by
+    // that quote, which ran over the next member to the end (the string
+    // after a `+` must now close in its place to be joined).
+    (
+        "{\"a\": \"\\\"+\", \"b\": \"c\"}",
+        "{\"a\": \"\\\"+\"Here you go: , \"b\": \"c\"}",
+    ),
+    (
+        "{\"a\": \"\\\"+\", \"b\": \"c\"}",
+        "{\"a\": \"\\\"+\"/* note */, \"b\": \"c\"}",
+    ),
+    (
+        "{\"a\": \"\\\"+\", \"b\": \"c\"}",
+        "{\"a\": \"\\\"+\"\nSure! Here are the arguments:\n, \"b\": \"c\"}",
+    ),
+    ("[\"x +\", \"y\"]", "[\"x +\"…, \"y\"]"),
+    // The same after a swap: `+"z,` read as a join with `"z, "b": 1}`.
+    (
+        "{\"a\": \"x\\\"y+z\", \"b\": 1}",
+        "{\"a\": \"x\\\"y+\"z, \"b\": 1}",
+    ),
+    (
+        "{\"s\": \"a\\\"b + c\", \"t\": [1, 2], \"u\": {\"v\": null}}",
+        "{\"s\": \"a\\\"b + \"c, \"t\": [1, 2], \"u\": {\"v\": null}}",
+    ),
+    // A key's closing quote replaced: `{"a\:":b"}` read as the key `a\:`
+    // and `b"` lacking its opening quote, losing the value `":b"` (now
+    // refused: the quote may open the value; the fourteenth run).
+    ("{\"a\":\":b\"}", "{\"a\\:\":b\"}"),
+    ("{\"a\":\":b\"}", "{\"a:\":b\"}"),
+    ("{\"k\": \": v\", \"n\": 1}", "{\"k: \": v\", \"n\": 1}"),
+    // A brace before a number too large for a float: not taken for a
+    // number, so read as a key cut short (numbers are now told by JSON's
+    // grammar, not by parsing them).
+    ("\r2E547", "{\r2E547"),
+    ("1e999", "{1e999"),
+    ("-0.5E+400", "{ -0.5E+400"),
 ];
+
+/// A `{` or `[` that cannot be read, right before the value or in text
+/// without a word, opens that value: reading the value alone would drop it
+/// and change the role of what follows, so the text is refused. `{[": true}`
+/// (from `{"": true}`, a quote replaced) was read as `["\": true}"]`, its
+/// `true` turned into text (the repair target, the fourteenth run).
+#[test]
+fn a_bracket_that_cannot_be_read_before_the_value_is_refused() {
+    for text in [
+        "{[\": true}",
+        "{[\"a\": true, \"b\": 1}",
+        " { [\"\": 1}",
+        "[{[\"a\": 2}",
+        "Sure: {[\": true}",
+        "Here you go {\n[\"a\": 1}",
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+        assert!(
+            matches!(text.as_bytes()[error.at()], b'{' | b'['),
+            "{text:?}: {error}"
+        );
+    }
+    // Prose with braces of its own before the value is still dropped.
+    let repaired = repair("Use {city} like this: {\"city\": \"Paris\"}").unwrap();
+    assert_eq!(repaired.json(), "{\"city\": \"Paris\"}");
+}
 
 #[test]
 fn fuzz_findings_stay_fixed() {

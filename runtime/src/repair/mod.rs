@@ -104,7 +104,9 @@
 //!   ` ```json ` fence first), then at the first `{` or `[`; `name(` right before
 //!   it is a JSONP wrapper. A candidate that cannot be read is skipped as prose
 //!   (and the next `{` or `[` tried, at most 8) only if it holds no quote and no
-//!   colon (`Use {city} like this: ...`); otherwise the text is refused. Prose
+//!   colon (`Use {city} like this: ...`); otherwise the text is refused. A `{`
+//!   or `[` right before the value, or in text without a word (`{[": 1}`),
+//!   is no prose but the value's own bracket: the text is refused. Prose
 //!   after the value is dropped and recorded unless it holds a `"key":`, or,
 //!   after a value the text broke off, a quote or bracket.
 //! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`) are
@@ -131,7 +133,11 @@
 //!   inside an array or object get a comma (`["a" "b"]`); a key followed by a
 //!   value gets a colon; `=` and `=>` become `:`; a doubled `:` or `,` is
 //!   removed.
-//! - **Strings joined with `+`** (`"a" + "b"`) become one string.
+//! - **Strings joined with `+`** (`"a" + "b"`) become one string. A quote
+//!   after a `+` inside a string (`"a +"b"`) opens a joined string only if
+//!   that string's closing quote fits the place; otherwise it is text.
+//! - **Numbers** are told by JSON's grammar, not by their size: `1e999` is a
+//!   number, never a word or a key.
 //! - **Truncated text** is closed: an unfinished string, array or object is
 //!   ended where the text stops, an unfinished literal is completed (`tru`) and a
 //!   key the text stopped in or before giving a value is kept with `null`

@@ -1,5 +1,6 @@
 //! Numbers, literals (`true`, Python's `None`, `NaN`, ...) and bare words.
 
+use super::continuation::number_end;
 use super::lex::{is_ws, Ctx, LITERALS};
 use super::parse::{fail, Parsed, Parser, Step};
 use super::{RepairErrorKind, RepairKind};
@@ -299,6 +300,16 @@ impl Parser<'_> {
             ));
         }
         if to - start >= 2 && self.src[to - 1] == b'"' {
+            if let Some(at) = self.key_quote_may_open(start) {
+                // `{"a:":b"}`: the key `a:` and `b` lacking its opening
+                // quote, or the key `a` lacking its closing quote and the
+                // value `":b"`; which one is a guess.
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at,
+                    "the quote after a key ending in `:` may open its value",
+                ));
+            }
             self.record(RepairKind::MissingQuote, start)?;
             self.quote_range(start, to - 1);
             self.skip_to(to);
@@ -322,6 +333,28 @@ impl Parser<'_> {
             || (self.jsonp && self.src[i] == b')')
     }
 
+    /// For a value at `start` that lacks its opening quote: if a key's
+    /// closing quote comes right before its colon, and the key's text ends
+    /// in a colon (`{"a:": b"}`), where that quote is. The key may instead
+    /// lack its closing quote, end at that colon, and the quote open the
+    /// value.
+    fn key_quote_may_open(&self, start: usize) -> Option<usize> {
+        let before = |mut i: usize| {
+            while i > 0 && is_ws(self.src[i - 1]) {
+                i -= 1;
+            }
+            i.checked_sub(1)
+        };
+        if self.stack.last() != Some(&b'{') {
+            return None;
+        }
+        let colon = before(start).filter(|&i| self.src[i] == b':')?;
+        let quote = before(colon).filter(|&i| self.src[i] == b'"')?;
+        before(quote)
+            .is_some_and(|i| self.src[i] == b':')
+            .then_some(quote)
+    }
+
     /// Where a word of the text from `start` to `to`, after the first, is a
     /// JSON number or literal on its own, if one is.
     fn value_inside(&self, start: usize, to: usize) -> Option<usize> {
@@ -336,8 +369,8 @@ impl Parser<'_> {
                 .position(|&b| is_ws(b))
                 .unwrap_or(text.len() - i);
             let w = &text[i..word];
-            let number = serde_json::from_slice::<serde::de::IgnoredAny>(w).is_ok()
-                && w.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-');
+            // By JSON's grammar: `1e999` is a number, though no float.
+            let number = number_end(w, 0) == Ok(w.len());
             let literal = LITERALS.iter().any(|(name, ..)| name.as_bytes() == w);
             if number || literal {
                 return Some(start + i);

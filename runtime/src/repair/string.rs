@@ -2,7 +2,7 @@
 //! characters, strings missing a quote, concatenation with `+`; and keys,
 //! quoted or not.
 
-use super::continuation::{Expect, Reach};
+use super::continuation::{number_end, Expect, Reach};
 use super::lex::{find, is_key_byte, is_ws, rfind, Ctx, Quote};
 use super::log::Since;
 use super::parse::{fail, Parsed, Parser, Step};
@@ -914,9 +914,10 @@ impl Parser<'_> {
                     .map_or(q, |p| end + p);
                 !self.src[end..plus].contains(&b',')
                     && (end == content || self.src[end - 1] != b',')
-                    && self
-                        .quote_at(q)
-                        .is_some_and(|(quote, len)| self.string_end(quote, q + len).is_some())
+                    && self.quote_at(q).is_some_and(|(quote, len)| {
+                        self.string_end(quote, q + len)
+                            .is_some_and(|end| self.closes(ctx, end))
+                    })
             };
             if joined {
                 return Ok(Some(End::Joined {
@@ -1395,10 +1396,8 @@ pub(super) fn push_escaped(out: &mut String, b: u8) {
         }
     }
 }
-/// Whether `text` is a JSON number or literal, whole.
+/// Whether `text` is a JSON number or literal, whole, by JSON's grammar
+/// (`2E547` is a number, though too large for a float).
 fn is_json_scalar(text: &[u8]) -> bool {
-    matches!(text, b"true" | b"false" | b"null")
-        || (!text.is_empty()
-            && matches!(text[0], b'-' | b'0'..=b'9')
-            && serde_json::from_slice::<serde_json::Number>(text).is_ok())
+    matches!(text, b"true" | b"false" | b"null") || number_end(text, 0) == Ok(text.len())
 }

@@ -185,6 +185,13 @@ impl Parser<'_> {
                         "the `{` or `[` is inside a string",
                     ));
                 }
+                if let Some(open) = self.opener_before(region_start, start) {
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        open,
+                        "a `{` or `[` that cannot be read opens the value",
+                    ));
+                }
                 if let Some(at) = self.member_in(region_start, start) {
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
@@ -429,6 +436,22 @@ impl Parser<'_> {
             .iter()
             .any(|&b| matches!(b, b'"' | b':'))
             || self.src[from..next].contains(&b'"')
+    }
+
+    /// A `{` or `[` in the text from `from` to the value at `to` that opens
+    /// the value rather than being prose: one right before it (`Sure {[`),
+    /// or any, in text without a word (`{[": 1}`). The value is then the
+    /// inside of a container that could not be read; read alone, the
+    /// bracket would be dropped and what follows it change its role.
+    fn opener_before(&self, from: usize, to: usize) -> Option<usize> {
+        let text = &self.src[from..to];
+        let last = text.iter().rposition(|&b| !is_ws(b))?;
+        if matches!(text[last], b'{' | b'[') {
+            return Some(from + last);
+        }
+        let words = text.iter().any(|&b| b.is_ascii_alphabetic() || b >= 0x80);
+        let open = text.iter().position(|&b| matches!(b, b'{' | b'['))?;
+        (!words).then_some(from + open)
     }
 
     /// Where prose from `from` to `to` holds a key of the value
