@@ -392,6 +392,60 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     ("\r2E547", "{\r2E547"),
     ("1e999", "{1e999"),
     ("-0.5E+400", "{ -0.5E+400"),
+    // A key's closing quote replaced by `:`, the value then a word ending
+    // in a quote: read as the key `port:: ` and `8080"` (now refused: the
+    // quote may open the value, `{"port": "8080"}`).
+    (
+        "{\"host\": \"example.com\", \"port\": \"8080\"}",
+        "{\"host\": \"example.com\", \"port:: \"8080\"}",
+    ),
+    (
+        "{\"new_value\": \" \", \"expected\": {\"host\": \"x\"}}",
+        "{\"new_value:: \" \", \"expected\": {\"host\": \"x\"}}",
+    ),
+    // (With a value that reads as one, the key's quote is read as missing.)
+    ("{\"a\": \"1\"}", "{\"a:\"1\"}"),
+    // A key's opening quote replaced after a string: the string's closing
+    // quote was taken for the opening of a key whose text starts with a
+    // comma (`", (expected"`), the string cut before its trailing space.
+    (
+        "{\"new_value\": \"space \", \"expected\": {\"href\": \"sc:/space%20\"}}",
+        "{\"new_value\": \"space \", (expected\": {\"href\": \"sc:/space%20\"}}",
+    ),
+    (
+        "{\"hostname\": \"[::1]\", \"port\": \"2\"}",
+        "{\"hostname\": \"[::1]\", :port\": \"2\"}",
+    ),
+    (
+        "{\"a\": \"https \", \"b\": 1}",
+        "{\"a\": \"https \", =b\": 1}",
+    ),
+    // A string's opening quote replaced by a bracket that closes the array:
+    // the rest, strings and the real closing bracket, was dropped as prose.
+    (
+        "[\"non\", \"tempor\", \"do\", \"ullamco\"]",
+        "[\"non\", ]tempor\", \"do\", \"ullamco\"]",
+    ),
+    ("[\"x\\\"+\", \"y\"]", "[]x\\\"+\", \"y\"]"),
+    // A stray mark after the comma between members, the string before
+    // holding unclosed braces (so taken for code): its closing quote was
+    // taken for text, and the next member read into it (the fifteenth run).
+    (
+        "{\"about\": \"Mollit cons{{{ectetur excepteur.\",\n      \"registered\": \"2015-09-03T11:47:15 -02:00\",\n      \"latitude\": -19.768953}",
+        "{\"about\": \"Mollit cons{{{ectetur excepteur.\",\n   -  \"registered\": \"2015-09-03T11:47:15 -02:00\",\n      \"latitude\": -19.768953}",
+    ),
+    (
+        "{\"a\": \"x{\", \"b\": \"c\",\n \"d\": 1}",
+        "{\"a\": \"x{\", - \"b\": \"c\",\n \"d\": 1}",
+    ),
+    (
+        "{\"a\": \"f({\",\n \"b\": \"c\", \"d\": 1}",
+        "{\"a\": \"f({\",\n ; \"b\": \"c\", \"d\": 1}",
+    ),
+    (
+        "{\"a\": \"[[\", \"b\": \"c d\", \"e\": 2}",
+        "{\"a\": \"[[\", * \"b\": \"c d\", \"e\": 2}",
+    ),
 ];
 
 /// A `{` or `[` that cannot be read, right before the value or in text

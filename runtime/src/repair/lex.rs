@@ -481,13 +481,7 @@ impl Parser<'_> {
     /// comma and a quoted key: the member before ended at the quote before
     /// the mark (`"a"/, "b": 1`), whose text is not read on past it.
     fn stray_mark_then_member(&self, i: usize) -> bool {
-        let mark = self.src[i];
-        if !mark.is_ascii_punctuation()
-            || matches!(
-                mark,
-                b'"' | b'\'' | b'`' | b',' | b':' | b'{' | b'}' | b'[' | b']'
-            )
-        {
+        if !self.stray_mark_at(i) {
             return false;
         }
         let (comma, _) = self.skip_ws_from(i + 1);
@@ -496,6 +490,28 @@ impl Parser<'_> {
         }
         let (key, _) = self.skip_ws_from(comma + 1);
         key < self.end && self.key_string_at(key)
+    }
+
+    /// Whether one stray mark is at `i`, after a comma, and then a quoted
+    /// key: the member before ended at the quote before the comma
+    /// (`"a",\n - "b": 1`), whose text is not read on past it.
+    fn stray_mark_then_key(&self, i: usize) -> bool {
+        if i >= self.end || !self.stray_mark_at(i) {
+            return false;
+        }
+        let (key, _) = self.skip_ws_from(i + 1);
+        key < self.end && self.key_string_at(key)
+    }
+
+    /// Whether the byte at `i` is punctuation that no JSON token starts
+    /// with, nor a quote of any kind (`/`, `;`, `*`, `-`, ...).
+    fn stray_mark_at(&self, i: usize) -> bool {
+        let mark = self.src[i];
+        mark.is_ascii_punctuation()
+            && !matches!(
+                mark,
+                b'"' | b'\'' | b'`' | b',' | b':' | b'{' | b'}' | b'[' | b']'
+            )
     }
 
     /// Whether a quoted key starts at `i`: a string followed by `:`.
@@ -622,6 +638,7 @@ impl Parser<'_> {
                         || self.quote_at(k).is_some()
                         || self.ellipsis_len(k) > 0
                         || self.unquoted_key_at(k)
+                        || self.stray_mark_then_key(k)
                 }
                 _ => {
                     self.key_string_at(j)

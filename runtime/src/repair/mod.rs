@@ -107,8 +107,9 @@
 //!   colon (`Use {city} like this: ...`); otherwise the text is refused. A `{`
 //!   or `[` right before the value, or in text without a word (`{[": 1}`),
 //!   is no prose but the value's own bracket: the text is refused. Prose
-//!   after the value is dropped and recorded unless it holds a `"key":`, or,
-//!   after a value the text broke off, a quote or bracket.
+//!   after the value is dropped and recorded unless it holds a `"key":`, or a
+//!   string and ends with a bracket (`["a", ]b", "c"]`: the value closed
+//!   early), or, after a value the text broke off, a quote or bracket.
 //! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`) are
 //!   put in an array ([`RepairKind::NewlineDelimited`]); two values on one line,
 //!   or text that goes on after the value closed (`{"a": 1}, "b": 2}`), are an
@@ -125,8 +126,13 @@
 //!   its first comma if everything after reads as JSON (`["a, 1, 2]`). Any
 //!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
 //!   taken for text that is followed by `:`, as a key is, makes the text
-//!   ambiguous and is refused. Text that opens brackets of its own
-//!   (`"print({"a": 1})"`) is code, whose quotes stay text.
+//!   ambiguous and is refused. A quote followed by a comma opens no token
+//!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
+//!   closing quote is followed by no `: value` but opens a string that
+//!   closes as a value (`{"port:: "80"}`), may lack its closing quote
+//!   instead: refused. Text that opens brackets of its own
+//!   (`"print({"a": 1})"`) is code, whose quotes stay text, except one
+//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`).
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
 //!   quote that never closes over JSON text) are refused.
 //! - **Missing commas and colons**: two values separated only by whitespace

@@ -300,16 +300,6 @@ impl Parser<'_> {
             ));
         }
         if to - start >= 2 && self.src[to - 1] == b'"' {
-            if let Some(at) = self.key_quote_may_open(start) {
-                // `{"a:":b"}`: the key `a:` and `b` lacking its opening
-                // quote, or the key `a` lacking its closing quote and the
-                // value `":b"`; which one is a guess.
-                return Err(fail(
-                    RepairErrorKind::Unrepairable,
-                    at,
-                    "the quote after a key ending in `:` may open its value",
-                ));
-            }
             self.record(RepairKind::MissingQuote, start)?;
             self.quote_range(start, to - 1);
             self.skip_to(to);
@@ -331,28 +321,6 @@ impl Parser<'_> {
             || matches!(self.src[i], b',' | b'}' | b']' | b'\n' | b'\r')
             || self.fence_at(i)
             || (self.jsonp && self.src[i] == b')')
-    }
-
-    /// For a value at `start` that lacks its opening quote: if a key's
-    /// closing quote comes right before its colon, and the key's text ends
-    /// in a colon (`{"a:": b"}`), where that quote is. The key may instead
-    /// lack its closing quote, end at that colon, and the quote open the
-    /// value.
-    fn key_quote_may_open(&self, start: usize) -> Option<usize> {
-        let before = |mut i: usize| {
-            while i > 0 && is_ws(self.src[i - 1]) {
-                i -= 1;
-            }
-            i.checked_sub(1)
-        };
-        if self.stack.last() != Some(&b'{') {
-            return None;
-        }
-        let colon = before(start).filter(|&i| self.src[i] == b':')?;
-        let quote = before(colon).filter(|&i| self.src[i] == b'"')?;
-        before(quote)
-            .is_some_and(|i| self.src[i] == b':')
-            .then_some(quote)
     }
 
     /// Where a word of the text from `start` to `to`, after the first, is a

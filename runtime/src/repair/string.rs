@@ -368,7 +368,7 @@ impl Parser<'_> {
             }
             _ => false,
         };
-        if !ends {
+        if !ends || (ctx == Ctx::Key && self.key_quote_may_open(body, close, close_len)) {
             return Ok(None);
         }
         if let Some(kind) = quote_repair(quote) {
@@ -538,6 +538,13 @@ impl Parser<'_> {
                     if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
                         return Ok(Read::Again(end));
                     }
+                }
+                if again.is_none() && ctx == Ctx::Key && self.key_quote_may_open(content, at, len) {
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        at,
+                        "a key ending in `:`, whose closing quote may open the value",
+                    ));
                 }
                 let closes = match again {
                     None => {
@@ -855,6 +862,49 @@ impl Parser<'_> {
             || self.continues(content, Expect::Value, closed)
     }
 
+    /// For the quote at `q` (`len` bytes) that seems to close a key whose
+    /// text starts at `content`: whether the key's text ends in a colon, no
+    /// colon and value that reads well follow the quote (`{"a:": b"}`,
+    /// `{"port:: "80"}`), and the quote opens a string followed by `,` or
+    /// `}`, as a value is. The key may then lack its closing quote and end
+    /// at that colon, and the quote open its value; which reading is meant
+    /// is a guess, each losing what the other keeps.
+    fn key_quote_may_open(&self, content: usize, q: usize, len: usize) -> bool {
+        let mut i = q;
+        while i > content && is_ws(self.src[i - 1]) {
+            i -= 1;
+        }
+        if i == content || self.src[i - 1] != b':' {
+            return false;
+        }
+        let Some((quote, _)) = self.quote_at(q) else {
+            return false;
+        };
+        let as_value = self.string_end(quote, q + len).is_some_and(|end| {
+            let (next, _) = self.skip_ws_from(end);
+            next >= self.end || matches!(self.src[next], b',' | b'}')
+        });
+        as_value && !self.member_follows(q + len)
+    }
+
+    /// Whether a colon (or `=`) and a value follow from `i`, the value not
+    /// a bare word that ends in a quote (`: b"`, lacking its opening one).
+    fn member_follows(&self, i: usize) -> bool {
+        let colon = self.skip_blank_and_comments(i);
+        if !matches!(self.src.get(colon), Some(b':' | b'=')) || colon >= self.end {
+            return false;
+        }
+        let value = self.skip_blank_and_comments(colon + 1);
+        if value >= self.end || self.quote_at(value).is_some() {
+            return true;
+        }
+        let word = self.src[value..self.end]
+            .iter()
+            .position(|&b| is_ws(b) || matches!(b, b',' | b'}' | b']' | b'"'))
+            .map_or(self.end, |p| value + p);
+        self.src.get(word) != Some(&b'"') || word >= self.end
+    }
+
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
     /// that ends before `after`, where that string's quote is and its length.
     fn joined(&self, ctx: Ctx, after: usize) -> Step<Option<(usize, usize)>> {
@@ -949,6 +999,12 @@ impl Parser<'_> {
                     ));
                 }
                 if end == q && !self.separated(content, q) {
+                    return Ok(None);
+                }
+                // A quote right before a comma closes what is before it
+                // (`"a ", (b": 1`): no token's text starts with a comma.
+                let opened = q + self.quote_at(q).map_or(1, |(_, len)| len);
+                if self.src.get(self.skip_ws_from(opened).0) == Some(&b',') {
                     return Ok(None);
                 }
                 // A quote right after a quote and a word closes a quoted

@@ -392,6 +392,16 @@ impl Parser<'_> {
                     "the text after the value is not prose: it holds numbers or brackets",
                 ));
             }
+            // A string and a closing bracket at the end are more JSON: the
+            // value was closed early (`["a", ]b", "c"]`).
+            let ends_closed = matches!(rest.trim_ascii_end().last(), Some(b'}' | b']'));
+            if ends_closed && rest.contains(&b'"') {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at,
+                    "the text after the value holds a string and ends with a bracket",
+                ));
+            }
             if let Some(key) = self.member_in(at, self.src.len()) {
                 return Err(fail(
                     RepairErrorKind::Unrepairable,
