@@ -123,7 +123,9 @@
 //!   [`RepairKind::MissingQuote`]), or, after an odd number of quotes taken for
 //!   text, the last of them closed it. A string that runs to the end of the
 //!   text ends before the closing brackets the text ends with (`["abc]`), or at
-//!   its first comma if everything after reads as JSON (`["a, 1, 2]`). Any
+//!   its first comma if everything after reads as JSON (`["a, 1, 2]`); one
+//!   that runs there over a quote taken for text and a line break after it
+//!   (`{"a": "x"\n{`) is refused, since that quote may close it. Any
 //!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
 //!   taken for text that is followed by `:`, as a key is, makes the text
 //!   ambiguous and is refused. A quote followed by a comma opens no token
@@ -149,7 +151,9 @@
 //!   key the text stopped in or before giving a value is kept with `null`
 //!   ([`RepairKind::UnfinishedKey`]). A truncated string keeps the characters it
 //!   has; a number cut short keeps its digits (`2.` is `2`), and a lone `-` is
-//!   no value.
+//!   no value. A key that runs to the end over a colon (its first or its
+//!   last) and a value that closes the text (`{"a: b:1}`) may have lacked
+//!   its closing quote there: refused.
 //! - **Missing values**: `{"a": }` and `{"a": ...}` give `null`; a key followed
 //!   by `,` or `}` without a colon (`{"a", "b"}`, perhaps a Python set) is an
 //!   error.

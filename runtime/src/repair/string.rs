@@ -782,6 +782,20 @@ impl Parser<'_> {
             // string, and brackets after it close the value.
             return Ok(Read::Again(End::QuoteAt(inner.last)));
         }
+        if again.is_none()
+            && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+            && inner.count % 2 == 1
+            && self.line_break_after(inner.last + 1)
+        {
+            // `{"a": "x"\n{`: a quote taken for text, then a line break, and
+            // the text stops. The quote may close the string (its bracket
+            // lost or replaced), or be text in a string cut short.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                inner.last,
+                "a quote before a line break inside a string that runs to the end: it may close the string",
+            ));
+        }
         if again.is_none() {
             if let Some(end) = self.string_ends_before(ctx, content)? {
                 return Ok(Read::Again(End::MissingQuote(end)));
@@ -792,16 +806,19 @@ impl Parser<'_> {
                 // `{"id::2}`: a key that runs to the end over a colon (or a
                 // few) and a value reads as strict JSON from there is not a
                 // key cut short.
-                let mut last = content + colon;
-                while self.src.get(last + 1) == Some(&b':') {
-                    last += 1;
+                let mut first = content + colon;
+                while self.src.get(first + 1) == Some(&b':') {
+                    first += 1;
                 }
-                let all = Reach {
+                // Only a value that closes the containers counts: one the
+                // text cuts short (`{"a::[t`) may be the key's own text.
+                let closed = Reach {
                     tokens: usize::MAX,
                     until: usize::MAX,
-                    min_tokens: 2,
+                    min_tokens: usize::MAX,
                 };
-                if self.continues(last, Expect::Colon, all) {
+                if self.continues(first, Expect::Colon, closed) || self.last_colon_then_value(first)
+                {
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
                         content - 1,
@@ -829,7 +846,7 @@ impl Parser<'_> {
                 "a quote and no value",
             ));
         }
-        if again.is_none() && self.json_after_quote(content) {
+        if again.is_none() && self.json_after_quote(ctx, content) {
             // `"[9, 1]`, `“1, 2]`: a stray quote, or one where an array's
             // `[` belongs; read as text, the numbers would be lost.
             return Err(fail(
@@ -845,12 +862,43 @@ impl Parser<'_> {
         Ok(Read::Closed)
     }
 
+    /// In a key that runs to the end of the text, with a colon at `first`:
+    /// whether a later colon, the last, is followed by a value that reads as
+    /// strict JSON and closes the containers (`{"a: \"b:1}`), so that the
+    /// key may end there as well.
+    fn last_colon_then_value(&self, first: usize) -> bool {
+        let mut after_run = first;
+        while self.src.get(after_run + 1) == Some(&b':') {
+            after_run += 1;
+        }
+        let Some(last) = self.src[after_run + 1..self.end]
+            .iter()
+            .rposition(|&b| b == b':')
+        else {
+            return false;
+        };
+        let closed = Reach {
+            tokens: usize::MAX,
+            until: usize::MAX,
+            min_tokens: usize::MAX,
+        };
+        self.continues(after_run + 1 + last, Expect::Colon, closed)
+    }
+
+    /// Whether a line break follows `i`, after spaces and tabs only.
+    fn line_break_after(&self, mut i: usize) -> bool {
+        while i < self.end && matches!(self.src[i], b' ' | b'\t') {
+            i += 1;
+        }
+        i < self.end && matches!(self.src[i], b'\n' | b'\r')
+    }
+
     /// Whether the text of a string that runs to the end, from `content`,
     /// reads as strict JSON that closes every container open around it: a
     /// value (`"[9, 1]`), whose quote is stray, or the inside of an array
     /// or object, whose quote stands where its bracket belongs (`“1, 2]`,
     /// `{"a": '1, 2]}`).
-    fn json_after_quote(&self, content: usize) -> bool {
+    fn json_after_quote(&self, ctx: Ctx, content: usize) -> bool {
         // Only a closed value counts: not the end of the text.
         let closed = Reach {
             tokens: usize::MAX,
@@ -859,7 +907,8 @@ impl Parser<'_> {
         };
         self.continues_in(content, Expect::ValueOrClose, closed, b"[")
             || self.continues_in(content, Expect::KeyOrClose, closed, b"{")
-            || self.continues(content, Expect::Value, closed)
+            // (Not where a key is due: `{"0}}` is a key cut short.)
+            || (ctx != Ctx::Key && self.continues(content, Expect::Value, closed))
     }
 
     /// For the quote at `q` (`len` bytes) that seems to close a key whose
@@ -1139,6 +1188,10 @@ impl Parser<'_> {
                 let colon = content + colon;
                 if self.continues(colon, Expect::Colon, all) {
                     return Ok(Some(self.content_end(content, colon)));
+                }
+                if self.last_colon_then_value(colon) {
+                    // `{"a: b:1}`: the key may end at either colon.
+                    return Ok(None);
                 }
                 // `{"key:value}`: a colon, text, and the closing bracket.
                 let mut i = self.end;
