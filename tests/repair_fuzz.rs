@@ -465,6 +465,30 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     ("{\"aun: \\\"ded\":1}\n", "{\"aun: \\\"ded:1}\n"),
     ("{\"a: b\":1}", "{\"a: b:1}"),
     ("{\"x\": 0, \"a: b\": [1, 2]}", "{\"x\": 0, \"a: b: [1, 2]}"),
+    // A stray quote before a top-level string whose text starts with a
+    // bracket: the string before it was dropped as prose and the bracket
+    // read as the value (found by a sweep of single damages over the fuzz
+    // corpus's documents, as are the next).
+    ("\t\"{\" ", "\"\t\"{\" "),
+    ("  \"{ Date=/{\"", "\"  \"{ Date=/{\""),
+    ("\t\"][\"", "\"\t\"][\""),
+    ("\t\"[{\"", "\"\t\"[{\""),
+    // A stray quote before a top-level string: read as one string holding
+    // a quote.
+    (" \"0\" ", "\" \"0\" "),
+    (" \"\"\t", "\" \"\"\t"),
+    // ``` right after a string's closing quote, text after it on its line:
+    // taken for a closing fence.
+    ("{\"a\":\r\"```b\"}", "{\"a\":\"\r\"```b\"}"),
+    ("{\"a\":\r\"```b\"}", "{\"a\":“\r\"```b\"}"),
+    // A bracket closed early before numbers with an exponent: `e` was taken
+    // for a word of prose, and the numbers dropped.
+    ("[1,1,22e342\r]", "[]1,1,22e342\r]"),
+    ("[1,1,22e342\r]", "[1]1,22e342\r]"),
+    // Prose inside an array before an array: read as text without quotes
+    // holding the inner array.
+    ("[[1]\t]\t", "[Here you go: [1]\t]\t"),
+    ("[[1]\t]\t", "[\\[1]\t]\t"),
 ];
 
 /// A key the text stops in is kept as far as it goes, even when its text

@@ -144,6 +144,19 @@ impl Parser<'_> {
         self.src.get(i..i + 3) == Some(b"```")
     }
 
+    /// Whether a fence that can close a block is at `i`: ```` ``` ```` with
+    /// nothing after it on its line (```` ```b ```` is text, or opens one).
+    pub(super) fn closing_fence_at(&self, i: usize) -> bool {
+        if !self.fence_at(i) {
+            return false;
+        }
+        let mut j = i + 3;
+        while j < self.src.len() && matches!(self.src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        j >= self.src.len() || matches!(self.src[j], b'\n' | b'\r')
+    }
+
     /// Whether the quote that closes a string opened by `quote` is at `i`,
     /// and its length.
     #[inline]
@@ -587,7 +600,7 @@ impl Parser<'_> {
             return true;
         }
         let b = self.src[j];
-        if self.fence_at(j) || (b == b')' && (self.jsonp || self.in_wrapper)) {
+        if self.closing_fence_at(j) || (b == b')' && (self.jsonp || self.in_wrapper)) {
             return true;
         }
         if b == b'+' && ctx != Ctx::Key {

@@ -106,7 +106,10 @@
 //!   (and the next `{` or `[` tried, at most 8) only if it holds no quote and no
 //!   colon (`Use {city} like this: ...`); otherwise the text is refused. A `{`
 //!   or `[` right before the value, or in text without a word (`{[": 1}`),
-//!   is no prose but the value's own bracket: the text is refused. Prose
+//!   is no prose but the value's own bracket: the text is refused, as it is
+//!   when a `{` or `[` follows a quote (`" "{"`: inside a string), or text
+//!   without a word holds a bracket or quote (a word is two letters in a
+//!   row or a character beyond ASCII: `22e342` has none). Prose
 //!   after the value is dropped and recorded unless it holds a `"key":`, or a
 //!   string and ends with a bracket (`["a", ]b", "c"]`: the value closed
 //!   early), or, after a value the text broke off, a quote or bracket.
@@ -132,7 +135,10 @@
 //!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
 //!   closing quote is followed by no `: value` but opens a string that
 //!   closes as a value (`{"port:: "80"}`), may lack its closing quote
-//!   instead: refused. Text that opens brackets of its own
+//!   instead: refused. So is a whole-text string whose first quote taken
+//!   for text has only whitespace before it (`" "0"`: a stray quote). A
+//!   fence after a closing quote ends the value only if nothing follows it
+//!   on its line. Text that opens brackets of its own
 //!   (`"print({"a": 1})"`) is code, whose quotes stay text, except one
 //!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`).
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
@@ -164,7 +170,8 @@
 //!   as do tokens that start like a number but are not one (`2024-01-15`); a
 //!   word that ends in a quote lacks its opening quote (`{"a": b"}`). Bare text
 //!   that holds a string, a `"key":` or, after its first word, a number or
-//!   literal is refused: it is junk before a value, not one text.
+//!   literal, or a bracket and a value (`Here you go: [1]`), is refused: it
+//!   is junk before a value, not one text.
 //! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
 //!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never
 //!   decoded, even if they hold JSON: a string field may legitimately carry

@@ -247,6 +247,18 @@ impl Parser<'_> {
         let mut depth = 0usize;
         loop {
             if i < self.end && matches!(self.src[i], b'{' | b'[') {
+                let (inside, _) = self.skip_ws_from(i + 1);
+                if inside < self.end
+                    && (matches!(self.src[inside], b'0'..=b'9' | b'-' | b'"' | b'{' | b'[')
+                        || self.literal_len(inside) > 0)
+                {
+                    // `Here you go: [1]`: a value inside text without quotes.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        inside,
+                        "text without quotes holds a bracket and a value",
+                    ));
+                }
                 depth += 1;
             } else if i < self.end && depth > 0 && matches!(self.src[i], b'}' | b']') {
                 depth -= 1;

@@ -556,6 +556,21 @@ impl Parser<'_> {
                     Some(End::Free) => self.closes(ctx, at + len),
                     Some(end) => end == End::QuoteAt(at),
                 };
+                if closes
+                    && again.is_none()
+                    && ctx == Ctx::Top
+                    && inner.count % 2 == 1
+                    && self.src[content..inner.first].iter().all(|&b| is_ws(b))
+                {
+                    // `" "0"`: only whitespace before the first quote taken
+                    // for text: a stray quote before a string, or one string
+                    // holding a quote; which is a guess.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        open_at,
+                        "a stray quote before a string",
+                    ));
+                }
                 if closes && again.is_none() && ctx == Ctx::Key && inner.count > 0 {
                     // `{"a"b": 1}`: which quote ends the key is a guess.
                     return Err(fail(

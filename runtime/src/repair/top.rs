@@ -71,6 +71,15 @@ impl Parser<'_> {
             let Some(start) = find_open(self.src, from) else {
                 break;
             };
+            if start > region_start && self.src[start - 1] == b'"' {
+                // `" "{"`: a stray quote, and a string whose text starts
+                // with the bracket; no value starts there.
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    start - 1,
+                    "a `{` or `[` right after a quote, inside a string",
+                ));
+            }
             let mark = self.mark();
             match self.candidate(region_start, start) {
                 Ok(()) => return Ok(None),
@@ -380,8 +389,7 @@ impl Parser<'_> {
             // Prose has words; text without one that holds numbers or
             // brackets is more JSON (`[1] 2]`: a bracket closed early).
             let rest = &self.src[at..];
-            let words = rest.iter().any(|&b| b.is_ascii_alphabetic() || b >= 0x80);
-            if !words
+            if !has_words(rest)
                 && rest
                     .iter()
                     .any(|&b| b.is_ascii_digit() || matches!(b, b'}' | b']'))
@@ -452,16 +460,19 @@ impl Parser<'_> {
     /// the value rather than being prose: one right before it (`Sure {[`),
     /// or any, in text without a word (`{[": 1}`). The value is then the
     /// inside of a container that could not be read; read alone, the
-    /// bracket would be dropped and what follows it change its role.
+    /// bracket would be dropped and what follows it change its role. In
+    /// text without a word, a closing bracket or a quote is no prose either
+    /// (`"\t"][`).
     fn opener_before(&self, from: usize, to: usize) -> Option<usize> {
         let text = &self.src[from..to];
         let last = text.iter().rposition(|&b| !is_ws(b))?;
         if matches!(text[last], b'{' | b'[') {
             return Some(from + last);
         }
-        let words = text.iter().any(|&b| b.is_ascii_alphabetic() || b >= 0x80);
-        let open = text.iter().position(|&b| matches!(b, b'{' | b'['))?;
-        (!words).then_some(from + open)
+        let open = text
+            .iter()
+            .position(|&b| matches!(b, b'{' | b'[' | b'}' | b']' | b'"'))?;
+        (!has_words(text)).then_some(from + open)
     }
 
     /// Where prose from `from` to `to` holds a key of the value
@@ -501,6 +512,14 @@ impl Parser<'_> {
         }
         i
     }
+}
+
+/// Whether `text` has a word, as prose does: two letters in a row, or a
+/// character beyond ASCII (`22e342` has none).
+fn has_words(text: &[u8]) -> bool {
+    text.windows(2)
+        .any(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic())
+        || text.iter().any(|&b| b >= 0x80)
 }
 
 fn is_ws_char(c: char) -> bool {
