@@ -265,6 +265,11 @@ const FUZZ_FINDINGS: &[&str] = &[
     // `repair`: values one per line, the last cut off by a fence at the
     // end, left the fence in the output.
     "{```json}\n{'query': 'rust', 'fi2024{},\n```",
+    // `repair`: a string joined with `+` to an empty one, at the top level:
+    // the check for a stray quote before a string sliced the text of the
+    // joined part from before it (a panic, found in the sixteenth run, by
+    // a check added in that session).
+    "\"a\"\"+\"\"",
     // `repair`: a bracket that a string's text closed before a `+` join
     // was taken for one in the joined part, and a slice ran backwards (a
     // panic; the thirteenth run).

@@ -560,8 +560,12 @@ impl Parser<'_> {
                     && again.is_none()
                     && ctx == Ctx::Top
                     && inner.count % 2 == 1
-                    && self.src[content..inner.first].iter().all(|&b| is_ws(b))
+                    && self
+                        .src
+                        .get(content..inner.first)
+                        .is_some_and(|text| text.iter().all(|&b| is_ws(b)))
                 {
+                    // (Not a quote in a part joined before with `+`.)
                     // `" "0"`: only whitespace before the first quote taken
                     // for text: a stray quote before a string, or one string
                     // holding a quote; which is a guess.
