@@ -368,7 +368,14 @@ impl Parser<'_> {
             }
             _ => false,
         };
-        if !ends || (ctx == Ctx::Key && self.key_quote_may_open(body, close, close_len)) {
+        // (A key ending in `:` or whitespace is rare: one byte decides.)
+        let colon_or_space_before =
+            close > body && matches!(src[close - 1], b':' | b' ' | b'\t' | b'\n' | b'\r');
+        if !ends
+            || (ctx == Ctx::Key
+                && colon_or_space_before
+                && self.key_quote_may_open(body, close, close_len))
+        {
             return Ok(None);
         }
         if let Some(kind) = quote_repair(quote) {

@@ -533,7 +533,7 @@ fn find_fence(src: &[u8]) -> Option<(usize, usize)> {
     // double quotes since the line began: `"Paris```"`) is text, not a
     // fence. The count is carried from one ``` to the next, so the search
     // stays one pass over the text.
-    let fences = || {
+    let mut fences = {
         let (mut from, mut scanned, mut quotes) = (0, 0, 0usize);
         std::iter::from_fn(move || loop {
             let at = find_from(src, b"```", from)?;
@@ -556,9 +556,14 @@ fn find_fence(src: &[u8]) -> Option<(usize, usize)> {
         src.get(at + 3..at + 7)
             .is_some_and(|tag| tag.eq_ignore_ascii_case(b"json"))
     };
-    let fence = fences()
-        .find(|&at| is_json(at))
-        .or_else(|| fences().next())?;
+    // One pass: the first ```json fence, else the first fence.
+    let mut first = None;
+    let fence = fences
+        .find(|&at| {
+            first.get_or_insert(at);
+            is_json(at)
+        })
+        .or(first)?;
     let mut content = fence + 3;
     while content < src.len()
         && (src[content].is_ascii_alphanumeric() || matches!(src[content], b'_' | b'+' | b'-'))
