@@ -518,6 +518,7 @@ impl Parser<'_> {
 
     /// Whether the byte at `i` is punctuation that no JSON token starts
     /// with, nor a quote of any kind (`/`, `;`, `*`, `-`, ...).
+    #[inline(always)]
     fn stray_mark_at(&self, i: usize) -> bool {
         let mark = self.src[i];
         mark.is_ascii_punctuation()

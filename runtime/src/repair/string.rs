@@ -536,22 +536,22 @@ impl Parser<'_> {
                 continue;
             }
             if let Some(len) = self.closer_at(quote, at) {
-                if again.is_none()
-                    && ctx == Ctx::Key
-                    && self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
-                    && inner.first_colon(self.src, content).is_some_and(|c| c < at)
-                {
-                    // `{"a: 1, "b": 2}`: the key may end at its colon.
-                    if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
-                        return Ok(Read::Again(end));
+                if again.is_none() && ctx == Ctx::Key {
+                    if self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
+                        && inner.first_colon(self.src, content).is_some_and(|c| c < at)
+                    {
+                        // `{"a: 1, "b": 2}`: the key may end at its colon.
+                        if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
+                            return Ok(Read::Again(end));
+                        }
                     }
-                }
-                if again.is_none() && ctx == Ctx::Key && self.key_quote_may_open(content, at, len) {
-                    return Err(fail(
-                        RepairErrorKind::Unrepairable,
-                        at,
-                        "a key ending in `:`, whose closing quote may open the value",
-                    ));
+                    if self.key_quote_may_open(content, at, len) {
+                        return Err(fail(
+                            RepairErrorKind::Unrepairable,
+                            at,
+                            "a key ending in `:`, whose closing quote may open the value",
+                        ));
+                    }
                 }
                 let closes = match again {
                     None => {
@@ -563,52 +563,12 @@ impl Parser<'_> {
                     Some(End::Free) => self.closes(ctx, at + len),
                     Some(end) => end == End::QuoteAt(at),
                 };
-                if closes
-                    && again.is_none()
-                    && ctx == Ctx::Top
-                    && inner.count % 2 == 1
-                    && self
-                        .src
-                        .get(content..inner.first)
-                        .is_some_and(|text| text.iter().all(|&b| is_ws(b)))
-                {
-                    // (Not a quote in a part joined before with `+`.)
-                    // `" "0"`: only whitespace before the first quote taken
-                    // for text: a stray quote before a string, or one string
-                    // holding a quote; which is a guess.
-                    return Err(fail(
-                        RepairErrorKind::Unrepairable,
-                        open_at,
-                        "a stray quote before a string",
-                    ));
-                }
-                if closes && again.is_none() && ctx == Ctx::Key && inner.count > 0 {
-                    // `{"a"b": 1}`: which quote ends the key is a guess.
-                    return Err(fail(
-                        RepairErrorKind::Unrepairable,
-                        inner.first,
-                        "a quote inside a key",
-                    ));
-                }
-                if closes
-                    && again.is_none()
-                    && inner.count % 2 == 1
-                    && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
-                    && self.src[inner.last + 1..at].contains(&b'\n')
-                {
-                    // `""\n  "`: the quote taken for text closed the string,
-                    // and the one on the next line is stray.
-                    return Ok(Read::Again(End::QuoteAt(inner.last)));
-                }
-                if closes
-                    && again.is_none()
-                    && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
-                    && inner.count % 2 == 1
-                    && self.src.get(inner.first + 1) == Some(&b',')
-                {
-                    // `["a.",b c"]`: a quote and a comma closed the string;
-                    // what follows lacks its opening quote.
-                    return Ok(Read::Again(End::QuoteAt(inner.first)));
+                if closes && again.is_none() && inner.count > 0 {
+                    if let Some(read) =
+                        self.closes_after_inner_quotes(ctx, open_at, content, at, &inner)?
+                    {
+                        return Ok(read);
+                    }
                 }
                 if closes {
                     match self.joined(ctx, at + len)? {
@@ -728,6 +688,62 @@ impl Parser<'_> {
                 _ => self.pos += 1,
             }
         }
+    }
+
+    /// A first reading's closing quote at `at`, after quotes taken for the
+    /// string's text: whether another quote closed it instead (read it
+    /// again), or which one did is a guess (an error).
+    fn closes_after_inner_quotes(
+        &self,
+        ctx: Ctx,
+        open_at: usize,
+        content: usize,
+        at: usize,
+        inner: &InnerQuotes,
+    ) -> Step<Option<Read>> {
+        let odd = inner.count % 2 == 1;
+        if ctx == Ctx::Top
+            && odd
+            && self
+                .src
+                .get(content..inner.first)
+                .is_some_and(|text| text.iter().all(|&b| is_ws(b)))
+        {
+            // (Not a quote in a part joined before with `+`.)
+            // `" "0"`: only whitespace before the first quote taken for
+            // text: a stray quote before a string, or one string holding a
+            // quote; which is a guess.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                open_at,
+                "a stray quote before a string",
+            ));
+        }
+        if ctx == Ctx::Key {
+            // `{"a"b": 1}`: which quote ends the key is a guess.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                inner.first,
+                "a quote inside a key",
+            ));
+        }
+        if odd
+            && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
+            && self.src[inner.last + 1..at].contains(&b'\n')
+        {
+            // `""\n  "`: the quote taken for text closed the string, and
+            // the one on the next line is stray.
+            return Ok(Some(Read::Again(End::QuoteAt(inner.last))));
+        }
+        if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+            && odd
+            && self.src.get(inner.first + 1) == Some(&b',')
+        {
+            // `["a.",b c"]`: a quote and a comma closed the string; what
+            // follows lacks its opening quote.
+            return Ok(Some(Read::Again(End::QuoteAt(inner.first))));
+        }
+        Ok(None)
     }
 
     /// The text (or the region it is read in) stops inside a string: the
@@ -1076,12 +1092,6 @@ impl Parser<'_> {
                 if end == q && !self.separated(content, q) {
                     return Ok(None);
                 }
-                // A quote right before a comma closes what is before it
-                // (`"a ", (b": 1`): no token's text starts with a comma.
-                let opened = q + self.quote_at(q).map_or(1, |(_, len)| len);
-                if self.src.get(self.skip_ws_from(opened).0) == Some(&b',') {
-                    return Ok(None);
-                }
                 // A quote right after a quote and a word closes a quoted
                 // word (`"a "b" c"`): no space or comma since that quote
                 // (which, with a separator just found, is only a few bytes
@@ -1096,6 +1106,12 @@ impl Parser<'_> {
                 }
                 // What follows reads as JSON there.
                 if !self.string_then_punctuation(q, reach) || !self.continues(q, expect, reach) {
+                    return Ok(None);
+                }
+                // A quote right before a comma closes what is before it
+                // (`"a ", (b": 1`): no token's text starts with a comma.
+                let opened = q + self.quote_at(q).map_or(1, |(_, len)| len);
+                if self.src.get(self.skip_ws_from(opened).0) == Some(&b',') {
                     return Ok(None);
                 }
                 // Text that opens brackets of its own is code.
