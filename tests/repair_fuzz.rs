@@ -265,6 +265,11 @@ const FUZZ_FINDINGS: &[&str] = &[
     // `repair`: values one per line, the last cut off by a fence at the
     // end, left the fence in the output.
     "{```json}\n{'query': 'rust', 'fi2024{},\n```",
+    // `repair`: a string joined with `+` to an empty one, at the top level:
+    // the check for a stray quote before a string sliced the text of the
+    // joined part from before it (a panic, found in the sixteenth run, by
+    // a check added in that session).
+    "\"a\"\"+\"\"",
     // `repair`: a bracket that a string's text closed before a `+` join
     // was taken for one in the joined part, and a slice ran backwards (a
     // panic; the thirteenth run).
@@ -354,7 +359,187 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
         "\"\\\"d{\"\r\r\r\r\r",
         "\"\\\"d{\"\r\r\r\r\rNote: the values below are approximate.\n",
     ),
+    // A `+` right before a string's closing quote, then prose before the
+    // next member: the `+` was taken for a join with a string opened by
+    // that quote, which ran over the next member to the end (the string
+    // after a `+` must now close in its place to be joined).
+    (
+        "{\"a\": \"\\\"+\", \"b\": \"c\"}",
+        "{\"a\": \"\\\"+\"Here you go: , \"b\": \"c\"}",
+    ),
+    (
+        "{\"a\": \"\\\"+\", \"b\": \"c\"}",
+        "{\"a\": \"\\\"+\"/* note */, \"b\": \"c\"}",
+    ),
+    (
+        "{\"a\": \"\\\"+\", \"b\": \"c\"}",
+        "{\"a\": \"\\\"+\"\nSure! Here are the arguments:\n, \"b\": \"c\"}",
+    ),
+    ("[\"x +\", \"y\"]", "[\"x +\"…, \"y\"]"),
+    // The same after a swap: `+"z,` read as a join with `"z, "b": 1}`.
+    (
+        "{\"a\": \"x\\\"y+z\", \"b\": 1}",
+        "{\"a\": \"x\\\"y+\"z, \"b\": 1}",
+    ),
+    (
+        "{\"s\": \"a\\\"b + c\", \"t\": [1, 2], \"u\": {\"v\": null}}",
+        "{\"s\": \"a\\\"b + \"c, \"t\": [1, 2], \"u\": {\"v\": null}}",
+    ),
+    // A key's closing quote replaced: `{"a\:":b"}` read as the key `a\:`
+    // and `b"` lacking its opening quote, losing the value `":b"` (now
+    // refused: the quote may open the value; the fourteenth run).
+    ("{\"a\":\":b\"}", "{\"a\\:\":b\"}"),
+    ("{\"a\":\":b\"}", "{\"a:\":b\"}"),
+    ("{\"k\": \": v\", \"n\": 1}", "{\"k: \": v\", \"n\": 1}"),
+    // A brace before a number too large for a float: not taken for a
+    // number, so read as a key cut short (numbers are now told by JSON's
+    // grammar, not by parsing them).
+    ("\r2E547", "{\r2E547"),
+    ("1e999", "{1e999"),
+    ("-0.5E+400", "{ -0.5E+400"),
+    // A key's closing quote replaced by `:`, the value then a word ending
+    // in a quote: read as the key `port:: ` and `8080"` (now refused: the
+    // quote may open the value, `{"port": "8080"}`).
+    (
+        "{\"host\": \"example.com\", \"port\": \"8080\"}",
+        "{\"host\": \"example.com\", \"port:: \"8080\"}",
+    ),
+    (
+        "{\"new_value\": \" \", \"expected\": {\"host\": \"x\"}}",
+        "{\"new_value:: \" \", \"expected\": {\"host\": \"x\"}}",
+    ),
+    // (With a value that reads as one, the key's quote is read as missing.)
+    ("{\"a\": \"1\"}", "{\"a:\"1\"}"),
+    // A key's opening quote replaced after a string: the string's closing
+    // quote was taken for the opening of a key whose text starts with a
+    // comma (`", (expected"`), the string cut before its trailing space.
+    (
+        "{\"new_value\": \"space \", \"expected\": {\"href\": \"sc:/space%20\"}}",
+        "{\"new_value\": \"space \", (expected\": {\"href\": \"sc:/space%20\"}}",
+    ),
+    (
+        "{\"hostname\": \"[::1]\", \"port\": \"2\"}",
+        "{\"hostname\": \"[::1]\", :port\": \"2\"}",
+    ),
+    (
+        "{\"a\": \"https \", \"b\": 1}",
+        "{\"a\": \"https \", =b\": 1}",
+    ),
+    // A string's opening quote replaced by a bracket that closes the array:
+    // the rest, strings and the real closing bracket, was dropped as prose.
+    (
+        "[\"non\", \"tempor\", \"do\", \"ullamco\"]",
+        "[\"non\", ]tempor\", \"do\", \"ullamco\"]",
+    ),
+    ("[\"x\\\"+\", \"y\"]", "[]x\\\"+\", \"y\"]"),
+    // A stray mark after the comma between members, the string before
+    // holding unclosed braces (so taken for code): its closing quote was
+    // taken for text, and the next member read into it (the fifteenth run).
+    (
+        "{\"about\": \"Mollit cons{{{ectetur excepteur.\",\n      \"registered\": \"2015-09-03T11:47:15 -02:00\",\n      \"latitude\": -19.768953}",
+        "{\"about\": \"Mollit cons{{{ectetur excepteur.\",\n   -  \"registered\": \"2015-09-03T11:47:15 -02:00\",\n      \"latitude\": -19.768953}",
+    ),
+    (
+        "{\"a\": \"x{\", \"b\": \"c\",\n \"d\": 1}",
+        "{\"a\": \"x{\", - \"b\": \"c\",\n \"d\": 1}",
+    ),
+    (
+        "{\"a\": \"f({\",\n \"b\": \"c\", \"d\": 1}",
+        "{\"a\": \"f({\",\n ; \"b\": \"c\", \"d\": 1}",
+    ),
+    (
+        "{\"a\": \"[[\", \"b\": \"c d\", \"e\": 2}",
+        "{\"a\": \"[[\", * \"b\": \"c d\", \"e\": 2}",
+    ),
+    // The last closing bracket of a pretty-printed document replaced: the
+    // last string's closing quote, before a line break, was taken for text
+    // and the string run to the end (now refused: the quote may close it,
+    // or the string be cut short).
+    (
+        "{\n  \"id\": 2,\n  \"name\": \"Davis Buck\"\n}",
+        "{\n  \"id\": 2,\n  \"name\": \"Davis Buck\"\n{",
+    ),
+    (
+        "[\n  \"ex\",\n  \"occaecat\"\n]",
+        "[\n  \"ex\",\n  \"occaecat\"\n\\",
+    ),
+    ("{\"a\": \"b\"\n}", "{\"a\": \"b\"\na"),
+    // A key's closing quote deleted, its text holding a colon before the
+    // one that follows it: only the first colon was tried as the key's end,
+    // and the value read into a key cut short (the sixteenth run).
+    ("{\"aun: \\\"ded\":1}\n", "{\"aun: \\\"ded:1}\n"),
+    ("{\"a: b\":1}", "{\"a: b:1}"),
+    ("{\"x\": 0, \"a: b\": [1, 2]}", "{\"x\": 0, \"a: b: [1, 2]}"),
+    // A stray quote before a top-level string whose text starts with a
+    // bracket: the string before it was dropped as prose and the bracket
+    // read as the value (found by a sweep of single damages over the fuzz
+    // corpus's documents, as are the next).
+    ("\t\"{\" ", "\"\t\"{\" "),
+    ("  \"{ Date=/{\"", "\"  \"{ Date=/{\""),
+    ("\t\"][\"", "\"\t\"][\""),
+    ("\t\"[{\"", "\"\t\"[{\""),
+    // A stray quote before a top-level string: read as one string holding
+    // a quote.
+    (" \"0\" ", "\" \"0\" "),
+    (" \"\"\t", "\" \"\"\t"),
+    // ``` right after a string's closing quote, text after it on its line:
+    // taken for a closing fence.
+    ("{\"a\":\r\"```b\"}", "{\"a\":\"\r\"```b\"}"),
+    ("{\"a\":\r\"```b\"}", "{\"a\":“\r\"```b\"}"),
+    // A bracket closed early before numbers with an exponent: `e` was taken
+    // for a word of prose, and the numbers dropped.
+    ("[1,1,22e342\r]", "[]1,1,22e342\r]"),
+    ("[1,1,22e342\r]", "[1]1,22e342\r]"),
+    // Prose inside an array before an array: read as text without quotes
+    // holding the inner array.
+    ("[[1]\t]\t", "[Here you go: [1]\t]\t"),
+    ("[[1]\t]\t", "[\\[1]\t]\t"),
 ];
+
+/// A key the text stops in is kept as far as it goes, even when its text
+/// reads like a value (`{"0}}`) or like a colon and a value cut short
+/// (`::[t`): it is not a stray quote, nor a key ending at a colon.
+/// (Proptest found both, truncating generated objects.)
+#[test]
+fn a_key_cut_short_keeps_its_text() {
+    for (text, json) in [
+        ("{\"a\":{\"0}}", "{\"a\":{\"0}}\": null}}"),
+        ("{\"k\": 1, \"GP::[t", "{\"k\": 1, \"GP::[t\": null}"),
+    ] {
+        assert_eq!(
+            repair(text).map(|r| r.json().to_string()),
+            Ok(json.to_string()),
+            "{text:?}"
+        );
+    }
+}
+
+/// A `{` or `[` that cannot be read, right before the value or in text
+/// without a word, opens that value: reading the value alone would drop it
+/// and change the role of what follows, so the text is refused. `{[": true}`
+/// (from `{"": true}`, a quote replaced) was read as `["\": true}"]`, its
+/// `true` turned into text (the repair target, the fourteenth run).
+#[test]
+fn a_bracket_that_cannot_be_read_before_the_value_is_refused() {
+    for text in [
+        "{[\": true}",
+        "{[\"a\": true, \"b\": 1}",
+        " { [\"\": 1}",
+        "[{[\"a\": 2}",
+        "Sure: {[\": true}",
+        "Here you go {\n[\"a\": 1}",
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+        assert!(
+            matches!(text.as_bytes()[error.at()], b'{' | b'['),
+            "{text:?}: {error}"
+        );
+    }
+    // Prose with braces of its own before the value is still dropped.
+    let repaired = repair("Use {city} like this: {\"city\": \"Paris\"}").unwrap();
+    assert_eq!(repaired.json(), "{\"city\": \"Paris\"}");
+}
 
 #[test]
 fn fuzz_findings_stay_fixed() {

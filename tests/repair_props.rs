@@ -287,13 +287,16 @@ proptest! {
         let repaired = repair(&text[..cut]).unwrap_or_else(|e| panic!("{:?}: {e}", &text[..cut]));
         let back: Value = serde_json::from_str(repaired.json()).unwrap();
         let back = back.as_object().unwrap();
+        // The one unfinished member: its key, or the part of it the text has.
+        let unfinished = ends.iter().find(|&&(_, _, key_at, end)| key_at < cut && cut <= end);
         for &(key, member, _, end) in &ends {
-            if cut > end {
+            // A key cut short to an earlier key (`{"z": 1, "z` of `"za"`)
+            // is that key again, whose last value a map keeps.
+            let shadowed = unfinished.is_some_and(|&(cut_key, ..)| cut_key.starts_with(key.as_str()));
+            if cut > end && !shadowed {
                 prop_assert_eq!(back.get(key), Some(member), "{:?} lost {:?}", &text[..cut], key);
             }
         }
-        // The one unfinished member: its key, or the part of it the text has.
-        let unfinished = ends.iter().find(|&&(_, _, key_at, end)| key_at < cut && cut <= end);
         for got in back.keys() {
             let finished = object.contains_key(got);
             let cut_short = unfinished.is_some_and(|&(key, ..)| key.starts_with(got.as_str()));

@@ -144,6 +144,19 @@ impl Parser<'_> {
         self.src.get(i..i + 3) == Some(b"```")
     }
 
+    /// Whether a fence that can close a block is at `i`: ```` ``` ```` with
+    /// nothing after it on its line (```` ```b ```` is text, or opens one).
+    pub(super) fn closing_fence_at(&self, i: usize) -> bool {
+        if !self.fence_at(i) {
+            return false;
+        }
+        let mut j = i + 3;
+        while j < self.src.len() && matches!(self.src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        j >= self.src.len() || matches!(self.src[j], b'\n' | b'\r')
+    }
+
     /// Whether the quote that closes a string opened by `quote` is at `i`,
     /// and its length.
     #[inline]
@@ -481,13 +494,7 @@ impl Parser<'_> {
     /// comma and a quoted key: the member before ended at the quote before
     /// the mark (`"a"/, "b": 1`), whose text is not read on past it.
     fn stray_mark_then_member(&self, i: usize) -> bool {
-        let mark = self.src[i];
-        if !mark.is_ascii_punctuation()
-            || matches!(
-                mark,
-                b'"' | b'\'' | b'`' | b',' | b':' | b'{' | b'}' | b'[' | b']'
-            )
-        {
+        if !self.stray_mark_at(i) {
             return false;
         }
         let (comma, _) = self.skip_ws_from(i + 1);
@@ -496,6 +503,29 @@ impl Parser<'_> {
         }
         let (key, _) = self.skip_ws_from(comma + 1);
         key < self.end && self.key_string_at(key)
+    }
+
+    /// Whether one stray mark is at `i`, after a comma, and then a quoted
+    /// key: the member before ended at the quote before the comma
+    /// (`"a",\n - "b": 1`), whose text is not read on past it.
+    fn stray_mark_then_key(&self, i: usize) -> bool {
+        if i >= self.end || !self.stray_mark_at(i) {
+            return false;
+        }
+        let (key, _) = self.skip_ws_from(i + 1);
+        key < self.end && self.key_string_at(key)
+    }
+
+    /// Whether the byte at `i` is punctuation that no JSON token starts
+    /// with, nor a quote of any kind (`/`, `;`, `*`, `-`, ...).
+    #[inline(always)]
+    fn stray_mark_at(&self, i: usize) -> bool {
+        let mark = self.src[i];
+        mark.is_ascii_punctuation()
+            && !matches!(
+                mark,
+                b'"' | b'\'' | b'`' | b',' | b':' | b'{' | b'}' | b'[' | b']'
+            )
     }
 
     /// Whether a quoted key starts at `i`: a string followed by `:`.
@@ -571,7 +601,7 @@ impl Parser<'_> {
             return true;
         }
         let b = self.src[j];
-        if self.fence_at(j) || (b == b')' && (self.jsonp || self.in_wrapper)) {
+        if self.closing_fence_at(j) || (b == b')' && (self.jsonp || self.in_wrapper)) {
             return true;
         }
         if b == b'+' && ctx != Ctx::Key {
@@ -622,6 +652,7 @@ impl Parser<'_> {
                         || self.quote_at(k).is_some()
                         || self.ellipsis_len(k) > 0
                         || self.unquoted_key_at(k)
+                        || self.stray_mark_then_key(k)
                 }
                 _ => {
                     self.key_string_at(j)

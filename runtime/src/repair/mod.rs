@@ -104,9 +104,15 @@
 //!   ` ```json ` fence first), then at the first `{` or `[`; `name(` right before
 //!   it is a JSONP wrapper. A candidate that cannot be read is skipped as prose
 //!   (and the next `{` or `[` tried, at most 8) only if it holds no quote and no
-//!   colon (`Use {city} like this: ...`); otherwise the text is refused. Prose
-//!   after the value is dropped and recorded unless it holds a `"key":`, or,
-//!   after a value the text broke off, a quote or bracket.
+//!   colon (`Use {city} like this: ...`); otherwise the text is refused. A `{`
+//!   or `[` right before the value, or in text without a word (`{[": 1}`),
+//!   is no prose but the value's own bracket: the text is refused, as it is
+//!   when a `{` or `[` follows a quote (`" "{"`: inside a string), or text
+//!   without a word holds a bracket or quote (a word is two letters in a
+//!   row or a character beyond ASCII: `22e342` has none). Prose
+//!   after the value is dropped and recorded unless it holds a `"key":`, or a
+//!   string and ends with a bracket (`["a", ]b", "c"]`: the value closed
+//!   early), or, after a value the text broke off, a quote or bracket.
 //! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`) are
 //!   put in an array ([`RepairKind::NewlineDelimited`]); two values on one line,
 //!   or text that goes on after the value closed (`{"a": 1}, "b": 2}`), are an
@@ -120,24 +126,40 @@
 //!   [`RepairKind::MissingQuote`]), or, after an odd number of quotes taken for
 //!   text, the last of them closed it. A string that runs to the end of the
 //!   text ends before the closing brackets the text ends with (`["abc]`), or at
-//!   its first comma if everything after reads as JSON (`["a, 1, 2]`). Any
+//!   its first comma if everything after reads as JSON (`["a, 1, 2]`); one
+//!   that runs there over a quote taken for text and a line break after it
+//!   (`{"a": "x"\n{`) is refused, since that quote may close it. Any
 //!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
 //!   taken for text that is followed by `:`, as a key is, makes the text
-//!   ambiguous and is refused. Text that opens brackets of its own
-//!   (`"print({"a": 1})"`) is code, whose quotes stay text.
+//!   ambiguous and is refused. A quote followed by a comma opens no token
+//!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
+//!   closing quote is followed by no `: value` but opens a string that
+//!   closes as a value (`{"port:: "80"}`), may lack its closing quote
+//!   instead: refused. So is a whole-text string whose first quote taken
+//!   for text has only whitespace before it (`" "0"`: a stray quote). A
+//!   fence after a closing quote ends the value only if nothing follows it
+//!   on its line. Text that opens brackets of its own
+//!   (`"print({"a": 1})"`) is code, whose quotes stay text, except one
+//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`).
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
 //!   quote that never closes over JSON text) are refused.
 //! - **Missing commas and colons**: two values separated only by whitespace
 //!   inside an array or object get a comma (`["a" "b"]`); a key followed by a
 //!   value gets a colon; `=` and `=>` become `:`; a doubled `:` or `,` is
 //!   removed.
-//! - **Strings joined with `+`** (`"a" + "b"`) become one string.
+//! - **Strings joined with `+`** (`"a" + "b"`) become one string. A quote
+//!   after a `+` inside a string (`"a +"b"`) opens a joined string only if
+//!   that string's closing quote fits the place; otherwise it is text.
+//! - **Numbers** are told by JSON's grammar, not by their size: `1e999` is a
+//!   number, never a word or a key.
 //! - **Truncated text** is closed: an unfinished string, array or object is
 //!   ended where the text stops, an unfinished literal is completed (`tru`) and a
 //!   key the text stopped in or before giving a value is kept with `null`
 //!   ([`RepairKind::UnfinishedKey`]). A truncated string keeps the characters it
 //!   has; a number cut short keeps its digits (`2.` is `2`), and a lone `-` is
-//!   no value.
+//!   no value. A key that runs to the end over a colon (its first or its
+//!   last) and a value that closes the text (`{"a: b:1}`) may have lacked
+//!   its closing quote there: refused.
 //! - **Missing values**: `{"a": }` and `{"a": ...}` give `null`; a key followed
 //!   by `,` or `}` without a colon (`{"a", "b"}`, perhaps a Python set) is an
 //!   error.
@@ -148,7 +170,8 @@
 //!   as do tokens that start like a number but are not one (`2024-01-15`); a
 //!   word that ends in a quote lacks its opening quote (`{"a": b"}`). Bare text
 //!   that holds a string, a `"key":` or, after its first word, a number or
-//!   literal is refused: it is junk before a value, not one text.
+//!   literal, or a bracket and a value (`Here you go: [1]`), is refused: it
+//!   is junk before a value, not one text.
 //! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
 //!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never
 //!   decoded, even if they hold JSON: a string field may legitimately carry

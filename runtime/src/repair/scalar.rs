@@ -1,5 +1,6 @@
 //! Numbers, literals (`true`, Python's `None`, `NaN`, ...) and bare words.
 
+use super::continuation::number_end;
 use super::lex::{is_ws, Ctx, LITERALS};
 use super::parse::{fail, Parsed, Parser, Step};
 use super::{RepairErrorKind, RepairKind};
@@ -246,6 +247,18 @@ impl Parser<'_> {
         let mut depth = 0usize;
         loop {
             if i < self.end && matches!(self.src[i], b'{' | b'[') {
+                let (inside, _) = self.skip_ws_from(i + 1);
+                if inside < self.end
+                    && (matches!(self.src[inside], b'0'..=b'9' | b'-' | b'"' | b'{' | b'[')
+                        || self.literal_len(inside) > 0)
+                {
+                    // `Here you go: [1]`: a value inside text without quotes.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        inside,
+                        "text without quotes holds a bracket and a value",
+                    ));
+                }
                 depth += 1;
             } else if i < self.end && depth > 0 && matches!(self.src[i], b'}' | b']') {
                 depth -= 1;
@@ -336,8 +349,8 @@ impl Parser<'_> {
                 .position(|&b| is_ws(b))
                 .unwrap_or(text.len() - i);
             let w = &text[i..word];
-            let number = serde_json::from_slice::<serde::de::IgnoredAny>(w).is_ok()
-                && w.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-');
+            // By JSON's grammar: `1e999` is a number, though no float.
+            let number = number_end(w, 0) == Ok(w.len());
             let literal = LITERALS.iter().any(|(name, ..)| name.as_bytes() == w);
             if number || literal {
                 return Some(start + i);

@@ -2,7 +2,7 @@
 //! characters, strings missing a quote, concatenation with `+`; and keys,
 //! quoted or not.
 
-use super::continuation::{Expect, Reach};
+use super::continuation::{number_end, Expect, Reach};
 use super::lex::{find, is_key_byte, is_ws, rfind, Ctx, Quote};
 use super::log::Since;
 use super::parse::{fail, Parsed, Parser, Step};
@@ -368,7 +368,14 @@ impl Parser<'_> {
             }
             _ => false,
         };
-        if !ends {
+        // (A key ending in `:` or whitespace is rare: one byte decides.)
+        let colon_or_space_before =
+            close > body && matches!(src[close - 1], b':' | b' ' | b'\t' | b'\n' | b'\r');
+        if !ends
+            || (ctx == Ctx::Key
+                && colon_or_space_before
+                && self.key_quote_may_open(body, close, close_len))
+        {
             return Ok(None);
         }
         if let Some(kind) = quote_repair(quote) {
@@ -529,14 +536,21 @@ impl Parser<'_> {
                 continue;
             }
             if let Some(len) = self.closer_at(quote, at) {
-                if again.is_none()
-                    && ctx == Ctx::Key
-                    && self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
-                    && inner.first_colon(self.src, content).is_some_and(|c| c < at)
-                {
-                    // `{"a: 1, "b": 2}`: the key may end at its colon.
-                    if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
-                        return Ok(Read::Again(end));
+                if again.is_none() && ctx == Ctx::Key {
+                    if self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
+                        && inner.first_colon(self.src, content).is_some_and(|c| c < at)
+                    {
+                        // `{"a: 1, "b": 2}`: the key may end at its colon.
+                        if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
+                            return Ok(Read::Again(end));
+                        }
+                    }
+                    if self.key_quote_may_open(content, at, len) {
+                        return Err(fail(
+                            RepairErrorKind::Unrepairable,
+                            at,
+                            "a key ending in `:`, whose closing quote may open the value",
+                        ));
                     }
                 }
                 let closes = match again {
@@ -549,33 +563,12 @@ impl Parser<'_> {
                     Some(End::Free) => self.closes(ctx, at + len),
                     Some(end) => end == End::QuoteAt(at),
                 };
-                if closes && again.is_none() && ctx == Ctx::Key && inner.count > 0 {
-                    // `{"a"b": 1}`: which quote ends the key is a guess.
-                    return Err(fail(
-                        RepairErrorKind::Unrepairable,
-                        inner.first,
-                        "a quote inside a key",
-                    ));
-                }
-                if closes
-                    && again.is_none()
-                    && inner.count % 2 == 1
-                    && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
-                    && self.src[inner.last + 1..at].contains(&b'\n')
-                {
-                    // `""\n  "`: the quote taken for text closed the string,
-                    // and the one on the next line is stray.
-                    return Ok(Read::Again(End::QuoteAt(inner.last)));
-                }
-                if closes
-                    && again.is_none()
-                    && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
-                    && inner.count % 2 == 1
-                    && self.src.get(inner.first + 1) == Some(&b',')
-                {
-                    // `["a.",b c"]`: a quote and a comma closed the string;
-                    // what follows lacks its opening quote.
-                    return Ok(Read::Again(End::QuoteAt(inner.first)));
+                if closes && again.is_none() && inner.count > 0 {
+                    if let Some(read) =
+                        self.closes_after_inner_quotes(ctx, open_at, content, at, &inner)?
+                    {
+                        return Ok(read);
+                    }
                 }
                 if closes {
                     match self.joined(ctx, at + len)? {
@@ -697,6 +690,62 @@ impl Parser<'_> {
         }
     }
 
+    /// A first reading's closing quote at `at`, after quotes taken for the
+    /// string's text: whether another quote closed it instead (read it
+    /// again), or which one did is a guess (an error).
+    fn closes_after_inner_quotes(
+        &self,
+        ctx: Ctx,
+        open_at: usize,
+        content: usize,
+        at: usize,
+        inner: &InnerQuotes,
+    ) -> Step<Option<Read>> {
+        let odd = inner.count % 2 == 1;
+        if ctx == Ctx::Top
+            && odd
+            && self
+                .src
+                .get(content..inner.first)
+                .is_some_and(|text| text.iter().all(|&b| is_ws(b)))
+        {
+            // (Not a quote in a part joined before with `+`.)
+            // `" "0"`: only whitespace before the first quote taken for
+            // text: a stray quote before a string, or one string holding a
+            // quote; which is a guess.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                open_at,
+                "a stray quote before a string",
+            ));
+        }
+        if ctx == Ctx::Key {
+            // `{"a"b": 1}`: which quote ends the key is a guess.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                inner.first,
+                "a quote inside a key",
+            ));
+        }
+        if odd
+            && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
+            && self.src[inner.last + 1..at].contains(&b'\n')
+        {
+            // `""\n  "`: the quote taken for text closed the string, and
+            // the one on the next line is stray.
+            return Ok(Some(Read::Again(End::QuoteAt(inner.last))));
+        }
+        if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+            && odd
+            && self.src.get(inner.first + 1) == Some(&b',')
+        {
+            // `["a.",b c"]`: a quote and a comma closed the string; what
+            // follows lacks its opening quote.
+            return Ok(Some(Read::Again(End::QuoteAt(inner.first))));
+        }
+        Ok(None)
+    }
+
     /// The text (or the region it is read in) stops inside a string: the
     /// end a second reading set, a fence that closes the block, a closing
     /// quote the structure shows is missing, or truncation.
@@ -775,6 +824,20 @@ impl Parser<'_> {
             // string, and brackets after it close the value.
             return Ok(Read::Again(End::QuoteAt(inner.last)));
         }
+        if again.is_none()
+            && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+            && inner.count % 2 == 1
+            && self.line_break_after(inner.last + 1)
+        {
+            // `{"a": "x"\n{`: a quote taken for text, then a line break, and
+            // the text stops. The quote may close the string (its bracket
+            // lost or replaced), or be text in a string cut short.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                inner.last,
+                "a quote before a line break inside a string that runs to the end: it may close the string",
+            ));
+        }
         if again.is_none() {
             if let Some(end) = self.string_ends_before(ctx, content)? {
                 return Ok(Read::Again(End::MissingQuote(end)));
@@ -785,16 +848,19 @@ impl Parser<'_> {
                 // `{"id::2}`: a key that runs to the end over a colon (or a
                 // few) and a value reads as strict JSON from there is not a
                 // key cut short.
-                let mut last = content + colon;
-                while self.src.get(last + 1) == Some(&b':') {
-                    last += 1;
+                let mut first = content + colon;
+                while self.src.get(first + 1) == Some(&b':') {
+                    first += 1;
                 }
-                let all = Reach {
+                // Only a value that closes the containers counts: one the
+                // text cuts short (`{"a::[t`) may be the key's own text.
+                let closed = Reach {
                     tokens: usize::MAX,
                     until: usize::MAX,
-                    min_tokens: 2,
+                    min_tokens: usize::MAX,
                 };
-                if self.continues(last, Expect::Colon, all) {
+                if self.continues(first, Expect::Colon, closed) || self.last_colon_then_value(first)
+                {
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
                         content - 1,
@@ -822,7 +888,7 @@ impl Parser<'_> {
                 "a quote and no value",
             ));
         }
-        if again.is_none() && self.json_after_quote(content) {
+        if again.is_none() && self.json_after_quote(ctx, content) {
             // `"[9, 1]`, `“1, 2]`: a stray quote, or one where an array's
             // `[` belongs; read as text, the numbers would be lost.
             return Err(fail(
@@ -838,12 +904,43 @@ impl Parser<'_> {
         Ok(Read::Closed)
     }
 
+    /// In a key that runs to the end of the text, with a colon at `first`:
+    /// whether a later colon, the last, is followed by a value that reads as
+    /// strict JSON and closes the containers (`{"a: \"b:1}`), so that the
+    /// key may end there as well.
+    fn last_colon_then_value(&self, first: usize) -> bool {
+        let mut after_run = first;
+        while self.src.get(after_run + 1) == Some(&b':') {
+            after_run += 1;
+        }
+        let Some(last) = self.src[after_run + 1..self.end]
+            .iter()
+            .rposition(|&b| b == b':')
+        else {
+            return false;
+        };
+        let closed = Reach {
+            tokens: usize::MAX,
+            until: usize::MAX,
+            min_tokens: usize::MAX,
+        };
+        self.continues(after_run + 1 + last, Expect::Colon, closed)
+    }
+
+    /// Whether a line break follows `i`, after spaces and tabs only.
+    fn line_break_after(&self, mut i: usize) -> bool {
+        while i < self.end && matches!(self.src[i], b' ' | b'\t') {
+            i += 1;
+        }
+        i < self.end && matches!(self.src[i], b'\n' | b'\r')
+    }
+
     /// Whether the text of a string that runs to the end, from `content`,
     /// reads as strict JSON that closes every container open around it: a
     /// value (`"[9, 1]`), whose quote is stray, or the inside of an array
     /// or object, whose quote stands where its bracket belongs (`“1, 2]`,
     /// `{"a": '1, 2]}`).
-    fn json_after_quote(&self, content: usize) -> bool {
+    fn json_after_quote(&self, ctx: Ctx, content: usize) -> bool {
         // Only a closed value counts: not the end of the text.
         let closed = Reach {
             tokens: usize::MAX,
@@ -852,7 +949,51 @@ impl Parser<'_> {
         };
         self.continues_in(content, Expect::ValueOrClose, closed, b"[")
             || self.continues_in(content, Expect::KeyOrClose, closed, b"{")
-            || self.continues(content, Expect::Value, closed)
+            // (Not where a key is due: `{"0}}` is a key cut short.)
+            || (ctx != Ctx::Key && self.continues(content, Expect::Value, closed))
+    }
+
+    /// For the quote at `q` (`len` bytes) that seems to close a key whose
+    /// text starts at `content`: whether the key's text ends in a colon, no
+    /// colon and value that reads well follow the quote (`{"a:": b"}`,
+    /// `{"port:: "80"}`), and the quote opens a string followed by `,` or
+    /// `}`, as a value is. The key may then lack its closing quote and end
+    /// at that colon, and the quote open its value; which reading is meant
+    /// is a guess, each losing what the other keeps.
+    fn key_quote_may_open(&self, content: usize, q: usize, len: usize) -> bool {
+        let mut i = q;
+        while i > content && is_ws(self.src[i - 1]) {
+            i -= 1;
+        }
+        if i == content || self.src[i - 1] != b':' {
+            return false;
+        }
+        let Some((quote, _)) = self.quote_at(q) else {
+            return false;
+        };
+        let as_value = self.string_end(quote, q + len).is_some_and(|end| {
+            let (next, _) = self.skip_ws_from(end);
+            next >= self.end || matches!(self.src[next], b',' | b'}')
+        });
+        as_value && !self.member_follows(q + len)
+    }
+
+    /// Whether a colon (or `=`) and a value follow from `i`, the value not
+    /// a bare word that ends in a quote (`: b"`, lacking its opening one).
+    fn member_follows(&self, i: usize) -> bool {
+        let colon = self.skip_blank_and_comments(i);
+        if !matches!(self.src.get(colon), Some(b':' | b'=')) || colon >= self.end {
+            return false;
+        }
+        let value = self.skip_blank_and_comments(colon + 1);
+        if value >= self.end || self.quote_at(value).is_some() {
+            return true;
+        }
+        let word = self.src[value..self.end]
+            .iter()
+            .position(|&b| is_ws(b) || matches!(b, b',' | b'}' | b']' | b'"'))
+            .map_or(self.end, |p| value + p);
+        self.src.get(word) != Some(&b'"') || word >= self.end
     }
 
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
@@ -914,9 +1055,10 @@ impl Parser<'_> {
                     .map_or(q, |p| end + p);
                 !self.src[end..plus].contains(&b',')
                     && (end == content || self.src[end - 1] != b',')
-                    && self
-                        .quote_at(q)
-                        .is_some_and(|(quote, len)| self.string_end(quote, q + len).is_some())
+                    && self.quote_at(q).is_some_and(|(quote, len)| {
+                        self.string_end(quote, q + len)
+                            .is_some_and(|end| self.closes(ctx, end))
+                    })
             };
             if joined {
                 return Ok(Some(End::Joined {
@@ -964,6 +1106,12 @@ impl Parser<'_> {
                 }
                 // What follows reads as JSON there.
                 if !self.string_then_punctuation(q, reach) || !self.continues(q, expect, reach) {
+                    return Ok(None);
+                }
+                // A quote right before a comma closes what is before it
+                // (`"a ", (b": 1`): no token's text starts with a comma.
+                let opened = q + self.quote_at(q).map_or(1, |(_, len)| len);
+                if self.src.get(self.skip_ws_from(opened).0) == Some(&b',') {
                     return Ok(None);
                 }
                 // Text that opens brackets of its own is code.
@@ -1082,6 +1230,10 @@ impl Parser<'_> {
                 let colon = content + colon;
                 if self.continues(colon, Expect::Colon, all) {
                     return Ok(Some(self.content_end(content, colon)));
+                }
+                if self.last_colon_then_value(colon) {
+                    // `{"a: b:1}`: the key may end at either colon.
+                    return Ok(None);
                 }
                 // `{"key:value}`: a colon, text, and the closing bracket.
                 let mut i = self.end;
@@ -1395,10 +1547,8 @@ pub(super) fn push_escaped(out: &mut String, b: u8) {
         }
     }
 }
-/// Whether `text` is a JSON number or literal, whole.
+/// Whether `text` is a JSON number or literal, whole, by JSON's grammar
+/// (`2E547` is a number, though too large for a float).
 fn is_json_scalar(text: &[u8]) -> bool {
-    matches!(text, b"true" | b"false" | b"null")
-        || (!text.is_empty()
-            && matches!(text[0], b'-' | b'0'..=b'9')
-            && serde_json::from_slice::<serde_json::Number>(text).is_ok())
+    matches!(text, b"true" | b"false" | b"null") || number_end(text, 0) == Ok(text.len())
 }

@@ -71,6 +71,15 @@ impl Parser<'_> {
             let Some(start) = find_open(self.src, from) else {
                 break;
             };
+            if start > region_start && self.src[start - 1] == b'"' {
+                // `" "{"`: a stray quote, and a string whose text starts
+                // with the bracket; no value starts there.
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    start - 1,
+                    "a `{` or `[` right after a quote, inside a string",
+                ));
+            }
             let mark = self.mark();
             match self.candidate(region_start, start) {
                 Ok(()) => return Ok(None),
@@ -183,6 +192,13 @@ impl Parser<'_> {
                         RepairErrorKind::Unrepairable,
                         start,
                         "the `{` or `[` is inside a string",
+                    ));
+                }
+                if let Some(open) = self.opener_before(region_start, start) {
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        open,
+                        "a `{` or `[` that cannot be read opens the value",
                     ));
                 }
                 if let Some(at) = self.member_in(region_start, start) {
@@ -373,8 +389,7 @@ impl Parser<'_> {
             // Prose has words; text without one that holds numbers or
             // brackets is more JSON (`[1] 2]`: a bracket closed early).
             let rest = &self.src[at..];
-            let words = rest.iter().any(|&b| b.is_ascii_alphabetic() || b >= 0x80);
-            if !words
+            if !has_words(rest)
                 && rest
                     .iter()
                     .any(|&b| b.is_ascii_digit() || matches!(b, b'}' | b']'))
@@ -383,6 +398,16 @@ impl Parser<'_> {
                     RepairErrorKind::Unrepairable,
                     at,
                     "the text after the value is not prose: it holds numbers or brackets",
+                ));
+            }
+            // A string and a closing bracket at the end are more JSON: the
+            // value was closed early (`["a", ]b", "c"]`).
+            let ends_closed = matches!(rest.trim_ascii_end().last(), Some(b'}' | b']'));
+            if ends_closed && rest.contains(&b'"') {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at,
+                    "the text after the value holds a string and ends with a bracket",
                 ));
             }
             if let Some(key) = self.member_in(at, self.src.len()) {
@@ -431,6 +456,25 @@ impl Parser<'_> {
             || self.src[from..next].contains(&b'"')
     }
 
+    /// A `{` or `[` in the text from `from` to the value at `to` that opens
+    /// the value rather than being prose: one right before it (`Sure {[`),
+    /// or any, in text without a word (`{[": 1}`). The value is then the
+    /// inside of a container that could not be read; read alone, the
+    /// bracket would be dropped and what follows it change its role. In
+    /// text without a word, a closing bracket or a quote is no prose either
+    /// (`"\t"][`).
+    fn opener_before(&self, from: usize, to: usize) -> Option<usize> {
+        let text = &self.src[from..to];
+        let last = text.iter().rposition(|&b| !is_ws(b))?;
+        if matches!(text[last], b'{' | b'[') {
+            return Some(from + last);
+        }
+        let open = text
+            .iter()
+            .position(|&b| matches!(b, b'{' | b'[' | b'}' | b']' | b'"'))?;
+        (!has_words(text)).then_some(from + open)
+    }
+
     /// Where prose from `from` to `to` holds a key of the value
     /// (`"name":`, perhaps with whitespace before the colon), if it does.
     fn member_in(&self, from: usize, to: usize) -> Option<usize> {
@@ -470,6 +514,14 @@ impl Parser<'_> {
     }
 }
 
+/// Whether `text` has a word, as prose does: two letters in a row, or a
+/// character beyond ASCII (`22e342` has none).
+fn has_words(text: &[u8]) -> bool {
+    text.windows(2)
+        .any(|w| w[0].is_ascii_alphabetic() && w[1].is_ascii_alphabetic())
+        || text.iter().any(|&b| b >= 0x80)
+}
+
 fn is_ws_char(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }
@@ -481,7 +533,7 @@ fn find_fence(src: &[u8]) -> Option<(usize, usize)> {
     // double quotes since the line began: `"Paris```"`) is text, not a
     // fence. The count is carried from one ``` to the next, so the search
     // stays one pass over the text.
-    let fences = || {
+    let mut fences = {
         let (mut from, mut scanned, mut quotes) = (0, 0, 0usize);
         std::iter::from_fn(move || loop {
             let at = find_from(src, b"```", from)?;
@@ -504,9 +556,14 @@ fn find_fence(src: &[u8]) -> Option<(usize, usize)> {
         src.get(at + 3..at + 7)
             .is_some_and(|tag| tag.eq_ignore_ascii_case(b"json"))
     };
-    let fence = fences()
-        .find(|&at| is_json(at))
-        .or_else(|| fences().next())?;
+    // One pass: the first ```json fence, else the first fence.
+    let mut first = None;
+    let fence = fences
+        .find(|&at| {
+            first.get_or_insert(at);
+            is_json(at)
+        })
+        .or(first)?;
     let mut content = fence + 3;
     while content < src.len()
         && (src[content].is_ascii_alphanumeric() || matches!(src[content], b'_' | b'+' | b'-'))
