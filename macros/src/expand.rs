@@ -245,12 +245,6 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
     let serde_crate = format!("{}::__private::serde", path_string(krate));
     let schemars_crate = format!("{}::__private::schemars", path_string(krate));
     assumed.extend(parameter_bounds.iter().cloned());
-    // The derives' own bounds: what the impls assume of the fields' types.
-    let parameter_bounds_str = parameter_bounds
-        .iter()
-        .map(|b| b.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
     // An async fn's future, made `Send` at the fn's name: there a future
     // that is not `Send` is reported. A sync fn's is its result, ready:
     // no state machine per tool (the toolbox runs it through
@@ -284,13 +278,35 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
     );
     let input_doc =
         format!("The arguments of the `{name}` tool: one field per parameter of [`{fn_ident}`].");
-    let input_schema = schema_twin(
-        model,
-        &private,
-        &schemars_crate,
-        &parameter_bounds,
-        &parameter_bounds_str,
-    );
+    // Parameters without attributes: the input's `Deserialize` and
+    // `JsonSchema` are generic runtime code over the tuple of their types
+    // (`__private::Fields`); any `#[serde]`, `#[schemars]` or `#[doc]` on a
+    // parameter is the derives' to read, so then they are derived.
+    let generic = model.params.len() <= MAX_GENERIC_FIELDS
+        && model.params.iter().all(|p| p.field_attrs.is_empty());
+    let (input_derive, input_impls) = if generic {
+        (quote!(), input_impls(model, &private, &parameter_bounds))
+    } else {
+        // The derives' own bounds: what the impls assume of the fields' types.
+        let parameter_bounds_str = parameter_bounds
+            .iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        (
+            quote! {
+                #[derive(#private::serde::Deserialize)]
+                #[serde(crate = #serde_crate, deny_unknown_fields, bound(deserialize = #parameter_bounds_str))]
+            },
+            schema_twin(
+                model,
+                &private,
+                &schemars_crate,
+                &parameter_bounds,
+                &parameter_bounds_str,
+            ),
+        )
+    };
 
     quote! {
         #item
@@ -299,13 +315,12 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         #tool_struct
 
         #[doc = #input_doc]
-        #[derive(#private::serde::Deserialize)]
-        #[serde(crate = #serde_crate, deny_unknown_fields, bound(deserialize = #parameter_bounds_str))]
+        #input_derive
         #vis struct #input {
             #(#fields,)*
         }
 
-        #input_schema
+        #input_impls
 
         #tool_ctor
 
@@ -343,6 +358,51 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
 
         const _: () = {
             #(#checks)*
+        };
+    }
+}
+
+/// The most parameters the runtime's `Fields` takes as a tuple.
+const MAX_GENERIC_FIELDS: usize = 16;
+
+/// The input struct's `Deserialize` and `JsonSchema`, by the runtime's
+/// generic functions over the tuple of the parameters' types. They assume the
+/// parameters' bounds, as the `Tool` impl does, so that a bad type is
+/// reported once, by `assert_parameter`.
+fn input_impls(model: &ToolFn, private: &TokenStream, bounds: &[TokenStream]) -> TokenStream {
+    let input = &model.input_ident;
+    let name = input.to_string();
+    let idents: Vec<_> = model.params.iter().map(|p| &p.ident).collect();
+    let types = model.params.iter().map(|p| &p.ty);
+    let names = model.params.iter().map(|p| &p.json_name);
+    quote! {
+        const _: () = {
+            const __TYPED_TOOLS_NAMES: &[&str] = &[#(#names),*];
+            #[automatically_derived]
+            impl<'de> #private::serde::Deserialize<'de> for #input
+            where
+                #(#bounds,)*
+            {
+                fn deserialize<__D: #private::serde::Deserializer<'de>>(d: __D) -> #private::Result<Self, __D::Error> {
+                    let (#(#idents,)*) = #private::deserialize_input(d, #name, __TYPED_TOOLS_NAMES)?;
+                    #private::Result::Ok(#input { #(#idents),* })
+                }
+            }
+            #[automatically_derived]
+            impl #private::schemars::JsonSchema for #input
+            where
+                #(#bounds,)*
+            {
+                fn schema_name() -> #private::Cow<'static, str> {
+                    #private::Cow::Borrowed(#name)
+                }
+                fn schema_id() -> #private::Cow<'static, str> {
+                    #private::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #name))
+                }
+                fn json_schema(g: &mut #private::schemars::SchemaGenerator) -> #private::schemars::Schema {
+                    #private::input_schema::<(#(#types,)*)>(g, __TYPED_TOOLS_NAMES)
+                }
+            }
         };
     }
 }
