@@ -158,94 +158,26 @@ trait IntoDerived {
     fn into_derived(self) -> Self::Derived;
 }
 
-impl IntoDerived for WeatherInput {
-    type Derived = derived::WeatherInput;
-    fn into_derived(self) -> Self::Derived {
-        derived::WeatherInput {
-            city: self.city,
-            days: self.days,
+/// `IntoDerived` for an input, moving each field.
+macro_rules! into_derived {
+    ($($input:ident { $($field:ident),* })*) => {$(
+        impl IntoDerived for $input {
+            type Derived = derived::$input;
+            fn into_derived(self) -> Self::Derived {
+                let $input { $($field),* } = self;
+                derived::$input { $($field),* }
+            }
         }
-    }
+    )*};
 }
 
-impl IntoDerived for AddInput {
-    type Derived = derived::AddInput;
-    fn into_derived(self) -> Self::Derived {
-        derived::AddInput {
-            a: self.a,
-            b: self.b,
-        }
-    }
-}
-
-impl IntoDerived for NoteInput {
-    type Derived = derived::NoteInput;
-    fn into_derived(self) -> Self::Derived {
-        derived::NoteInput { id: self.id }
-    }
-}
-
-impl IntoDerived for NowInput {
-    type Derived = derived::NowInput;
-    fn into_derived(self) -> Self::Derived {
-        derived::NowInput {}
-    }
-}
-
-impl IntoDerived for FileInput {
-    type Derived = derived::FileInput;
-    fn into_derived(self) -> Self::Derived {
-        derived::FileInput {
-            r#type: self.r#type,
-            tags: self.tags,
-            pinned: self.pinned,
-            at: self.at,
-            ratio: self.ratio,
-            note: self.note,
-        }
-    }
-}
-
-impl IntoDerived for WideInput {
-    type Derived = derived::WideInput;
-    fn into_derived(self) -> Self::Derived {
-        let WideInput {
-            a0,
-            a1,
-            a2,
-            a3,
-            a4,
-            a5,
-            a6,
-            a7,
-            a8,
-            a9,
-            a10,
-            a11,
-            a12,
-            a13,
-            a14,
-            a15,
-        } = self;
-        derived::WideInput {
-            a0,
-            a1,
-            a2,
-            a3,
-            a4,
-            a5,
-            a6,
-            a7,
-            a8,
-            a9,
-            a10,
-            a11,
-            a12,
-            a13,
-            a14,
-            a15,
-        }
-    }
+into_derived! {
+    WeatherInput { city, days }
+    AddInput { a, b }
+    NoteInput { id }
+    NowInput {}
+    FileInput { r#type, tags, pinned, at, ratio, note }
+    WideInput { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 }
 }
 
 /// Reads `text` both ways, from text and from a `Value`: the same value,
