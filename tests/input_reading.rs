@@ -8,6 +8,9 @@
 //! JSON, from text and from a `serde_json::Value`; the value or the error's
 //! text must be the same, and so must the schemas.
 
+// An empty doc comment is one of the docs compared (`blank` below).
+#![allow(clippy::empty_docs)]
+
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
@@ -59,6 +62,25 @@ pub fn file(
 ) -> u64 {
     let _ = (r#type, tags, pinned, at, ratio, note);
     0
+}
+
+/// Parameters with doc comments, which go to their schemas as schemars'
+/// derive puts them: a `#` first line is a title.
+#[tool(effects = Read)]
+pub fn documented(
+    /// The city, like `Lima`.
+    city: String,
+    /// # Days
+    ///
+    /// How many days ahead,
+    /// today if absent.
+    days: Option<u8>,
+    #[doc = "  spaced out  "] level: u8,
+    /// Where, if anywhere.
+    at: Option<Address>,
+    #[doc = ""] blank: bool,
+) -> String {
+    format!("{city} {days:?} {level} {at:?} {blank}")
 }
 
 /// Sixteen, the most the generic visitor takes.
@@ -132,6 +154,24 @@ mod derived {
 
     #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
     #[serde(deny_unknown_fields)]
+    pub(crate) struct DocumentedInput {
+        /// The city, like `Lima`.
+        pub(crate) city: String,
+        /// # Days
+        ///
+        /// How many days ahead,
+        /// today if absent.
+        pub(crate) days: Option<u8>,
+        #[doc = "  spaced out  "]
+        pub(crate) level: u8,
+        /// Where, if anywhere.
+        pub(crate) at: Option<Address>,
+        #[doc = ""]
+        pub(crate) blank: bool,
+    }
+
+    #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
     pub(crate) struct WideInput {
         pub(crate) a0: u8,
         pub(crate) a1: u8,
@@ -177,6 +217,7 @@ into_derived! {
     NoteInput { id }
     NowInput {}
     FileInput { r#type, tags, pinned, at, ratio, note }
+    DocumentedInput { city, days, level, at, blank }
     WideInput { a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 }
 }
 
@@ -287,6 +328,10 @@ fn reading_is_the_derives_on_mutated_inputs() {
     for text in mutations(&file) {
         same_reading::<FileInput>(&text);
     }
+    let documented = json!({"city": "Lima", "days": 1, "level": 2, "at": null, "blank": false});
+    for text in mutations(&documented) {
+        same_reading::<DocumentedInput>(&text);
+    }
     let wide: Map<String, Value> = (0..16).map(|i| (format!("a{i}"), json!(i))).collect();
     for text in mutations(&Value::Object(wide)) {
         same_reading::<WideInput>(&text);
@@ -362,6 +407,7 @@ fn schemas_are_the_derives() {
     same::<NoteInput>();
     same::<NowInput>();
     same::<FileInput>();
+    same::<DocumentedInput>();
     same::<WideInput>();
     // And what a toolbox shows: required and optional as the derive says.
     let spec = ToolSpec::of::<File>();
@@ -370,4 +416,13 @@ fn schemas_are_the_derives() {
         json!(["type", "tags", "pinned", "ratio"])
     );
     assert_eq!(spec.input_schema()["additionalProperties"], json!(false));
+    let spec = ToolSpec::of::<Documented>();
+    let days = &spec.input_schema()["properties"]["days"];
+    assert_eq!(days["title"], "Days");
+    assert_eq!(
+        days["description"],
+        "How many days ahead,\ntoday if absent."
+    );
+    let level = &spec.input_schema()["properties"]["level"];
+    assert_eq!(level["description"], "spaced out");
 }

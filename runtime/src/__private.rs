@@ -295,9 +295,15 @@ pub trait Fields: Sized {
         seq: &mut A,
         expected: &dyn de::Expected,
     ) -> Result<Self, A::Error>;
-    /// Adds each field's property to an object schema.
+    /// Adds each field's property to an object schema, with its doc
+    /// comment (`docs`, by field; none when shorter).
     #[doc(hidden)]
-    fn properties(generator: &mut SchemaGenerator, schema: &mut Schema, names: &[&str]);
+    fn properties(
+        generator: &mut SchemaGenerator,
+        schema: &mut Schema,
+        names: &[&str],
+        docs: &[&str],
+    );
 }
 
 use ::schemars::{Schema, SchemaGenerator};
@@ -323,13 +329,19 @@ pub fn deserialize_input<'de, D: Deserializer<'de>, F: Fields>(
     )
 }
 
-/// The JSON Schema of a tool's input struct whose fields, named `names`, are
-/// of the types `F`: what schemars derives for it with `deny_unknown_fields`.
-pub fn input_schema<F: Fields>(generator: &mut SchemaGenerator, names: &[&str]) -> Schema {
+/// The JSON Schema of a tool's input struct whose fields, named `names` and
+/// documented by `docs` (the lines of each field's doc comment joined as
+/// schemars' derive joins them; none when `docs` is shorter), are of the
+/// types `F`: what schemars derives for it with `deny_unknown_fields`.
+pub fn input_schema<F: Fields>(
+    generator: &mut SchemaGenerator,
+    names: &[&str],
+    docs: &[&str],
+) -> Schema {
     let mut schema = Schema::default();
     schema.insert("type".to_owned(), "object".into());
     schema.insert("additionalProperties".to_owned(), false.into());
-    F::properties(generator, &mut schema, names);
+    F::properties(generator, &mut schema, names, docs);
     schema
 }
 
@@ -355,13 +367,45 @@ fn insert_property(schema: &mut Schema, name: &str, optional: bool, property: Sc
     }
 }
 
-/// Adds the property of field `name`, of type `T`: optional as the derive
+/// Adds the property of field `index`, of type `T`: optional as the derive
 /// decides it (an `Option`, for the deserialize contract).
-fn property<T: JsonSchema>(generator: &mut SchemaGenerator, schema: &mut Schema, name: &str) {
+fn property<T: JsonSchema>(
+    generator: &mut SchemaGenerator,
+    schema: &mut Schema,
+    names: &[&str],
+    docs: &[&str],
+    index: usize,
+) {
     // `_schemars_private_is_option` is what schemars' derive calls here.
     let optional = generator.contract().is_deserialize() && T::_schemars_private_is_option();
-    let property = generator.subschema_for::<T>();
+    let mut property = generator.subschema_for::<T>();
+    if let Some(doc) = docs.get(index) {
+        document(&mut property, doc);
+    }
+    let name = names.get(index).copied().unwrap_or("");
     insert_property(schema, name, optional, property);
+}
+
+/// A field's doc comment on its schema, as schemars' derive puts it: a
+/// first line starting with `#` is the title (less the `#`s), the rest the
+/// description; each only when not empty.
+fn document(schema: &mut Schema, doc: &str) {
+    let doc = doc.trim_ascii();
+    let (title, description) = match doc.strip_prefix('#') {
+        Some(_) => {
+            let end = doc.find('\n').unwrap_or(doc.len());
+            (
+                doc[..end].trim_start_matches('#').trim_ascii(),
+                doc[end..].trim_ascii(),
+            )
+        }
+        None => ("", doc),
+    };
+    for (key, text) in [("title", title), ("description", description)] {
+        if !text.is_empty() {
+            schema.insert(key.to_owned(), text.into());
+        }
+    }
 }
 
 struct InputVisitor<F> {
@@ -549,8 +593,13 @@ macro_rules! fields {
             }
 
             #[allow(unused_variables)]
-            fn properties(generator: &mut SchemaGenerator, schema: &mut Schema, names: &[&str]) {
-                $(property::<$T>(generator, schema, names.get($i).copied().unwrap_or(""));)*
+            fn properties(
+                generator: &mut SchemaGenerator,
+                schema: &mut Schema,
+                names: &[&str],
+                docs: &[&str],
+            ) {
+                $(property::<$T>(generator, schema, names, docs, $i);)*
             }
         }
     };
