@@ -568,12 +568,14 @@ macro_rules! fields {
                             return Ok(false);
                         }
                         slots.$i = Some(map.next_value()?);
+                        Ok(true)
                     })*
-                    _ => {
-                        map.next_value::<de::IgnoredAny>()?;
-                    }
+                    // `Key` gives only the index of a name, and the macro
+                    // writes one name per field. (Not `IgnoredAny`: that is
+                    // the deserializer's whole skipping code, compiled in
+                    // every user crate.)
+                    _ => Err(de::Error::custom("a key past the input's fields")),
                 }
-                Ok(true)
             }
 
             #[allow(unused_variables)]
