@@ -4,7 +4,11 @@ against the same N tools written by hand with serde + schemars derives and a
 `match` on the name, each timed as a touch-and-rebuild (the crate alone; its
 dependencies are built once before timing), in debug and in release.
 
-    python3 benches/compile/compile_cost.py [--tools 1,50] [--runs 5] [--profiles debug,release]
+    python3 benches/compile/compile_cost.py [--tools 1,50] [--runs 5] [--profiles debug,release] [--distinct-types]
+
+The tools cycle through five shapes of parameters (so tools share parameter
+types, as tools of one crate often do); with --distinct-types every tool has
+its own pair of parameter types instead.
 
 Runs of the two crates alternate, so that drift on a shared machine falls on
 both alike; the medians and their ratio are printed per (N, profile). The
@@ -25,6 +29,7 @@ figure to reduce when the ratio is too high.
 """
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -51,7 +56,20 @@ SHAPES = [
 ]
 
 
+# With --distinct-types: two parameters, of a different pair of these types in
+# every tool, so that no two tools share their parameter types (the generic
+# input code the macro uses is then compiled once per tool, as a derive is).
+SCALARS = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "bool", "String", "f64", "char"]
+DISTINCT = False
+
+
 def shape(i):
+    if DISTINCT:
+        pairs = list(itertools.permutations(SCALARS, 2))
+        a, b = pairs[i % len(pairs)]
+        effect = ["Pure", "Read", "Write", "Network"][i % 4]
+        return ([("a", a, "The first value."), ("b", b, "The second value.")],
+                "String", 'format!("{a:?} {b:?}")', False, effect)
     return SHAPES[i % len(SHAPES)]
 
 
@@ -249,10 +267,14 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profiles", default="debug,release")
     parser.add_argument("--no-expansion", action="store_true")
+    parser.add_argument("--distinct-types", action="store_true",
+                        help="every tool with its own pair of parameter types")
     parser.add_argument("--callgrind", action="store_true",
                         help="count rustc's instructions under callgrind instead of timing")
     options = parser.parse_args()
 
+    global DISTINCT
+    DISTINCT = options.distinct_types
     os.makedirs(WORK, exist_ok=True)
     for entry in os.listdir(WORK):
         if entry != "target":
