@@ -9,7 +9,8 @@
 //!   has a `#[diagnostic::on_unimplemented]` message and its blanket impl is
 //!   `#[diagnostic::do_not_recommend]`, so rustc reports our trait rather than
 //!   the serde or schemars bound behind it.
-//! - The generated `Tool` impl, input struct and schema twin assume the same
+//! - The generated `Tool` impl and the input struct's `Deserialize` and
+//!   `JsonSchema` impls (or derives and schema twin) assume the same
 //!   bounds through `where for<'__typed_tools> T: ParameterOf<Tool>` clauses.
 //!   A bound with a binder is not checked where it is written (it is not
 //!   "global", rust-lang/rust#48214), so a bad type does not make the generated
@@ -19,14 +20,21 @@
 //!
 //! A tool fn's future that is not `Send` is reported at the fn's name by
 //! [`send_future`], in rustc's words, which name the value held across `.await`.
+//!
+//! The input struct of a tool without `#[serde]` or `#[schemars]` on its
+//! parameters is read and described by [`deserialize_input`] and
+//! [`input_schema`], generic over the tuple of the parameters' types
+//! ([`Fields`]), rather than by derives: less code per tool to expand and
+//! compile.
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::future::Future;
+use std::marker::PhantomData;
 
 pub use ::schemars;
-use ::schemars::JsonSchema;
+use ::schemars::{JsonSchema, Schema, SchemaGenerator};
 pub use ::serde;
-use ::serde::de::DeserializeOwned;
+use ::serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use ::serde::Serialize;
 
 pub use crate::effect;
@@ -264,7 +272,7 @@ pub type Result<T, E> = core::result::Result<T, E>;
 
 /// The parameter types of a tool, as a tuple, for the input struct's
 /// `Deserialize` and `JsonSchema` impls that `#[tool]` writes when no
-/// parameter carries an attribute: one generic visitor and one generic schema
+/// parameter has `#[serde]` or `#[schemars]`: one generic visitor and one generic schema
 /// writer, compiled once per tuple of types rather than derived per tool
 /// (serde's and schemars' derives are an expansion each, and each tool's
 /// visitor is code of its own). They read and describe what the derives
@@ -305,11 +313,6 @@ pub trait Fields: Sized {
         docs: &[&str],
     );
 }
-
-use ::schemars::{Schema, SchemaGenerator};
-use ::serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
-use std::fmt;
-use std::marker::PhantomData;
 
 /// Reads a tool's input struct `name`, whose fields, named `names`, are of
 /// the types `F`.
