@@ -537,20 +537,8 @@ impl Parser<'_> {
             }
             if let Some(len) = self.closer_at(quote, at) {
                 if again.is_none() && ctx == Ctx::Key {
-                    if self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
-                        && inner.first_colon(self.src, content).is_some_and(|c| c < at)
-                    {
-                        // `{"a: 1, "b": 2}`: the key may end at its colon.
-                        if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
-                            return Ok(Read::Again(end));
-                        }
-                    }
-                    if self.key_quote_may_open(content, at, len) {
-                        return Err(fail(
-                            RepairErrorKind::Unrepairable,
-                            at,
-                            "a key ending in `:`, whose closing quote may open the value",
-                        ));
+                    if let Some(end) = self.key_ends_before(content, at, len, &mut inner)? {
+                        return Ok(Read::Again(end));
                     }
                 }
                 let closes = match again {
@@ -690,9 +678,39 @@ impl Parser<'_> {
         }
     }
 
+    /// In a key's first reading, the quote at `at` (`len` bytes): if the
+    /// key ends before it instead, where; an error if which quote ends it
+    /// is a guess.
+    #[inline(never)]
+    fn key_ends_before(
+        &self,
+        content: usize,
+        at: usize,
+        len: usize,
+        inner: &mut InnerQuotes,
+    ) -> Step<Option<End>> {
+        if self.src.get(self.skip_ws_from(at + len).0) != Some(&b':')
+            && inner.first_colon(self.src, content).is_some_and(|c| c < at)
+        {
+            // `{"a: 1, "b": 2}`: the key may end at its colon.
+            if let Some(end) = self.quote_opens_next(Ctx::Key, content, at, inner)? {
+                return Ok(Some(end));
+            }
+        }
+        if self.key_quote_may_open(content, at, len) {
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                at,
+                "a key ending in `:`, whose closing quote may open the value",
+            ));
+        }
+        Ok(None)
+    }
+
     /// A first reading's closing quote at `at`, after quotes taken for the
     /// string's text: whether another quote closed it instead (read it
     /// again), or which one did is a guess (an error).
+    #[inline(never)]
     fn closes_after_inner_quotes(
         &self,
         ctx: Ctx,
