@@ -303,9 +303,9 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// Measures how long each call takes, for its place in the trace
     /// ([`TracedCall::duration`]). Off by default: reading the clock twice
     /// a call costs more than the interpreter's own work on a call of a
-    /// fast tool (the `tool_call` span of [`tracing`](crate::toolbox::trace)
-    /// records every call's duration as well). The wall-time limit is
-    /// checked either way.
+    /// fast tool (a `tracing` subscriber sees each call's duration in its
+    /// `tool_call` span either way). The wall-time limit is checked either
+    /// way, by one look at the clock after each call.
     ///
     /// ```
     /// # futures::executor::block_on(async {
