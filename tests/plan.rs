@@ -160,6 +160,34 @@ fn traverse_stops_at_the_first_err() {
     assert_eq!(run.outcome.unwrap().to_string(), r#"["tx_4", "tx_5"]"#);
 }
 
+/// An inner callback reading the outer one's element: two lists walked at once.
+const NESTED_MAP: &str = "map (fn row => map (fn x => x + row.base) row.items) [{base = 10, items = [1, 2]}, {base = 20, items = [3]}]";
+/// A fold inside a fold's callback, the outer element and accumulator read inside.
+const NESTED_FOLD: &str = "fold (fn acc, row => fold (fn a, x => a + x * row.k) acc row.xs) 0 [{k = 2, xs = [1, 2]}, {k = 3, xs = [4]}]";
+/// `filter` keeps the elements themselves (records here), in order.
+const KEPT_RECORDS: &str =
+    "filter (fn r => r.keep) [{keep = true, n = 1}, {keep = false, n = 2}, {keep = true, n = 3}]";
+
+#[test]
+fn nested_callbacks_read_each_lists_own_element() {
+    assert_eq!(eval(NESTED_MAP).unwrap().to_string(), "[[11, 12], [23]]");
+    assert_eq!(eval(NESTED_FOLD), Ok(Value::Int(18)));
+    assert_eq!(
+        eval(KEPT_RECORDS).unwrap().to_string(),
+        "[{keep = true, n = 1}, {keep = true, n = 3}]"
+    );
+    // The same walks with tool calls: a traverse inside a traverse.
+    let toolbox = Toolbox::builder().tool(EchoInt).build().unwrap();
+    let plan = Plan::parse(
+        "match traverse (fn row => traverse (fn x => exec tool echo_int {v = x + row.base}) row.items) [{base = 10, items = [1, 2]}, {base = 20, items = [3]}] { Ok(all) => all, Err(e) => [] }",
+    )
+    .unwrap();
+    let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
+    assert_eq!(run.outcome.unwrap().to_string(), "[[11, 12], [23]]");
+    let args: Vec<String> = run.trace.iter().map(|c| c.args().to_string()).collect();
+    assert_eq!(args, ["{v = 11}", "{v = 12}", "{v = 23}"]);
+}
+
 fn eval(text: &str) -> Result<Value, RunError> {
     let (toolbox, _) = toolbox(None);
     let plan = Plan::parse(text).unwrap();
@@ -419,6 +447,9 @@ fn expressions_give_the_same_values_and_errors_with_and_without_calls_inside() {
         "fold (fn a, x => a + x) 0 [1, true]",
         "[1, x]",
         "let y = 2 in {a = y, b = z}",
+        NESTED_MAP,
+        NESTED_FOLD,
+        KEPT_RECORDS,
     ];
     let mut compared = 0;
     for text in texts {
