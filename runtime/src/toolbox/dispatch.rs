@@ -376,8 +376,7 @@ impl<'a> Call<'a> {
             Ok(found) => found,
             Err(error) => {
                 drop(entered);
-                self.end_start();
-                return ready(trace, Err(error));
+                return self.refused(trace, error);
             }
         };
         if let Some(trace) = &trace {
@@ -386,8 +385,7 @@ impl<'a> Call<'a> {
         let max = shared.max_argument_bytes;
         if let Err(error) = entry.check_size(&self.args, max) {
             drop(entered);
-            self.end_start();
-            return ready(trace, Err(error));
+            return self.refused(trace, error);
         }
         if gates.ask_about(index, &entry.spec) {
             drop(entered);
@@ -411,6 +409,15 @@ impl<'a> Call<'a> {
                 self.poll_later(cx)
             }
         }
+    }
+
+    /// Refused before the tool was reached (an unknown name, effects not
+    /// allowed, arguments too long): the call ends in its first poll.
+    #[cold]
+    #[inline(never)]
+    fn refused(&mut self, trace: Trace, error: ToolError) -> Polled {
+        self.end_start();
+        ready(trace, Err(error))
     }
 
     /// The call ended in its first poll: `Done`, over a `Start` state, which
