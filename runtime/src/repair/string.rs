@@ -866,18 +866,14 @@ impl Parser<'_> {
                 // `{"id::2}`: a key that runs to the end over a colon (or a
                 // few) and a value reads as strict JSON from there is not a
                 // key cut short.
-                let mut first = content + colon;
-                while self.src.get(first + 1) == Some(&b':') {
-                    first += 1;
+                let mut run_end = content + colon;
+                while self.src.get(run_end + 1) == Some(&b':') {
+                    run_end += 1;
                 }
                 // Only a value that closes the containers counts: one the
                 // text cuts short (`{"a::[t`) may be the key's own text.
-                let closed = Reach {
-                    tokens: usize::MAX,
-                    until: usize::MAX,
-                    min_tokens: usize::MAX,
-                };
-                if self.continues(first, Expect::Colon, closed) || self.last_colon_then_value(first)
+                if self.continues(run_end, Expect::Colon, Reach::CLOSED)
+                    || self.last_colon_then_value(run_end)
                 {
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
@@ -937,12 +933,7 @@ impl Parser<'_> {
         else {
             return false;
         };
-        let closed = Reach {
-            tokens: usize::MAX,
-            until: usize::MAX,
-            min_tokens: usize::MAX,
-        };
-        self.continues(after_run + 1 + last, Expect::Colon, closed)
+        self.continues(after_run + 1 + last, Expect::Colon, Reach::CLOSED)
     }
 
     /// Whether a line break follows `i`, after spaces and tabs only.
@@ -960,11 +951,7 @@ impl Parser<'_> {
     /// `{"a": '1, 2]}`).
     fn json_after_quote(&self, ctx: Ctx, content: usize) -> bool {
         // Only a closed value counts: not the end of the text.
-        let closed = Reach {
-            tokens: usize::MAX,
-            until: usize::MAX,
-            min_tokens: usize::MAX,
-        };
+        let closed = Reach::CLOSED;
         self.continues_in(content, Expect::ValueOrClose, closed, b"[")
             || self.continues_in(content, Expect::KeyOrClose, closed, b"{")
             // (Not where a key is due: `{"0}}` is a key cut short.)
