@@ -605,56 +605,49 @@ impl Parser<'_> {
                     }
                 }
             }
-            let reach = Reach {
-                tokens: 6,
-                until: at + WINDOW,
-                min_tokens: 3,
-            };
-            if b == b'"'
-                && quote != Quote::Double
-                && again.is_none()
-                && ctx == Ctx::Top
-                && self.string_ends_text(at)
-            {
-                // `”  " a"`: the whole value, and a double-quoted string
-                // that ends the text: a stray quote before it.
-                return Err(fail(
-                    RepairErrorKind::Unrepairable,
-                    open_at,
-                    "a stray quote before a string that ends the text",
-                ));
-            }
-            if b == b'"'
-                && quote != Quote::Double
-                && again.is_none()
-                && self.string_then_punctuation(at, reach)
-            {
-                // `'"b": 1`: a stray quote opened a string holding JSON.
-                // Brackets the stray string took in open containers too:
-                // those its text opened in the window before the quote and
-                // left open, as many as the check can close.
-                let opened = brackets.open_since(
-                    self.src,
-                    content,
-                    content.max(at.saturating_sub(WINDOW)),
-                    at,
-                    reach.tokens + 1,
-                );
-                let expect_key =
-                    opened.last() == Some(&b'{') || (opened.is_empty() && ctx == Ctx::Key);
-                let expect = if expect_key {
-                    Expect::Key
-                } else {
-                    Expect::Value
-                };
-                if self.continues_in(at, expect, reach, &opened)
-                    || (opened.is_empty() && self.continues(at, Expect::Key, reach))
-                {
+            if b == b'"' && quote != Quote::Double && again.is_none() {
+                if ctx == Ctx::Top && self.string_ends_text(at) {
+                    // `”  " a"`: the whole value, and a double-quoted string
+                    // that ends the text: a stray quote before it.
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
                         open_at,
-                        "a stray quote opens a string that holds JSON",
+                        "a stray quote before a string that ends the text",
                     ));
+                }
+                let reach = Reach {
+                    tokens: 6,
+                    until: at + WINDOW,
+                    min_tokens: 3,
+                };
+                if self.string_then_punctuation(at, reach) {
+                    // `'"b": 1`: a stray quote opened a string holding JSON.
+                    // Brackets the stray string took in open containers too:
+                    // those its text opened in the window before the quote and
+                    // left open, as many as the check can close.
+                    let opened = brackets.open_since(
+                        self.src,
+                        content,
+                        content.max(at.saturating_sub(WINDOW)),
+                        at,
+                        reach.tokens + 1,
+                    );
+                    let expect_key =
+                        opened.last() == Some(&b'{') || (opened.is_empty() && ctx == Ctx::Key);
+                    let expect = if expect_key {
+                        Expect::Key
+                    } else {
+                        Expect::Value
+                    };
+                    if self.continues_in(at, expect, reach, &opened)
+                        || (opened.is_empty() && self.continues(at, Expect::Key, reach))
+                    {
+                        return Err(fail(
+                            RepairErrorKind::Unrepairable,
+                            open_at,
+                            "a stray quote opens a string that holds JSON",
+                        ));
+                    }
                 }
             }
             // A quote, or a character, inside the string.
