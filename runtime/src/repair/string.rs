@@ -114,7 +114,7 @@ impl CommentOpens {
     /// The last `/*` in `src[from..to]`, in the text that starts at
     /// `content`.
     fn last_in(&mut self, src: &[u8], content: usize, from: usize, to: usize) -> Option<usize> {
-        if self.content != content || self.read_to < content {
+        if self.content != content {
             self.content = content;
             self.read_to = content;
             self.at.clear();
@@ -215,7 +215,7 @@ impl OpenBrackets {
         to: usize,
         keep: usize,
     ) -> Vec<u8> {
-        if self.content != content || self.read_to < content || self.read_to > to {
+        if self.content != content || self.read_to > to {
             self.content = content;
             self.read_to = content;
             self.open.clear();
