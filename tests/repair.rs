@@ -602,7 +602,11 @@ fn numbers_fences_and_joins_read_as_the_docs_say() {
     assert_eq!(repaired.json(), "{\"a\": [1e999, -0.5E+400]}");
     let kinds: Vec<RepairKind> = repaired.repairs().iter().map(|r| r.kind).collect();
     assert_eq!(kinds, [TrailingComma]);
-    check("{\"a\": \"x\"```\n", "{\"a\": \"x\"}", &[Truncated, MarkdownFence]);
+    check(
+        "{\"a\": \"x\"```\n",
+        "{\"a\": \"x\"}",
+        &[Truncated, MarkdownFence],
+    );
     check(
         "{\"a\": \"x\"```b\"}",
         "{\"a\": \"x\\\"```b\"}",
@@ -614,11 +618,7 @@ fn numbers_fences_and_joins_read_as_the_docs_say() {
         &[MissingQuote, StringConcatenation],
     );
     // The string after the `+` would not close in place: the quote is text.
-    check(
-        "[\"x +\"\u{2026}, \"y\"]",
-        "[\"x +\", \"y\"]",
-        &[Ellipsis],
-    );
+    check("[\"x +\"\u{2026}, \"y\"]", "[\"x +\", \"y\"]", &[Ellipsis]);
 }
 
 #[test]
@@ -705,25 +705,30 @@ fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
 fn strict_json_inside_damaged_text_comes_back_byte_for_byte() {
     // The damage is around them: each inner array and object, already
     // strict JSON, is copied as it is (escapes, exponents, spacing).
-    // Long enough to be worth a scan (the parser reads short texts itself).
-    let long = "x".repeat(300);
-    let inner = format!(
-        r#"{{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{{ }}, "c": "{long}"}}"#
+    // Short, the parser reads them itself; long enough to be worth a scan,
+    // the scan copies them: the same bytes either way.
+    let short = r#"{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{ }}"#;
+    let long = format!(
+        r#"{}, "c": "{}"}}"#,
+        &short[..short.len() - 1],
+        "x".repeat(300)
     );
-    let text = format!("{{'x': {inner}, \"y\": [{inner},\n {inner}],}}");
-    let repaired = repair(&text).unwrap();
-    assert_eq!(
-        repaired.json(),
-        format!("{{\"x\": {inner}, \"y\": [{inner},\n {inner}]}}")
-    );
-    let kinds: Vec<_> = repaired.repairs().iter().map(|r| r.kind).collect();
-    assert_eq!(kinds, [SingleQuotes, TrailingComma]);
-    // Damage deep inside is still repaired, around strict parts before it.
-    let text = format!("[{inner}, [{inner}, {{\"c\": [1, 2,]}}], {inner}]");
-    assert_eq!(
-        repair(&text).unwrap().json(),
-        format!("[{inner}, [{inner}, {{\"c\": [1, 2]}}], {inner}]")
-    );
+    for inner in [short.to_string(), long] {
+        let text = format!("{{'x': {inner}, \"y\": [{inner},\n {inner}],}}");
+        let repaired = repair(&text).unwrap();
+        assert_eq!(
+            repaired.json(),
+            format!("{{\"x\": {inner}, \"y\": [{inner},\n {inner}]}}")
+        );
+        let kinds: Vec<_> = repaired.repairs().iter().map(|r| r.kind).collect();
+        assert_eq!(kinds, [SingleQuotes, TrailingComma]);
+        // Damage deep inside is still repaired, around strict parts before it.
+        let text = format!("[{inner}, [{inner}, {{\"c\": [1, 2,]}}], {inner}]");
+        assert_eq!(
+            repair(&text).unwrap().json(),
+            format!("[{inner}, [{inner}, {{\"c\": [1, 2]}}], {inner}]")
+        );
+    }
     // The nesting limit holds inside strict JSON too.
     let deep = format!("{{'a': {}{}}}", "[".repeat(600), "]".repeat(600));
     assert_eq!(repair(&deep).unwrap_err().kind(), RepairErrorKind::TooDeep);
