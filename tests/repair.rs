@@ -591,6 +591,27 @@ fn the_guesses_the_docs_refuse_are_refused() {
     refused("{\"a\": '1, 2]}", Unrepairable, 6);
 }
 
+/// A key that is a colon (`":"`) before an object whose first key opens
+/// with a quote: that quote was taken for a word's closing quote after the
+/// colon (`: {"`), so the key's closing quote "might open the value", and
+/// the text was refused. Found by proptest in repair_props (truncated and
+/// sloppy objects); valid JSON alone skips the parser, so only damaged
+/// text showed it.
+#[test]
+fn a_colon_key_before_an_object_is_read() {
+    check(
+        "{\"a\": {\":\": {\",\": null}}, \"b\": nu",
+        "{\"a\": {\":\": {\",\": null}}, \"b\": null}",
+        &[Truncated],
+    );
+    check(
+        "{':': {'}': None},}",
+        "{\":\": {\"}\": null}}",
+        &[SingleQuotes, SingleQuotes, PythonLiteral, TrailingComma],
+    );
+    check("{\":\": [\"x\"],}", "{\":\": [\"x\"]}", &[TrailingComma]);
+}
+
 /// What the module docs promise to read rather than refuse, beside the
 /// refusals above: numbers by JSON's grammar, whatever their size; a fence
 /// after a closing quote only when nothing follows it on its line; a `+`
