@@ -560,6 +560,88 @@ fn hopeless_or_ambiguous_text_is_an_error_that_says_why() {
     );
 }
 
+/// The guesses the module docs promise to refuse, each from its own example
+/// there: a repair of these would pick one reading of two, and the fuzz
+/// findings (`tests/repair_fuzz.rs`) only check that a repair loses nothing,
+/// not that none is made.
+#[test]
+fn the_guesses_the_docs_refuse_are_refused() {
+    use RepairErrorKind::{NoJson, Unrepairable};
+    // A quote taken for text, then a line break, and the text stops: that
+    // quote may close the string.
+    refused("{\"a\": \"x\"\n{", Unrepairable, 8);
+    // A key ending in a colon whose closing quote may open the value.
+    refused("{\"port:: \"80\"}", Unrepairable, 9);
+    // A whole-text string whose first inner quote has only whitespace
+    // before it: a stray quote (no value is left once it is refused).
+    refused("\" \"0\"", NoJson, 0);
+    // A `{` or `[` right after a quote, inside a string.
+    refused("\" \"{\"", Unrepairable, 2);
+    // A `{` or `[` right before the value, or in text without a word.
+    refused("{[\": 1}", Unrepairable, 0);
+    refused("Sure {[\"a\": 1}", Unrepairable, 5);
+    // Prose after the value that holds a string and ends with a bracket:
+    // the value closed early.
+    refused("[\"a\", ]bc d\", \"c\"]", Unrepairable, 7);
+    // A key that runs to the end over two colons, a value after each.
+    refused("{\"a: b:1}", Unrepairable, 1);
+    // Bare text that holds a bracket and a value.
+    refused("{\"a\": Here you go: [1]}", Unrepairable, 20);
+    // A quote that never closes, before JSON that closes the value.
+    refused("{\"a\": '1, 2]}", Unrepairable, 6);
+}
+
+/// A key that is a colon (`":"`) before an object whose first key opens
+/// with a quote: that quote was taken for a word's closing quote after the
+/// colon (`: {"`), so the key's closing quote "might open the value", and
+/// the text was refused. Found by proptest in repair_props (truncated and
+/// sloppy objects); valid JSON alone skips the parser, so only damaged
+/// text showed it.
+#[test]
+fn a_colon_key_before_an_object_is_read() {
+    check(
+        "{\"a\": {\":\": {\",\": null}}, \"b\": nu",
+        "{\"a\": {\":\": {\",\": null}}, \"b\": null}",
+        &[Truncated],
+    );
+    check(
+        "{':': {'}': None},}",
+        "{\":\": {\"}\": null}}",
+        &[SingleQuotes, SingleQuotes, PythonLiteral, TrailingComma],
+    );
+    check("{\":\": [\"x\"],}", "{\":\": [\"x\"]}", &[TrailingComma]);
+}
+
+/// What the module docs promise to read rather than refuse, beside the
+/// refusals above: numbers by JSON's grammar, whatever their size; a fence
+/// after a closing quote only when nothing follows it on its line; a `+`
+/// before a quote inside a string joins only a string that closes in place.
+#[test]
+fn numbers_fences_and_joins_read_as_the_docs_say() {
+    // (Valid JSON, which `serde_json::Value` still refuses: out of range.)
+    let repaired = repair("{\"a\": [1e999, -0.5E+400],}").unwrap();
+    assert_eq!(repaired.json(), "{\"a\": [1e999, -0.5E+400]}");
+    let kinds: Vec<RepairKind> = repaired.repairs().iter().map(|r| r.kind).collect();
+    assert_eq!(kinds, [TrailingComma]);
+    check(
+        "{\"a\": \"x\"```\n",
+        "{\"a\": \"x\"}",
+        &[Truncated, MarkdownFence],
+    );
+    check(
+        "{\"a\": \"x\"```b\"}",
+        "{\"a\": \"x\\\"```b\"}",
+        &[UnescapedQuote],
+    );
+    check(
+        "[\"a +\"b\", \"c\"]",
+        "[\"ab\", \"c\"]",
+        &[MissingQuote, StringConcatenation],
+    );
+    // The string after the `+` would not close in place: the quote is text.
+    check("[\"x +\"\u{2026}, \"y\"]", "[\"x +\", \"y\"]", &[Ellipsis]);
+}
+
 #[test]
 fn the_corpus_repairs_to_its_intended_values() {
     // The cases `examples/repair_compare.rs` runs against peer libraries.
@@ -644,25 +726,30 @@ fn only_the_first_repairs_of_each_kind_are_kept_and_every_one_is_counted() {
 fn strict_json_inside_damaged_text_comes_back_byte_for_byte() {
     // The damage is around them: each inner array and object, already
     // strict JSON, is copied as it is (escapes, exponents, spacing).
-    // Long enough to be worth a scan (the parser reads short texts itself).
-    let long = "x".repeat(300);
-    let inner = format!(
-        r#"{{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{{ }}, "c": "{long}"}}"#
+    // Short, the parser reads them itself; long enough to be worth a scan,
+    // the scan copies them: the same bytes either way.
+    let short = r#"{"a": [1, -2.5E+3, true, null, "\ud83d\ude00 \"q\" \u00e9"], "b" :{ }}"#;
+    let long = format!(
+        r#"{}, "c": "{}"}}"#,
+        &short[..short.len() - 1],
+        "x".repeat(300)
     );
-    let text = format!("{{'x': {inner}, \"y\": [{inner},\n {inner}],}}");
-    let repaired = repair(&text).unwrap();
-    assert_eq!(
-        repaired.json(),
-        format!("{{\"x\": {inner}, \"y\": [{inner},\n {inner}]}}")
-    );
-    let kinds: Vec<_> = repaired.repairs().iter().map(|r| r.kind).collect();
-    assert_eq!(kinds, [SingleQuotes, TrailingComma]);
-    // Damage deep inside is still repaired, around strict parts before it.
-    let text = format!("[{inner}, [{inner}, {{\"c\": [1, 2,]}}], {inner}]");
-    assert_eq!(
-        repair(&text).unwrap().json(),
-        format!("[{inner}, [{inner}, {{\"c\": [1, 2]}}], {inner}]")
-    );
+    for inner in [short.to_string(), long] {
+        let text = format!("{{'x': {inner}, \"y\": [{inner},\n {inner}],}}");
+        let repaired = repair(&text).unwrap();
+        assert_eq!(
+            repaired.json(),
+            format!("{{\"x\": {inner}, \"y\": [{inner},\n {inner}]}}")
+        );
+        let kinds: Vec<_> = repaired.repairs().iter().map(|r| r.kind).collect();
+        assert_eq!(kinds, [SingleQuotes, TrailingComma]);
+        // Damage deep inside is still repaired, around strict parts before it.
+        let text = format!("[{inner}, [{inner}, {{\"c\": [1, 2,]}}], {inner}]");
+        assert_eq!(
+            repair(&text).unwrap().json(),
+            format!("[{inner}, [{inner}, {{\"c\": [1, 2]}}], {inner}]")
+        );
+    }
     // The nesting limit holds inside strict JSON too.
     let deep = format!("{{'a': {}{}}}", "[".repeat(600), "]".repeat(600));
     assert_eq!(repair(&deep).unwrap_err().kind(), RepairErrorKind::TooDeep);

@@ -38,6 +38,16 @@ pub(super) struct Reach {
     pub(super) min_tokens: usize,
 }
 
+impl Reach {
+    /// No bound: accept only where the value closes, every container open
+    /// around the check closed (not where the text ends).
+    pub(super) const CLOSED: Reach = Reach {
+        tokens: usize::MAX,
+        until: usize::MAX,
+        min_tokens: usize::MAX,
+    };
+}
+
 /// Why a strict token could not be read.
 enum Stop {
     /// The text (or the reach) ended inside it.

@@ -170,7 +170,7 @@
 //!   as do tokens that start like a number but are not one (`2024-01-15`); a
 //!   word that ends in a quote lacks its opening quote (`{"a": b"}`). Bare text
 //!   that holds a string, a `"key":` or, after its first word, a number or
-//!   literal, or a bracket and a value (`Here you go: [1]`), is refused: it
+//!   literal, or a bracket and a value (`{"a": Here you go: [1]}`), is refused: it
 //!   is junk before a value, not one text.
 //! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
 //!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never

@@ -114,7 +114,7 @@ impl CommentOpens {
     /// The last `/*` in `src[from..to]`, in the text that starts at
     /// `content`.
     fn last_in(&mut self, src: &[u8], content: usize, from: usize, to: usize) -> Option<usize> {
-        if self.content != content || self.read_to < content {
+        if self.content != content {
             self.content = content;
             self.read_to = content;
             self.at.clear();
@@ -215,7 +215,7 @@ impl OpenBrackets {
         to: usize,
         keep: usize,
     ) -> Vec<u8> {
-        if self.content != content || self.read_to < content || self.read_to > to {
+        if self.content != content || self.read_to > to {
             self.content = content;
             self.read_to = content;
             self.open.clear();
@@ -605,56 +605,49 @@ impl Parser<'_> {
                     }
                 }
             }
-            let reach = Reach {
-                tokens: 6,
-                until: at + WINDOW,
-                min_tokens: 3,
-            };
-            if b == b'"'
-                && quote != Quote::Double
-                && again.is_none()
-                && ctx == Ctx::Top
-                && self.string_ends_text(at)
-            {
-                // `”  " a"`: the whole value, and a double-quoted string
-                // that ends the text: a stray quote before it.
-                return Err(fail(
-                    RepairErrorKind::Unrepairable,
-                    open_at,
-                    "a stray quote before a string that ends the text",
-                ));
-            }
-            if b == b'"'
-                && quote != Quote::Double
-                && again.is_none()
-                && self.string_then_punctuation(at, reach)
-            {
-                // `'"b": 1`: a stray quote opened a string holding JSON.
-                // Brackets the stray string took in open containers too:
-                // those its text opened in the window before the quote and
-                // left open, as many as the check can close.
-                let opened = brackets.open_since(
-                    self.src,
-                    content,
-                    content.max(at.saturating_sub(WINDOW)),
-                    at,
-                    reach.tokens + 1,
-                );
-                let expect_key =
-                    opened.last() == Some(&b'{') || (opened.is_empty() && ctx == Ctx::Key);
-                let expect = if expect_key {
-                    Expect::Key
-                } else {
-                    Expect::Value
-                };
-                if self.continues_in(at, expect, reach, &opened)
-                    || (opened.is_empty() && self.continues(at, Expect::Key, reach))
-                {
+            if b == b'"' && quote != Quote::Double && again.is_none() {
+                if ctx == Ctx::Top && self.string_ends_text(at) {
+                    // `”  " a"`: the whole value, and a double-quoted string
+                    // that ends the text: a stray quote before it.
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
                         open_at,
-                        "a stray quote opens a string that holds JSON",
+                        "a stray quote before a string that ends the text",
                     ));
+                }
+                let reach = Reach {
+                    tokens: 6,
+                    until: at + WINDOW,
+                    min_tokens: 3,
+                };
+                if self.string_then_punctuation(at, reach) {
+                    // `'"b": 1`: a stray quote opened a string holding JSON.
+                    // Brackets the stray string took in open containers too:
+                    // those its text opened in the window before the quote and
+                    // left open, as many as the check can close.
+                    let opened = brackets.open_since(
+                        self.src,
+                        content,
+                        content.max(at.saturating_sub(WINDOW)),
+                        at,
+                        reach.tokens + 1,
+                    );
+                    let expect_key =
+                        opened.last() == Some(&b'{') || (opened.is_empty() && ctx == Ctx::Key);
+                    let expect = if expect_key {
+                        Expect::Key
+                    } else {
+                        Expect::Value
+                    };
+                    if self.continues_in(at, expect, reach, &opened)
+                        || (opened.is_empty() && self.continues(at, Expect::Key, reach))
+                    {
+                        return Err(fail(
+                            RepairErrorKind::Unrepairable,
+                            open_at,
+                            "a stray quote opens a string that holds JSON",
+                        ));
+                    }
                 }
             }
             // A quote, or a character, inside the string.
@@ -866,18 +859,14 @@ impl Parser<'_> {
                 // `{"id::2}`: a key that runs to the end over a colon (or a
                 // few) and a value reads as strict JSON from there is not a
                 // key cut short.
-                let mut first = content + colon;
-                while self.src.get(first + 1) == Some(&b':') {
-                    first += 1;
+                let mut run_end = content + colon;
+                while self.src.get(run_end + 1) == Some(&b':') {
+                    run_end += 1;
                 }
                 // Only a value that closes the containers counts: one the
                 // text cuts short (`{"a::[t`) may be the key's own text.
-                let closed = Reach {
-                    tokens: usize::MAX,
-                    until: usize::MAX,
-                    min_tokens: usize::MAX,
-                };
-                if self.continues(first, Expect::Colon, closed) || self.last_colon_then_value(first)
+                if self.continues(run_end, Expect::Colon, Reach::CLOSED)
+                    || self.last_colon_then_value(run_end)
                 {
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
@@ -937,12 +926,7 @@ impl Parser<'_> {
         else {
             return false;
         };
-        let closed = Reach {
-            tokens: usize::MAX,
-            until: usize::MAX,
-            min_tokens: usize::MAX,
-        };
-        self.continues(after_run + 1 + last, Expect::Colon, closed)
+        self.continues(after_run + 1 + last, Expect::Colon, Reach::CLOSED)
     }
 
     /// Whether a line break follows `i`, after spaces and tabs only.
@@ -960,11 +944,7 @@ impl Parser<'_> {
     /// `{"a": '1, 2]}`).
     fn json_after_quote(&self, ctx: Ctx, content: usize) -> bool {
         // Only a closed value counts: not the end of the text.
-        let closed = Reach {
-            tokens: usize::MAX,
-            until: usize::MAX,
-            min_tokens: usize::MAX,
-        };
+        let closed = Reach::CLOSED;
         self.continues_in(content, Expect::ValueOrClose, closed, b"[")
             || self.continues_in(content, Expect::KeyOrClose, closed, b"{")
             // (Not where a key is due: `{"0}}` is a key cut short.)
@@ -998,13 +978,17 @@ impl Parser<'_> {
 
     /// Whether a colon (or `=`) and a value follow from `i`, the value not
     /// a bare word that ends in a quote (`: b"`, lacking its opening one).
+    /// An array or object is a value, whatever quote it holds (`: {"`).
     fn member_follows(&self, i: usize) -> bool {
         let colon = self.skip_blank_and_comments(i);
         if !matches!(self.src.get(colon), Some(b':' | b'=')) || colon >= self.end {
             return false;
         }
         let value = self.skip_blank_and_comments(colon + 1);
-        if value >= self.end || self.quote_at(value).is_some() {
+        if value >= self.end
+            || self.quote_at(value).is_some()
+            || matches!(self.src[value], b'{' | b'[')
+        {
             return true;
         }
         let word = self.src[value..self.end]

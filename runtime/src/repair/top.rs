@@ -586,7 +586,6 @@ fn find_from(haystack: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     find(haystack.get(from..)?, needle).map(|i| i + from)
 }
 
-/// The first `{` or `[` at or after `from`.
 /// How many `"` in `text` are not escaped: preceded by an even number of
 /// backslashes.
 fn unescaped_quotes(text: &[u8]) -> usize {
@@ -605,6 +604,7 @@ fn unescaped_quotes(text: &[u8]) -> usize {
     quotes
 }
 
+/// The first `{` or `[` at or after `from`.
 fn find_open(src: &[u8], from: usize) -> Option<usize> {
     src.get(from..)?
         .iter()

@@ -32,10 +32,10 @@ pub(super) struct Verbatim {
     /// ...and failed here: the text between read as strict JSON.
     failed_at: usize,
     /// The containers open where it failed (their first bytes, outermost
-    /// first), each holding the failure, in `stack[..open]`; a scan keeps
-    /// the containers it has open after them, in one allocation.
-    stack: Vec<usize>,
-    open: usize,
+    /// first): each holds the failure.
+    open: Vec<usize>,
+    /// The containers open in a scan.
+    scratch: Vec<usize>,
     /// Bytes left to scan.
     budget: usize,
 }
@@ -45,8 +45,8 @@ impl Verbatim {
         Verbatim {
             from: 0,
             failed_at: 0,
-            stack: Vec::new(),
-            open: 0,
+            open: Vec::new(),
+            scratch: Vec::new(),
             // Each byte is scanned at most twice (see the module docs);
             // the rest is slack for the parser's second readings.
             budget: 4 * text_len + 4096,
@@ -90,7 +90,7 @@ impl Parser<'_> {
         if memo.budget == 0
             || (start >= memo.from
                 && start < memo.failed_at
-                && memo.stack[..memo.open].binary_search(&start).is_ok())
+                && memo.open.binary_search(&start).is_ok())
         {
             // No work left, or it holds the failure the last scan found.
             return None;
@@ -98,11 +98,9 @@ impl Parser<'_> {
         let room = self.options.max_depth.saturating_sub(depth);
         let until = self.end.min(start.saturating_add(memo.budget));
         let memo = &mut self.verbatim;
-        let scanned = scan(&self.src[..until], start, room, &mut memo.stack, memo.open);
-        match scanned {
+        match scan(&self.src[..until], start, room, &mut memo.scratch) {
             Ok(end) => {
                 memo.budget -= end - start;
-                memo.stack.truncate(memo.open);
                 Some(end)
             }
             Err(at) => {
@@ -113,8 +111,7 @@ impl Parser<'_> {
                 };
                 memo.from = start;
                 memo.failed_at = at;
-                memo.stack.drain(..memo.open);
-                memo.open = memo.stack.len();
+                std::mem::swap(&mut memo.open, &mut memo.scratch);
                 None
             }
         }
@@ -123,16 +120,10 @@ impl Parser<'_> {
 
 /// Scans the strict JSON array or object that opens at `start` in `src`,
 /// nested at most `room` deep: where it ends, or the byte where it stops
-/// being strict JSON (or `src` ends), with `open[base..]` holding the
-/// containers open there.
-fn scan(
-    src: &[u8],
-    start: usize,
-    room: usize,
-    open: &mut Vec<usize>,
-    base: usize,
-) -> Result<usize, usize> {
-    open.truncate(base);
+/// being strict JSON (or `src` ends), with `open` holding the containers
+/// open there.
+fn scan(src: &[u8], start: usize, room: usize, open: &mut Vec<usize>) -> Result<usize, usize> {
+    open.clear();
     let mut i = start;
     let ws = |mut i: usize| {
         while i < src.len() && is_ws(src[i]) {
@@ -148,7 +139,7 @@ fn scan(
         match b {
             b'{' | b'[' => {
                 open.push(i);
-                if open.len() - base > room {
+                if open.len() > room {
                     return Err(i);
                 }
                 i = ws(i + 1);
@@ -174,7 +165,7 @@ fn scan(
             let Some(&b) = src.get(i) else {
                 return Err(i);
             };
-            let Some(&inner) = open.last().filter(|_| open.len() > base) else {
+            let Some(&inner) = open.last() else {
                 return Err(i);
             };
             let in_object = src[inner] == b'{';
@@ -192,7 +183,7 @@ fn scan(
             }
             open.pop();
             i += 1;
-            if open.len() == base {
+            if open.is_empty() {
                 return Ok(i);
             }
         }
@@ -283,7 +274,7 @@ mod tests {
     use super::scan;
 
     fn scanned(text: &str) -> Result<usize, usize> {
-        scan(text.as_bytes(), 0, 512, &mut Vec::new(), 0)
+        scan(text.as_bytes(), 0, 512, &mut Vec::new())
     }
 
     #[test]
@@ -331,13 +322,12 @@ mod tests {
     #[test]
     fn nesting_deeper_than_allowed_stops_the_scan() {
         let mut open = Vec::new();
-        assert_eq!(scan(b"[[[]]]", 0, 3, &mut open, 0), Ok(6));
-        assert_eq!(scan(b"[[[]]]", 0, 2, &mut open, 0), Err(2));
+        assert_eq!(scan(b"[[[]]]", 0, 3, &mut open), Ok(6));
+        assert_eq!(scan(b"[[[]]]", 0, 2, &mut open), Err(2));
         assert_eq!(open, [0, 1, 2]);
-        // After the containers a failed scan left, as the parser keeps them.
-        let mut open = vec![7, 9];
-        assert_eq!(scan(b"[[1], 2]", 1, 3, &mut open, 2), Ok(4));
-        assert_eq!(scan(b"[[1, ]]", 1, 3, &mut open, 2), Err(5));
-        assert_eq!(open, [7, 9, 1]);
+        // A scan of a container inside another.
+        assert_eq!(scan(b"[[1], 2]", 1, 3, &mut open), Ok(4));
+        assert_eq!(scan(b"[[1, ]]", 1, 3, &mut open), Err(5));
+        assert_eq!(open, [1]);
     }
 }
