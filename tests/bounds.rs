@@ -63,7 +63,11 @@ fn measure<T: Send + 'static>(
 
 /// Time per byte does not grow: the 10 MB run within 20 times the 1 MB one
 /// (linear is 10), with a millisecond's floor for runs that stop early.
-fn flat(small: &Cost, large: &Cost, what: &str) {
+///
+/// The machine is shared, and a stall only ever adds time: a ratio over the
+/// limit is measured again with `again` (called with `MB` and `10 * MB`), up
+/// to twice, and the fastest run of each size counts.
+fn flat(small: &Cost, large: &Cost, what: &str, again: impl Fn(usize) -> Cost) {
     let floor = Duration::from_millis(1);
     for cost in [small, large] {
         eprintln!(
@@ -74,11 +78,19 @@ fn flat(small: &Cost, large: &Cost, what: &str) {
             cost.peak as f64 / cost.input as f64,
         );
     }
+    let within = |small: Duration, large: Duration| large <= small.max(floor) * 20;
+    let (mut small_time, mut large_time) = (small.time, large.time);
+    for _ in 0..2 {
+        if within(small_time, large_time) {
+            break;
+        }
+        eprintln!("{what}: {large_time:?} against {small_time:?}; measuring again");
+        small_time = small_time.min(again(MB).time);
+        large_time = large_time.min(again(10 * MB).time);
+    }
     assert!(
-        large.time <= small.time.max(floor) * 20,
-        "{what}: {:?} for 10 MB against {:?} for 1 MB",
-        large.time,
-        small.time
+        within(small_time, large_time),
+        "{what}: {large_time:?} for 10 MB against {small_time:?} for 1 MB, the fastest of three"
     );
 }
 
@@ -115,7 +127,9 @@ fn plan_text_of_open_brackets_is_refused_at_once() {
         for error in [small_error, large_error] {
             assert_eq!(error.limit, limit, "{error}");
         }
-        flat(&small, &large, &format!("plan of `{open}`"));
+        flat(&small, &large, &format!("plan of `{open}`"), |size| {
+            run(size).1
+        });
         // Lexed on demand: no token list (at 64 bytes a token, 516 MB for 4 MB).
         assert!(large.peak < 64 << 10, "{large:?}");
     }
@@ -159,7 +173,7 @@ fn plan_records_of_many_fields_parse_in_linear_time() {
         assert_eq!(error.message, "the field `f0` is given twice");
         assert_eq!((error.line, error.column), (1, 1));
     }
-    flat(&small, &large, "plan record");
+    flat(&small, &large, "plan record", |size| run(size).1);
     // The IR of a field (its name and an `Expr`, in a vector grown by
     // doubling) is up to about 220 bytes for the 13 of `f123456 = 1, `.
     peak_within(&large, 24, "plan record");
@@ -191,7 +205,7 @@ fn repairing_quotes_keeps_a_few_and_counts_the_rest() {
     }
     let (_, small) = run(MB);
     let (_, large) = run(10 * MB);
-    flat(&small, &large, "repair of `\"`");
+    flat(&small, &large, "repair of `\"`", |size| run(size).1);
     // The output is about twice the input (each `"` escaped), grown by doubling.
     peak_within(&large, 8, "repair of `\"`");
 }
@@ -208,7 +222,9 @@ fn repairing_open_brackets_is_refused() {
         let (small_kind, small) = run(MB);
         let (large_kind, large) = run(10 * MB);
         assert_eq!((small_kind, large_kind), (kind, kind));
-        flat(&small, &large, &format!("repair of `{open}`"));
+        flat(&small, &large, &format!("repair of `{open}`"), |size| {
+            run(size).1
+        });
         peak_within(&large, 4, &format!("repair of `{open}`"));
     }
 }
@@ -273,7 +289,9 @@ fn recovering_a_million_coerced_items_keeps_the_note_short() {
     let ((value, _, _, note), large) = run(10 * MB);
     assert_eq!(value, serde_json::json!(2_500_000));
     assert!(note.len() < 1_000, "{note}");
-    flat(&small, &large, "recovery of 1M coerced items");
+    flat(&small, &large, "recovery of 1M coerced items", |size| {
+        run(size).1
+    });
     // Parsing to a JSON value (an item is a 32-byte value and a string, for
     // 4 bytes of input), twice (the diagnosis, then coercion), the schema
     // check's problems, the coerced text and the deserialized list: about
@@ -315,7 +333,7 @@ fn arguments_over_the_limit_are_refused_unread_and_never_recovered() {
         );
     }
     assert!(!small_fixed && !large_fixed, "no recovery step ran");
-    flat(&small, &large, "over-limit arguments");
+    flat(&small, &large, "over-limit arguments", |size| run(size).1);
     // Nothing is read: what is held does not depend on the input.
     assert!(large.peak < 64 << 10, "{large:?}");
 }
@@ -399,7 +417,7 @@ fn call_readers_read_long_answers_in_linear_time() {
                 "{what}: {small_calls} then {large_calls}"
             );
         }
-        flat(&small, &large, what);
+        flat(&small, &large, what, |size| run(size).1);
         peak_within(&large, factor, what);
     }
 }
@@ -425,7 +443,9 @@ fn a_long_argument_list_is_dispatched_in_linear_time() {
     let (large_sum, large) = run(10 * MB);
     assert_eq!(small_sum, serde_json::json!(7 * (MB / 3 + 1)));
     assert_eq!(large_sum, serde_json::json!(7 * (10 * MB / 3 + 1)));
-    flat(&small, &large, "dispatch of a long list");
+    flat(&small, &large, "dispatch of a long list", |size| {
+        run(size).1
+    });
     // The deserialized `Vec<i64>`: 8 bytes an item for 3 bytes of input,
     // grown by doubling (measured: 5 times the input).
     peak_within(&large, 8, "dispatch of a long list");
@@ -464,7 +484,9 @@ fn a_long_plan_is_parsed_checked_and_run_in_linear_time() {
         large_sum,
         typed_tools::plan::Value::Int(7 * (10 * MB as i64 / 3 + 1))
     );
-    flat(&small, &large, "plan parsed, checked and run");
+    flat(&small, &large, "plan parsed, checked and run", |size| {
+        run(size).1
+    });
     // The IR of the list (an `Expr` is 64 bytes, for 3 bytes of input, in a
     // vector grown by doubling) and the list value the run builds from it:
     // 75 times the input measured. Proportional, but heavy: a compact IR
