@@ -211,13 +211,10 @@ impl Drop for Call<'_> {
 /// Where a call is. The first state's parts are all `Copy`, so the first
 /// poll reads them where they are, and a sync tool's call ends without
 /// moving the call's state or its arguments.
+///
+/// The two states that own something come first, so that `Call`'s drop
+/// tells them from the others in one compare.
 enum CallState<'a> {
-    Start {
-        shared: &'a Shared,
-        allowed: EffectSet,
-        gates: Gates<'a>,
-        name: &'a str,
-    },
     Running {
         entry: &'a Entry,
         max_argument_bytes: usize,
@@ -227,6 +224,12 @@ enum CallState<'a> {
     /// Off the fast path: a failure met the tool's policy (repair, coerce,
     /// retry, escalate), or an approval asks about the tool.
     Slow(BoxFuture<'a, Result<ToolOutput, ToolError>>, Trace),
+    Start {
+        shared: &'a Shared,
+        allowed: EffectSet,
+        gates: Gates<'a>,
+        name: &'a str,
+    },
     Done,
 }
 
@@ -372,13 +375,14 @@ impl<'a> Call<'a> {
         trace: Trace,
     ) -> Polled {
         let entered = CallTrace::enter(&trace);
-        let (index, entry) = match shared.lookup(name, allowed) {
-            Ok(found) => found,
-            Err(error) => {
-                drop(entered);
-                return self.refused(trace, error);
-            }
+        let Some((index, entry)) = shared.find(name) else {
+            drop(entered);
+            return self.refused(trace, shared.unknown(name, allowed));
         };
+        if !entry.spec.effects().is_subset_of(allowed) {
+            drop(entered);
+            return self.refused(trace, Shared::denied(name, entry, allowed));
+        }
         if let Some(trace) = &trace {
             trace.found(entry.spec.effects());
         }

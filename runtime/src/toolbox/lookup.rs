@@ -14,48 +14,48 @@ impl Shared {
             .map(|entry| entry.spec.name())
     }
 
+    /// The tool named `name` and its position, whatever its effects.
     #[inline]
-    pub(super) fn index(&self, name: &str) -> Option<usize> {
+    pub(super) fn find(&self, name: &str) -> Option<(usize, &Entry)> {
         // A scan beats hashing for the handful of tools most toolboxes hold.
         if self.entries.len() <= SCAN_LIMIT {
+            let name = name.as_bytes();
+            let wanted = Words::of(name);
             self.entries
                 .iter()
-                .position(|entry| same_name(entry.spec.name(), name))
+                .enumerate()
+                .find(|(_, entry)| wanted.name_is(name, entry.spec.name().as_bytes()))
         } else {
-            self.by_name.get(name).copied()
+            let index = *self.by_name.get(name)?;
+            Some((index, &self.entries[index]))
         }
     }
 
     #[inline]
     pub(super) fn entry(&self, name: &str, allowed: EffectSet) -> Result<&Entry, ToolError> {
-        self.lookup(name, allowed).map(|(_, entry)| entry)
+        match self.find(name) {
+            Some((_, entry)) if entry.spec.effects().is_subset_of(allowed) => Ok(entry),
+            Some((_, entry)) => Err(Shared::denied(name, entry, allowed)),
+            None => Err(self.unknown(name, allowed)),
+        }
     }
 
-    /// The tool named `name` and its position, if it is here and allowed.
-    #[inline]
-    pub(super) fn lookup(
-        &self,
-        name: &str,
-        allowed: EffectSet,
-    ) -> Result<(usize, &Entry), ToolError> {
-        let Some(index) = self.index(name) else {
-            return Err(self.unknown(name, allowed));
-        };
-        let entry = &self.entries[index];
-        if !entry.spec.effects().is_subset_of(allowed) {
-            return Err(ToolError::EffectDenied {
-                tool: name.to_owned(),
-                effects: entry.spec.effects(),
-                allowed,
-            });
+    /// Off the fast path: a tool whose effects are not allowed here.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn denied(name: &str, entry: &Entry, allowed: EffectSet) -> ToolError {
+        ToolError::EffectDenied {
+            tool: name.to_owned(),
+            effects: entry.spec.effects(),
+            allowed,
         }
-        Ok((index, entry))
     }
 
     /// Off the fast path: a name the toolbox does not have. A hostile name
     /// (a model can send 200 KB of one) gets no suggestions and is shortened.
     #[cold]
-    fn unknown(&self, name: &str, allowed: EffectSet) -> ToolError {
+    #[inline(never)]
+    pub(super) fn unknown(&self, name: &str, allowed: EffectSet) -> ToolError {
         const LONGEST: usize = 128;
         let available: Vec<String> = self.names(allowed).map(str::to_owned).collect();
         let suggestions = if name.len() <= LONGEST {
@@ -75,29 +75,48 @@ impl Shared {
     }
 }
 
-/// Whether two names are the same: a short name (most are) compared in a
-/// word or two, inline, rather than by a call to `memcmp`.
-#[inline]
-fn same_name(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let n = a.len();
-    if n != b.len() {
-        return false;
+/// A name's length and its bytes read as two words, from its start and
+/// from its end: for a name of at most 16 bytes (most are) the two cover
+/// every byte (overlapping when shorter), so a name of that length is the
+/// same exactly when its words are. Found in a few loads and compares,
+/// inline, rather than by a call to `memcmp`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Words {
+    len: usize,
+    head: u64,
+    tail: u64,
+}
+
+impl Words {
+    #[inline(always)]
+    fn of(bytes: &[u8]) -> Words {
+        let n = bytes.len();
+        let (head, tail) = match n {
+            8.. => (word::<8>(bytes, 0), word::<8>(bytes, n - 8)),
+            4..=7 => (word::<4>(bytes, 0), word::<4>(bytes, n - 4)),
+            2..=3 => (word::<2>(bytes, 0), word::<2>(bytes, n - 2)),
+            1 => (u64::from(bytes[0]), 0),
+            0 => (0, 0),
+        };
+        Words { len: n, head, tail }
     }
-    match n {
-        // Two words that overlap cover the name.
-        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        0..=7 => a.iter().zip(b).all(|(x, y)| x == y),
-        _ => a == b,
+
+    /// Whether `other` is `name`, whose words these are.
+    #[inline(always)]
+    fn name_is(&self, name: &[u8], other: &[u8]) -> bool {
+        other.len() == self.len
+            && Words::of(other) == *self
+            // Past 16 bytes the words cover only the ends: compare all.
+            && (self.len <= 16 || other == name)
     }
 }
 
-/// Eight bytes of `bytes` from `at`.
-#[inline]
-fn word(bytes: &[u8], at: usize) -> u64 {
+/// `N` bytes of `bytes` from `at`, as a number.
+#[inline(always)]
+fn word<const N: usize>(bytes: &[u8], at: usize) -> u64 {
     let mut word = [0u8; 8];
-    word.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_ne_bytes(word)
+    word[..N].copy_from_slice(&bytes[at..at + N]);
+    u64::from_le_bytes(word)
 }
 
 /// Up to this many tools, a name is found by a scan; past it, by the map.
@@ -182,6 +201,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
 mod tests {
     use super::*;
 
+    fn same_name(a: &str, b: &str) -> bool {
+        Words::of(a.as_bytes()).name_is(a.as_bytes(), b.as_bytes())
+    }
+
     #[test]
     fn same_names() {
         let names = [
@@ -196,7 +219,9 @@ mod tests {
             "lookup_account",
             "lookup_account_s",
             "lookup_account_sa",
+            "lookup_account_sab",
             "a_very_long_tool_name_indeed",
+            "a_very_long_tool_name_indeeb",
         ];
         for a in names {
             for b in names {

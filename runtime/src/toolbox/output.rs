@@ -23,22 +23,28 @@ use crate::recover::Recovered;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ToolOutput {
     json: String,
-    recovery: Vec<Recovered>,
+    /// What recovery did; `None` when it did nothing (the usual case), so
+    /// that an output is one word more than its text to build, move and drop.
+    recovery: Option<Box<[Recovered]>>,
 }
 
 impl ToolOutput {
+    #[inline]
     pub(crate) fn from_json(json: String) -> ToolOutput {
         ToolOutput {
             json,
-            recovery: Vec::new(),
+            recovery: None,
         }
     }
 
     pub(crate) fn recovered(json: String, recovery: Vec<Recovered>) -> ToolOutput {
-        ToolOutput { json, recovery }
+        ToolOutput {
+            json,
+            recovery: (!recovery.is_empty()).then(|| recovery.into_boxed_slice()),
+        }
     }
 
     /// What recovery did before the call succeeded: repairs, coercions,
@@ -62,7 +68,7 @@ impl ToolOutput {
     /// # }).unwrap();
     /// ```
     pub fn recovery(&self) -> &[Recovered] {
-        &self.recovery
+        self.recovery.as_deref().unwrap_or_default()
     }
 
     /// A message for the model when its call had to be repaired or coerced,
@@ -91,7 +97,7 @@ impl ToolOutput {
     /// ```
     pub fn note_for_model(&self) -> Option<String> {
         let changes: Vec<String> = self
-            .recovery
+            .recovery()
             .iter()
             .filter(|r| !matches!(r, Recovered::Retried { .. }))
             .map(ToString::to_string)
@@ -164,6 +170,15 @@ impl ToolOutput {
     pub fn to_value(&self) -> Value {
         // The text was written by serde_json, so it parses.
         serde_json::from_str(&self.json).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Debug for ToolOutput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolOutput")
+            .field("json", &self.json)
+            .field("recovery", &self.recovery())
+            .finish()
     }
 }
 
