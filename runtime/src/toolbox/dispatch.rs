@@ -51,13 +51,12 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    /// Starts one call: done already, or a future to poll. A panic is a failure.
-    #[inline]
-    fn start<'a>(&'a self, args: &str) -> Erased<'a> {
-        match std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.call(&self.spec, args))) {
-            Ok(erased) => erased,
-            Err(panic) => Erased::Done(Err(Failure::Panicked(panic_message(panic)))),
-        }
+    /// Starts one call: done already, or a future to poll; `Err` is a
+    /// panic, caught. (The caller matches on it where it lies: moving the
+    /// result into an `Erased` first costs a copy of it.)
+    #[inline(always)]
+    fn start<'a>(&'a self, args: &str) -> std::thread::Result<Erased<'a>> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.call(&self.spec, args)))
     }
 
     fn poll_running(
@@ -73,10 +72,11 @@ impl Entry {
     /// One call to the end, for recovery, which calls again.
     pub(crate) async fn run(&self, args: &str) -> Result<String, Failure> {
         match self.start(args) {
-            Erased::Done(result) => result,
-            Erased::Running(mut future) => {
+            Ok(Erased::Done(result)) => result,
+            Ok(Erased::Running(mut future)) => {
                 futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
             }
+            Err(panic) => Err(Failure::Panicked(panic_message(panic))),
         }
     }
 
@@ -395,15 +395,19 @@ impl<'a> Call<'a> {
             drop(entered);
             return self.gated(cx, entry, gates, index, max, trace);
         }
-        let erased = entry.start(&self.args);
+        let started = entry.start(&self.args);
         drop(entered);
-        match erased {
-            Erased::Done(Ok(json)) => {
+        match started {
+            Ok(Erased::Done(Ok(json))) => {
                 self.end_start();
                 ready(trace, Ok(ToolOutput::from_json(json)))
             }
-            Erased::Done(Err(failure)) => self.failed(cx, entry, max, failure, trace),
-            Erased::Running(future) => {
+            Ok(Erased::Done(Err(failure))) => self.failed(cx, entry, max, failure, trace),
+            Err(panic) => {
+                let failure = Failure::Panicked(panic_message(panic));
+                self.failed(cx, entry, max, failure, trace)
+            }
+            Ok(Erased::Running(future)) => {
                 *self.state = CallState::Running {
                     entry,
                     max_argument_bytes: max,
