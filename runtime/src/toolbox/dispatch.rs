@@ -224,13 +224,19 @@ enum CallState<'a> {
     /// Off the fast path: a failure met the tool's policy (repair, coerce,
     /// retry, escalate), or an approval asks about the tool.
     Slow(BoxFuture<'a, Result<ToolOutput, ToolError>>, Trace),
-    Start {
-        shared: &'a Shared,
-        allowed: EffectSet,
-        gates: Gates<'a>,
-        name: &'a str,
-    },
+    Start(Start<'a>),
     Done,
+}
+
+/// A call not yet polled: what it needs, all `Copy`, read where each part
+/// is used ([`Call::begun`]), so that the first poll holds in registers only
+/// what it is working on.
+#[derive(Clone, Copy)]
+struct Start<'a> {
+    shared: &'a Shared,
+    allowed: EffectSet,
+    gates: Gates<'a>,
+    name: &'a str,
 }
 
 /// A call's `tool_call` span, when a subscriber records it; carried from
@@ -351,12 +357,12 @@ impl<'a> Call<'a> {
     ) -> Call<'a> {
         Call {
             args,
-            state: ManuallyDrop::new(CallState::Start {
+            state: ManuallyDrop::new(CallState::Start(Start {
                 shared,
                 allowed,
                 gates,
                 name,
-            }),
+            })),
         }
     }
 
@@ -365,22 +371,17 @@ impl<'a> Call<'a> {
     /// or hands the call to the gated path when an approval asks about the
     /// tool.
     #[inline(always)]
-    fn start(
-        &mut self,
-        cx: &mut Context<'_>,
-        shared: &'a Shared,
-        allowed: EffectSet,
-        gates: Gates<'a>,
-        name: &'a str,
-        trace: Trace,
-    ) -> Polled {
+    fn start(&mut self, cx: &mut Context<'_>, trace: Trace) -> Polled {
         let entered = CallTrace::enter(&trace);
-        let Some((index, entry)) = shared.find(name) else {
+        let shared = self.begun().shared;
+        let Some((index, entry)) = shared.find(self.begun().name) else {
             drop(entered);
+            let Start { name, allowed, .. } = self.begun();
             return self.refused(trace, shared.unknown(name, allowed));
         };
-        if !entry.spec.effects().is_subset_of(allowed) {
+        if !entry.spec.effects().is_subset_of(self.begun().allowed) {
             drop(entered);
+            let Start { name, allowed, .. } = self.begun();
             return self.refused(trace, Shared::denied(name, entry, allowed));
         }
         if let Some(trace) = &trace {
@@ -391,6 +392,7 @@ impl<'a> Call<'a> {
             drop(entered);
             return self.refused(trace, error);
         }
+        let gates = self.begun().gates;
         if gates.ask_about(index, &entry.spec) {
             drop(entered);
             return self.gated(cx, entry, gates, index, max, trace);
@@ -428,26 +430,27 @@ impl<'a> Call<'a> {
         ready(trace, Err(error))
     }
 
+    /// The parts of a call not yet polled.
+    #[inline(always)]
+    fn begun(&self) -> Start<'a> {
+        match *self.state {
+            CallState::Start(start) => start,
+            _ => unreachable!("a call is started once"),
+        }
+    }
+
     /// The call ended in its first poll: `Done`, over a `Start` state, which
     /// owns nothing to drop.
     #[inline(always)]
     fn end_start(&mut self) {
-        debug_assert!(matches!(*self.state, CallState::Start { .. }));
+        debug_assert!(matches!(*self.state, CallState::Start(_)));
         std::mem::forget(std::mem::replace(&mut *self.state, CallState::Done));
     }
 
     /// [`start`](Self::start) in a recorded span: out of the untraced path.
     #[inline(never)]
-    fn start_traced(
-        &mut self,
-        cx: &mut Context<'_>,
-        shared: &'a Shared,
-        allowed: EffectSet,
-        gates: Gates<'a>,
-        name: &'a str,
-        trace: Trace,
-    ) -> Polled {
-        self.start(cx, shared, allowed, gates, name, trace)
+    fn start_traced(&mut self, cx: &mut Context<'_>, trace: Trace) -> Polled {
+        self.start(cx, trace)
     }
 
     /// Polls a call past its first poll: an async tool running, or the slow
@@ -490,7 +493,7 @@ impl<'a> Call<'a> {
                     Poll::Ready(result) => ready(trace, result),
                 }
             }
-            CallState::Start { .. } => unreachable!("a call starts in its first poll"),
+            CallState::Start(_) => unreachable!("a call starts in its first poll"),
             CallState::Done => panic!("`Call` polled after it completed"),
         }
     }
@@ -541,20 +544,14 @@ impl Future for Call<'_> {
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Polled {
         let call = self.get_mut();
-        let CallState::Start {
-            shared,
-            allowed,
-            gates,
-            name,
-        } = *call.state
-        else {
+        let CallState::Start(Start { name, .. }) = *call.state else {
             return call.poll_later(cx);
         };
         // With no subscriber, the span code is not reached: `start` is
         // inlined here with no trace, and the branches on it fold away.
         match CallTrace::start(name) {
-            None => call.start(cx, shared, allowed, gates, name, None),
-            trace => call.start_traced(cx, shared, allowed, gates, name, trace),
+            None => call.start(cx, None),
+            trace => call.start_traced(cx, trace),
         }
     }
 }
@@ -562,7 +559,7 @@ impl Future for Call<'_> {
 impl fmt::Debug for Call<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &*self.state {
-            CallState::Start { name, .. } => format!("not started: {name}"),
+            CallState::Start(Start { name, .. }) => format!("not started: {name}"),
             CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
             CallState::Slow(..) => "recovering or waiting for approval".to_owned(),
             CallState::Done => "done".to_owned(),
