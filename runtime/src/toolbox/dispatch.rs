@@ -224,13 +224,20 @@ enum CallState<'a> {
     /// Off the fast path: a failure met the tool's policy (repair, coerce,
     /// retry, escalate), or an approval asks about the tool.
     Slow(BoxFuture<'a, Result<ToolOutput, ToolError>>, Trace),
-    Start(Start<'a>),
+    /// Not yet polled: what the call needs, all `Copy`, read where each
+    /// part is used ([`Call::begun`]), so that the first poll holds in
+    /// registers only what it is working on. (Fields of the variant, not a
+    /// struct of its own, so that the tag shares a word with `allowed`.)
+    Start {
+        shared: &'a Shared,
+        allowed: EffectSet,
+        gates: Gates<'a>,
+        name: &'a str,
+    },
     Done,
 }
 
-/// A call not yet polled: what it needs, all `Copy`, read where each part
-/// is used ([`Call::begun`]), so that the first poll holds in registers only
-/// what it is working on.
+/// The parts of [`CallState::Start`].
 #[derive(Clone, Copy)]
 struct Start<'a> {
     shared: &'a Shared,
@@ -357,12 +364,12 @@ impl<'a> Call<'a> {
     ) -> Call<'a> {
         Call {
             args,
-            state: ManuallyDrop::new(CallState::Start(Start {
+            state: ManuallyDrop::new(CallState::Start {
                 shared,
                 allowed,
                 gates,
                 name,
-            })),
+            }),
         }
     }
 
@@ -434,7 +441,17 @@ impl<'a> Call<'a> {
     #[inline(always)]
     fn begun(&self) -> Start<'a> {
         match *self.state {
-            CallState::Start(start) => start,
+            CallState::Start {
+                shared,
+                allowed,
+                gates,
+                name,
+            } => Start {
+                shared,
+                allowed,
+                gates,
+                name,
+            },
             _ => unreachable!("a call is started once"),
         }
     }
@@ -443,7 +460,7 @@ impl<'a> Call<'a> {
     /// owns nothing to drop.
     #[inline(always)]
     fn end_start(&mut self) {
-        debug_assert!(matches!(*self.state, CallState::Start(_)));
+        debug_assert!(matches!(*self.state, CallState::Start { .. }));
         std::mem::forget(std::mem::replace(&mut *self.state, CallState::Done));
     }
 
@@ -493,7 +510,7 @@ impl<'a> Call<'a> {
                     Poll::Ready(result) => ready(trace, result),
                 }
             }
-            CallState::Start(_) => unreachable!("a call starts in its first poll"),
+            CallState::Start { .. } => unreachable!("a call starts in its first poll"),
             CallState::Done => panic!("`Call` polled after it completed"),
         }
     }
@@ -544,7 +561,7 @@ impl Future for Call<'_> {
     #[inline]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Polled {
         let call = self.get_mut();
-        let CallState::Start(Start { name, .. }) = *call.state else {
+        let CallState::Start { name, .. } = *call.state else {
             return call.poll_later(cx);
         };
         // With no subscriber, the span code is not reached: `start` is
@@ -559,7 +576,7 @@ impl Future for Call<'_> {
 impl fmt::Debug for Call<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &*self.state {
-            CallState::Start(Start { name, .. }) => format!("not started: {name}"),
+            CallState::Start { name, .. } => format!("not started: {name}"),
             CallState::Running { entry, .. } => format!("running: {}", entry.spec.name()),
             CallState::Slow(..) => "recovering or waiting for approval".to_owned(),
             CallState::Done => "done".to_owned(),
