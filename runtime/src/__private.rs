@@ -22,10 +22,11 @@
 //! [`send_future`], in rustc's words, which name the value held across `.await`.
 //!
 //! The input struct of a tool without `#[serde]` or `#[schemars]` on its
-//! parameters is read and described by [`deserialize_input`] and
-//! [`input_schema`], generic over the tuple of the parameters' types
+//! parameters is described by [`input_schema`] and, in a debug build, read
+//! by [`deserialize_input`], generic over the tuple of the parameters' types
 //! ([`Fields`]), rather than by derives: less code per tool to expand and
-//! compile.
+//! compile. An optimized build derives `Deserialize`, whose visitor
+//! compares keys with constants: dispatch is measured there.
 
 use std::fmt::{self, Display};
 use std::future::Future;
