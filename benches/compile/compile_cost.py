@@ -4,12 +4,24 @@ against the same N tools written by hand with serde + schemars derives and a
 `match` on the name, each timed as a touch-and-rebuild (the crate alone; its
 dependencies are built once before timing), in debug and in release.
 
-    python3 benches/compile/compile_cost.py [--tools 1,50] [--runs 5] [--profiles debug,release]
+    python3 benches/compile/compile_cost.py [--tools 1,50] [--runs 5] [--profiles debug,release] [--distinct-types]
+
+The tools cycle through five shapes of parameters (so tools share parameter
+types, as tools of one crate often do); with --distinct-types every tool has
+its own pair of parameter types instead.
 
 Runs of the two crates alternate, so that drift on a shared machine falls on
 both alike; the medians and their ratio are printed per (N, profile). The
 generated crates and their target directory live under
-target/compile-bench/ (rebuilt from scratch whenever this script runs).
+target/compile-bench/ (the crates are written anew whenever this script runs;
+the target directory is kept, so dependencies are built once).
+
+    python3 benches/compile/compile_cost.py --callgrind [--tools 50] [--profiles debug]
+
+counts instead the instructions of the touched crate's rustc run under
+valgrind's callgrind (installed from Debian's `valgrind`), the figure the
+shared machine's noise does not move: one run per crate, rustc wrapped with
+RUSTC_WORKSPACE_WRAPPER so that only the generated crate is measured.
 
 Also printed: the size of the macro's expansion per tool (bytes of Rust after
 `rustc -Zunpretty=expanded`, when a nightly toolchain is installed), the
@@ -17,6 +29,7 @@ figure to reduce when the ratio is too high.
 """
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -43,7 +56,20 @@ SHAPES = [
 ]
 
 
+# With --distinct-types: two parameters, of a different pair of these types in
+# every tool, so that no two tools share their parameter types (the generic
+# input code the macro uses is then compiled once per tool, as a derive is).
+SCALARS = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "bool", "String", "f64", "char"]
+DISTINCT = False
+
+
 def shape(i):
+    if DISTINCT:
+        pairs = list(itertools.permutations(SCALARS, 2))
+        a, b = pairs[i % len(pairs)]
+        effect = ["Pure", "Read", "Write", "Network"][i % 4]
+        return ([("a", a, "The first value."), ("b", b, "The second value.")],
+                "String", 'format!("{a:?} {b:?}")', False, effect)
     return SHAPES[i % len(SHAPES)]
 
 
@@ -195,6 +221,33 @@ def rebuild_time(path, profile, env):
     return time.perf_counter() - start
 
 
+WRAPPER = """#!/bin/sh
+# rustc under callgrind for the generated crate; anything else (rustc -vV) as is.
+case " $* " in
+  *" --crate-name bench_"*) exec valgrind --tool=callgrind --callgrind-out-file="$CALLGRIND_OUT" "$@" 2>/dev/null ;;
+  *) exec "$@" ;;
+esac
+"""
+
+
+def instructions(path, profile, env):
+    """Instructions rustc runs to rebuild the touched crate, by callgrind."""
+    wrapper = os.path.join(WORK, "callgrind-rustc.sh")
+    with open(wrapper, "w") as f:
+        f.write(WRAPPER)
+    os.chmod(wrapper, 0o755)
+    out = os.path.join(WORK, f"callgrind.{os.path.basename(path)}.{profile}")
+    env = dict(env, RUSTC_WORKSPACE_WRAPPER=wrapper, CALLGRIND_OUT=out)
+    cargo(path, profile, env)  # a wrapper's first run may rebuild; not counted
+    os.utime(os.path.join(path, "src", "lib.rs"))
+    cargo(path, profile, env)
+    with open(out) as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no instruction count in {out}")
+
+
 def expansion_bytes(path, env):
     """Bytes of the crate after macro expansion, if nightly is installed."""
     args = ["cargo", "+nightly", "rustc", "--quiet", "--offline", "--manifest-path",
@@ -214,10 +267,19 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--profiles", default="debug,release")
     parser.add_argument("--no-expansion", action="store_true")
+    parser.add_argument("--distinct-types", action="store_true",
+                        help="every tool with its own pair of parameter types")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count rustc's instructions under callgrind instead of timing")
     options = parser.parse_args()
 
-    shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(WORK)
+    global DISTINCT
+    DISTINCT = options.distinct_types
+    os.makedirs(WORK, exist_ok=True)
+    for entry in os.listdir(WORK):
+        if entry != "target":
+            path = os.path.join(WORK, entry)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
     env = dict(os.environ)
     env["CARGO_TARGET_DIR"] = os.path.join(WORK, "target")
     # The project's toolchain, whatever directory cargo runs from.
@@ -230,6 +292,11 @@ def main():
         for profile in options.profiles.split(","):
             for path in crates.values():  # dependencies once, untimed
                 cargo(path, profile, env)
+            if options.callgrind:
+                m, h = (instructions(crates[kind], profile, env) for kind in ("macro", "hand"))
+                print(f"{n:>3} tools, {profile:<7}: #[tool] {m / 1e9:.3f} G instructions, "
+                      f"by hand {h / 1e9:.3f} G, ratio {m / h:.3f}x", flush=True)
+                continue
             times = {"macro": [], "hand": []}
             for _ in range(options.runs):
                 for kind in ("macro", "hand"):

@@ -9,7 +9,8 @@
 //!   has a `#[diagnostic::on_unimplemented]` message and its blanket impl is
 //!   `#[diagnostic::do_not_recommend]`, so rustc reports our trait rather than
 //!   the serde or schemars bound behind it.
-//! - The generated `Tool` impl, input struct and schema twin assume the same
+//! - The generated `Tool` impl and the input struct's `Deserialize` and
+//!   `JsonSchema` impls (or derives and schema twin) assume the same
 //!   bounds through `where for<'__typed_tools> T: ParameterOf<Tool>` clauses.
 //!   A bound with a binder is not checked where it is written (it is not
 //!   "global", rust-lang/rust#48214), so a bad type does not make the generated
@@ -19,14 +20,22 @@
 //!
 //! A tool fn's future that is not `Send` is reported at the fn's name by
 //! [`send_future`], in rustc's words, which name the value held across `.await`.
+//!
+//! The input struct of a tool without `#[serde]` or `#[schemars]` on its
+//! parameters is described by [`input_schema`] and, in a debug build, read
+//! by [`deserialize_input`], generic over the tuple of the parameters' types
+//! ([`Fields`]), rather than by derives: less code per tool to expand and
+//! compile. An optimized build derives `Deserialize`, whose visitor
+//! compares keys with constants: dispatch is measured there.
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
 use std::future::Future;
+use std::marker::PhantomData;
 
 pub use ::schemars;
-use ::schemars::JsonSchema;
+use ::schemars::{JsonSchema, Schema, SchemaGenerator};
 pub use ::serde;
-use ::serde::de::DeserializeOwned;
+use ::serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
 use ::serde::Serialize;
 
 pub use crate::effect;
@@ -255,3 +264,387 @@ impl<T, E> Fallible for Result<T, E> {
         self
     }
 }
+
+/// `std::borrow::Cow`, for the generated `JsonSchema` impls.
+pub use std::borrow::Cow;
+
+/// `Result`, named without the user's aliases of it in scope.
+pub type Result<T, E> = core::result::Result<T, E>;
+
+/// The parameter types of a tool, as a tuple, for the input struct's
+/// `Deserialize` and `JsonSchema` impls that `#[tool]` writes when no
+/// parameter has `#[serde]` or `#[schemars]`: one generic visitor and one generic schema
+/// writer, compiled once per tuple of types rather than derived per tool
+/// (serde's and schemars' derives are an expansion each, and each tool's
+/// visitor is code of its own). They read and describe what the derives
+/// would: `deny_unknown_fields`, an absent `Option` is `None`, a duplicate
+/// key is refused, the fields in order from a sequence; `type: object`,
+/// `additionalProperties: false`, `properties` in order, `required`.
+pub trait Fields: Sized {
+    /// One `Option` per field, filled as the keys come.
+    #[doc(hidden)]
+    type Slots;
+    /// Every slot empty.
+    #[doc(hidden)]
+    fn empty() -> Self::Slots;
+    /// Reads the value of field `index` into its slot, or gives `false`
+    /// (nothing read) when the slot is full: a duplicate key.
+    #[doc(hidden)]
+    fn read<'de, A: MapAccess<'de>>(
+        slots: &mut Self::Slots,
+        index: usize,
+        map: &mut A,
+    ) -> Result<bool, A::Error>;
+    /// The fields, an absent one read as serde reads a missing field.
+    #[doc(hidden)]
+    fn finish<E: de::Error>(slots: Self::Slots, names: &'static [&'static str]) -> Result<Self, E>;
+    /// The fields in order from a sequence.
+    #[doc(hidden)]
+    fn from_seq<'de, A: SeqAccess<'de>>(
+        seq: &mut A,
+        expected: &dyn de::Expected,
+    ) -> Result<Self, A::Error>;
+    /// Adds each field's property to an object schema, with its doc
+    /// comment (`docs`, by field; none when shorter).
+    #[doc(hidden)]
+    fn properties(
+        generator: &mut SchemaGenerator,
+        schema: &mut Schema,
+        names: &[&str],
+        docs: &[&str],
+    );
+}
+
+/// Reads a tool's input struct `name`, whose fields, named `names`, are of
+/// the types `F`.
+pub fn deserialize_input<'de, D: Deserializer<'de>, F: Fields>(
+    deserializer: D,
+    name: &'static str,
+    names: &'static [&'static str],
+) -> Result<F, D::Error> {
+    deserializer.deserialize_struct(
+        name,
+        names,
+        InputVisitor {
+            name,
+            names,
+            fields: PhantomData,
+        },
+    )
+}
+
+/// The JSON Schema of a tool's input struct whose fields, named `names` and
+/// documented by `docs` (the lines of each field's doc comment joined as
+/// schemars' derive joins them; none when `docs` is shorter), are of the
+/// types `F`: what schemars derives for it with `deny_unknown_fields`.
+pub fn input_schema<F: Fields>(
+    generator: &mut SchemaGenerator,
+    names: &[&str],
+    docs: &[&str],
+) -> Schema {
+    let mut schema = Schema::default();
+    schema.insert("type".to_owned(), "object".into());
+    schema.insert("additionalProperties".to_owned(), false.into());
+    F::properties(generator, &mut schema, names, docs);
+    schema
+}
+
+/// Adds property `name` to an object schema, required unless `optional`:
+/// what the derive's `insert_object_property` does.
+fn insert_property(schema: &mut Schema, name: &str, optional: bool, property: Schema) {
+    let object = schema.ensure_object();
+    if let Some(properties) = object
+        .entry("properties")
+        .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()))
+        .as_object_mut()
+    {
+        properties.insert(name.to_owned(), property.into());
+    }
+    if !optional {
+        if let Some(required) = object
+            .entry("required")
+            .or_insert_with(|| serde_json::Value::Array(Vec::new()))
+            .as_array_mut()
+        {
+            required.push(name.into());
+        }
+    }
+}
+
+/// Adds the property of field `index`, of type `T`: optional as the derive
+/// decides it (an `Option`, for the deserialize contract).
+fn property<T: JsonSchema>(
+    generator: &mut SchemaGenerator,
+    schema: &mut Schema,
+    names: &[&str],
+    docs: &[&str],
+    index: usize,
+) {
+    // `_schemars_private_is_option` is what schemars' derive calls here.
+    let optional = generator.contract().is_deserialize() && T::_schemars_private_is_option();
+    let mut property = generator.subschema_for::<T>();
+    if let Some(doc) = docs.get(index) {
+        document(&mut property, doc);
+    }
+    let name = names.get(index).copied().unwrap_or("");
+    insert_property(schema, name, optional, property);
+}
+
+/// A field's doc comment on its schema, as schemars' derive puts it: a
+/// first line starting with `#` is the title (less the `#`s), the rest the
+/// description; each only when not empty.
+fn document(schema: &mut Schema, doc: &str) {
+    let doc = doc.trim_ascii();
+    let (title, description) = match doc.strip_prefix('#') {
+        Some(_) => {
+            let end = doc.find('\n').unwrap_or(doc.len());
+            (
+                doc[..end].trim_start_matches('#').trim_ascii(),
+                doc[end..].trim_ascii(),
+            )
+        }
+        None => ("", doc),
+    };
+    for (key, text) in [("title", title), ("description", description)] {
+        if !text.is_empty() {
+            schema.insert(key.to_owned(), text.into());
+        }
+    }
+}
+
+struct InputVisitor<F> {
+    name: &'static str,
+    names: &'static [&'static str],
+    fields: PhantomData<F>,
+}
+
+impl<'de, F: Fields> Visitor<'de> for InputVisitor<F> {
+    type Value = F;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "struct {}", self.name)
+    }
+
+    #[inline]
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<F, A::Error> {
+        let mut slots = F::empty();
+        while let Some(index) = map.next_key_seed(Key::<F>(self.names, PhantomData))? {
+            if !F::read(&mut slots, index, &mut map)? {
+                return Err(de::Error::duplicate_field(self.names[index]));
+            }
+        }
+        F::finish(slots, self.names)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<F, A::Error> {
+        F::from_seq(&mut seq, &Length(self.name, self.names.len()))
+    }
+}
+
+/// What a sequence too short for a struct was expected to be.
+struct Length(&'static str, usize);
+
+impl de::Expected for Length {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = if self.1 == 1 { "" } else { "s" };
+        write!(f, "struct {} with {} element{plural}", self.0, self.1)
+    }
+}
+
+/// A key of the input object: the index of its field among `names`; any
+/// other key is refused (`deny_unknown_fields`). Generic over the fields, so
+/// that each input's visitor has its own copy of the deserializer's
+/// `next_key_seed`, which the optimizer then inlines (one copy shared by
+/// every input was a call per key: 9% more instructions to read `add`'s).
+struct Key<F>(&'static [&'static str], PhantomData<F>);
+
+impl<'de, F> de::DeserializeSeed<'de> for Key<F> {
+    type Value = usize;
+
+    #[inline]
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
+        deserializer.deserialize_identifier(self)
+    }
+}
+
+impl<'de, F> Visitor<'de> for Key<F> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<usize, E> {
+        match usize::try_from(value) {
+            Ok(index) if index < self.0.len() => Ok(index),
+            _ => Err(E::invalid_value(
+                de::Unexpected::Unsigned(value),
+                &FieldIndex(self.0.len()),
+            )),
+        }
+    }
+
+    #[inline]
+    fn visit_str<E: de::Error>(self, value: &str) -> Result<usize, E> {
+        match self
+            .0
+            .iter()
+            .position(|name| same(name.as_bytes(), value.as_bytes()))
+        {
+            Some(index) => Ok(index),
+            None => Err(E::unknown_field(value, self.0)),
+        }
+    }
+
+    fn visit_bytes<E: de::Error>(self, value: &[u8]) -> Result<usize, E> {
+        match self.0.iter().position(|name| name.as_bytes() == value) {
+            Some(index) => Ok(index),
+            None => Err(E::unknown_field(&String::from_utf8_lossy(value), self.0)),
+        }
+    }
+}
+
+/// `a == b`, byte by byte: keys are short, and a call of `memcmp` costs
+/// more than comparing them.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// What a field index was expected to be.
+struct FieldIndex(usize);
+
+impl de::Expected for FieldIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field index 0 <= i < {}", self.0)
+    }
+}
+
+/// A field absent from the input, read as serde's derive reads it: an
+/// `Option` is `None`, anything else is the error "missing field".
+struct Missing<E>(&'static str, PhantomData<E>);
+
+impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
+    type Error = E;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, E> {
+        Err(E::missing_field(self.0))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        visitor.visit_none()
+    }
+
+    ::serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// Field `index`'s value: the one read, or the missing one's.
+#[inline]
+fn field<T: DeserializeOwned, E: de::Error>(
+    slot: Option<T>,
+    names: &'static [&'static str],
+    index: usize,
+) -> Result<T, E> {
+    match slot {
+        Some(value) => Ok(value),
+        None => T::deserialize(Missing(
+            names.get(index).copied().unwrap_or(""),
+            PhantomData,
+        )),
+    }
+}
+
+/// Element `index` of a sequence read as the input struct.
+fn element<'de, T: DeserializeOwned, A: SeqAccess<'de>>(
+    seq: &mut A,
+    index: usize,
+    expected: &dyn de::Expected,
+) -> Result<T, A::Error> {
+    seq.next_element()?
+        .ok_or_else(|| de::Error::invalid_length(index, expected))
+}
+
+macro_rules! fields {
+    ($($T:ident $i:tt),*) => {
+        impl<$($T: DeserializeOwned + JsonSchema),*> Fields for ($($T,)*) {
+            type Slots = ($(Option<$T>,)*);
+
+            #[allow(clippy::unused_unit)]
+            fn empty() -> Self::Slots {
+                ($(None::<$T>,)*)
+            }
+
+            #[allow(unused_variables)]
+            #[inline]
+            fn read<'de, Map: MapAccess<'de>>(
+                slots: &mut Self::Slots,
+                index: usize,
+                map: &mut Map,
+            ) -> Result<bool, Map::Error> {
+                match index {
+                    $($i => {
+                        if slots.$i.is_some() {
+                            return Ok(false);
+                        }
+                        slots.$i = Some(map.next_value()?);
+                        Ok(true)
+                    })*
+                    // `Key` gives only the index of a name, and the macro
+                    // writes one name per field. (Not `IgnoredAny`: that is
+                    // the deserializer's whole skipping code, compiled in
+                    // every user crate.)
+                    _ => Err(de::Error::custom("a key past the input's fields")),
+                }
+            }
+
+            #[allow(unused_variables)]
+            #[inline]
+            fn finish<Error: de::Error>(
+                slots: Self::Slots,
+                names: &'static [&'static str],
+            ) -> Result<Self, Error> {
+                Ok(($(field(slots.$i, names, $i)?,)*))
+            }
+
+            #[allow(unused_variables)]
+            fn from_seq<'de, Seq: SeqAccess<'de>>(
+                seq: &mut Seq,
+                expected: &dyn de::Expected,
+            ) -> Result<Self, Seq::Error> {
+                Ok(($(element(seq, $i, expected)?,)*))
+            }
+
+            #[allow(unused_variables)]
+            fn properties(
+                generator: &mut SchemaGenerator,
+                schema: &mut Schema,
+                names: &[&str],
+                docs: &[&str],
+            ) {
+                $(property::<$T>(generator, schema, names, docs, $i);)*
+            }
+        }
+    };
+}
+
+fields!();
+fields!(A 0);
+fields!(A 0, B 1);
+fields!(A 0, B 1, C 2);
+fields!(A 0, B 1, C 2, D 3);
+fields!(A 0, B 1, C 2, D 3, E 4);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+fields!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);

@@ -293,7 +293,32 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// assert!(matches!(&error.problems()[0], BuildProblem::DuplicateName { name } if name == "echo"));
     /// assert!(error.to_string().contains("two tools are named `echo`"));
     /// ```
-    pub fn build(mut self) -> Result<Toolbox<A>, BuildError> {
+    pub fn build(self) -> Result<Toolbox<A>, BuildError> {
+        // The work needs `A`'s set only: done by a builder of one type, so
+        // that it is compiled once, here, not again in every crate that
+        // builds a toolbox.
+        let untyped = ToolboxBuilder::<ReadWriteNetwork> {
+            entries: self.entries,
+            default_policy: self.default_policy,
+            policies: self.policies,
+            max_argument_bytes: self.max_argument_bytes,
+            problems: self.problems,
+            approvals: self.approvals,
+            _allowed: PhantomData,
+        };
+        let toolbox = untyped.build_allowing(A::SET)?;
+        Ok(Toolbox {
+            shared: toolbox.shared,
+            allowed: toolbox.allowed,
+            approvals: toolbox.approvals,
+            _allowed: PhantomData,
+        })
+    }
+}
+
+impl ToolboxBuilder {
+    /// [`build`](Self::build), for a toolbox that admits `allowed`.
+    fn build_allowing(mut self, allowed: EffectSet) -> Result<Toolbox, BuildError> {
         let mut problems = std::mem::take(&mut self.problems);
         let mut by_name = HashMap::default();
         for (name, _) in &self.policies {
@@ -329,11 +354,11 @@ impl<A: Effects> ToolboxBuilder<A> {
                     name: name.to_owned(),
                 });
             }
-            if !entry.spec.effects().is_subset_of(A::SET) {
+            if !entry.spec.effects().is_subset_of(allowed) {
                 problems.push(BuildProblem::EffectNotAllowed {
                     name: name.to_owned(),
                     effects: entry.spec.effects(),
-                    allowed: A::SET,
+                    allowed,
                 });
             }
             if entry
@@ -358,7 +383,7 @@ impl<A: Effects> ToolboxBuilder<A> {
                 by_name,
                 catalogs: Mutex::default(),
             }),
-            allowed: A::SET,
+            allowed,
             approvals: None,
             _allowed: PhantomData,
         };
