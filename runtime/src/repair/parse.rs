@@ -114,12 +114,13 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
         verbatim: Verbatim::new(text.len()),
     };
     let top_string = parser.top().map_err(|e| *e)?;
-    let Parser {
-        mut out, mut log, ..
-    } = parser;
+    // Taken by reference rather than by moving the parser apart, which
+    // would copy the log's counts.
+    let mut out = std::mem::take(&mut parser.out);
+    let log = &mut parser.log;
     if let Some(literal) = top_string {
         if let Some(unwrapped) = stringified::unwrap_literal(text, literal, options) {
-            unwrapped.log_into(&mut log);
+            unwrapped.log_into(log);
             out = unwrapped.json.into_owned();
         }
     }
