@@ -318,9 +318,15 @@ impl<'a> Parser<'a> {
     /// Reads one value of any kind at the current position, which is not
     /// whitespace. `depth` counts the arrays and objects around it.
     pub(super) fn value(&mut self, ctx: Ctx, depth: usize) -> Step<Parsed> {
-        let Some(b) = self.token() else {
-            return Ok(Parsed::Nothing);
-        };
+        match self.token() {
+            Some(b) => self.value_from(b, ctx, depth),
+            None => Ok(Parsed::Nothing),
+        }
+    }
+
+    /// [`Parser::value`] where the token here, `b`, was read already (by
+    /// [`Parser::token`] or [`Parser::next_token`]).
+    pub(super) fn value_from(&mut self, b: u8, ctx: Ctx, depth: usize) -> Step<Parsed> {
         match b {
             b'"' => self.string(ctx),
             b'{' | b'[' => {
