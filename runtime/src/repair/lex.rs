@@ -696,10 +696,11 @@ impl Parser<'_> {
 }
 
 /// The first occurrence of `needle` (not empty) in `haystack`.
+#[inline(never)]
 pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let mut from = 0;
     loop {
-        let at = from + haystack.get(from..)?.iter().position(|&b| b == needle[0])?;
+        let at = from + memchr::memchr(needle[0], haystack.get(from..)?)?;
         if haystack[at..].starts_with(needle) {
             return Some(at);
         }
