@@ -359,8 +359,8 @@ impl Parser<'_> {
                     after += 1;
                 }
                 match src.get(after) {
-                    Some(b'"' | b'}') => true,
-                    Some(b'\'' | b'0'..=b'9' | b'[' | b'{' | b']') => ctx == Ctx::ArrayItem,
+                    Some(b'"' | b'\'' | b'}' | b'[' | b'{') => true,
+                    Some(b'0'..=b'9' | b']') => ctx == Ctx::ArrayItem,
                     // A typographic quote.
                     Some(0xE2) => self.quote_at(after).is_some(),
                     _ => false,
