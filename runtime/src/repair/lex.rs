@@ -315,12 +315,15 @@ impl Parser<'_> {
     #[inline(always)]
     pub(super) fn whitespace(&mut self) -> Step {
         // Most tokens follow nothing or a single space: no call for those.
+        let region = &self.src[..self.end];
         let mut i = self.pos;
-        if i < self.end && self.src[i] == b' ' {
+        let mut b = region.get(i);
+        if b == Some(&b' ') {
             i += 1;
             self.pos = i;
+            b = region.get(i);
         }
-        if i < self.end && !MAY_BE_SPACE[self.src[i] as usize] {
+        if b.is_some_and(|&b| !MAY_BE_SPACE[b as usize]) {
             return Ok(());
         }
         // A typographic quote starts with a byte that also starts odd
