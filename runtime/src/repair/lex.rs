@@ -222,6 +222,7 @@ impl Parser<'_> {
 
     /// Whether a token ends before `i`: the end, whitespace, punctuation, a
     /// quote or a comment.
+    #[inline(always)]
     pub(super) fn token_end(&self, i: usize) -> bool {
         if i >= self.end {
             return true;
