@@ -69,7 +69,7 @@ impl Parser<'_> {
                 }
                 b'{' if members > 0
                     && self.stack.len() >= 2
-                    && self.stack[self.stack.len() - 2] == b'[' =>
+                    && self.stack.at(self.stack.len() - 2) == b'[' =>
                 {
                     // `[{"a": 1 {"b": 2}]`: the object ends where the next
                     // item of the array begins.
