@@ -361,7 +361,8 @@ impl Parser<'_> {
             while self.pos < self.end && is_ws(self.src[self.pos]) {
                 self.pos += 1;
             }
-            if self.pos >= self.end {
+            // (No comment or odd space starts with another byte.)
+            if self.pos >= self.end || !MAY_BE_SPACE[self.src[self.pos] as usize] {
                 return Ok(());
             }
             let comment = self.comment_len(self.pos);
