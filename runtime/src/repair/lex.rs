@@ -97,8 +97,21 @@ const LOOKAHEAD_STOPS_BACKTICK: [bool; 256] = lookahead_stops(Quote::Backtick);
 /// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]).
 const LOOKAHEAD_COMMENT: usize = 1024;
 
+/// The bytes of a word: ASCII letters and digits, `_` and `$`.
+const WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
+        b += 1;
+    }
+    table
+};
+
+#[inline(always)]
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    WORD_BYTES[b as usize]
 }
 
 /// A byte that may be part of an unquoted key.
@@ -213,11 +226,12 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn word_end(&self, mut i: usize) -> usize {
-        while i < self.end && is_word_byte(self.src[i]) {
-            i += 1;
-        }
-        i
+    pub(super) fn word_end(&self, i: usize) -> usize {
+        let region = &self.src[..self.end];
+        region
+            .get(i..)
+            .and_then(|rest| rest.iter().position(|&b| !is_word_byte(b)))
+            .map_or(region.len().max(i), |len| i + len)
     }
 
     /// Whether a token ends before `i`: the end, whitespace, punctuation, a
