@@ -202,6 +202,7 @@ impl Parser<'_> {
 
     /// The value of an object member, after the colon and whitespace, which
     /// starts with `next` (`None` where the text ends).
+    #[inline(always)]
     fn member_value(&mut self, next: Option<u8>, depth: usize) -> Step<Parsed> {
         let Some(b) = next else {
             return Ok(Parsed::Nothing);
