@@ -37,6 +37,7 @@ impl Log {
         }
     }
 
+    #[inline]
     pub(super) fn record(&mut self, repair: Repair) {
         let count = &mut self.counts[repair.kind as usize];
         if *count < KEPT_PER_KIND {
