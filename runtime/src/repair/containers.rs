@@ -69,7 +69,7 @@ impl Parser<'_> {
                 }
                 b'{' if members > 0
                     && self.stack.len() >= 2
-                    && self.stack[self.stack.len() - 2] == b'[' =>
+                    && self.stack.at(self.stack.len() - 2) == b'[' =>
                 {
                     // `[{"a": 1 {"b": 2}]`: the object ends where the next
                     // item of the array begins.
@@ -107,8 +107,7 @@ impl Parser<'_> {
                         None => None,
                         Some(b':') => {
                             self.pos += 1;
-                            self.extra_colons()?;
-                            let next = self.next_token()?;
+                            let next = self.extra_colons()?;
                             Some(self.member_value(next, depth)?)
                         }
                         Some(b'=') => {
@@ -187,18 +186,23 @@ impl Parser<'_> {
             .any(|&b| b == b':')
     }
 
-    /// Colons after the first (`{"a":: 1}`), removed.
-    fn extra_colons(&mut self) -> Step {
-        while self.next_token()? == Some(b':') {
+    /// Colons after the first (`{"a":: 1}`), removed; then the next token
+    /// (see [`Parser::next_token`]).
+    fn extra_colons(&mut self) -> Step<Option<u8>> {
+        loop {
+            let next = self.next_token()?;
+            if next != Some(b':') {
+                return Ok(next);
+            }
             self.record(RepairKind::ExtraColon, self.pos)?;
             self.replace(self.pos, self.pos + 1, "");
             self.pos += 1;
         }
-        Ok(())
     }
 
     /// The value of an object member, after the colon and whitespace, which
     /// starts with `next` (`None` where the text ends).
+    #[inline(always)]
     fn member_value(&mut self, next: Option<u8>, depth: usize) -> Step<Parsed> {
         let Some(b) = next else {
             return Ok(Parsed::Nothing);
@@ -216,12 +220,34 @@ impl Parser<'_> {
                 self.pos += len;
                 Ok(Parsed::Value)
             }
-            _ => self.value(Ctx::ObjectValue, depth),
+            _ => self.value_from(b, Ctx::ObjectValue, depth),
         }
     }
 
     /// A comma between members or items: kept once, extra ones dropped.
+    #[inline(always)]
     fn comma(
+        &mut self,
+        comma: &mut Option<Comma>,
+        count: usize,
+        after_ellipsis: &mut bool,
+    ) -> Step {
+        if count > 0 && comma.is_none() && !*after_ellipsis {
+            // The usual comma, after a value: kept, perhaps dropped later.
+            *comma = Some(Comma {
+                in_at: self.pos,
+                out_at: self.out_at(self.pos),
+                silent: false,
+            });
+            self.pos += 1;
+            return Ok(());
+        }
+        self.odd_comma(comma, count, after_ellipsis)
+    }
+
+    /// A comma before any value, after another, or after an ellipsis.
+    #[inline(never)]
+    fn odd_comma(
         &mut self,
         comma: &mut Option<Comma>,
         count: usize,
@@ -307,7 +333,7 @@ impl Parser<'_> {
                         self.record(RepairKind::MissingComma, value_end.0)?;
                         self.insert_at(value_end.0, value_end.1, ',');
                     }
-                    if self.value(Ctx::ArrayItem, depth)? == Parsed::Nothing {
+                    if self.value_from(b, Ctx::ArrayItem, depth)? == Parsed::Nothing {
                         if missing_comma {
                             self.log.undo_last(RepairKind::MissingComma);
                             self.out.remove(value_end.1);

@@ -115,7 +115,7 @@ impl Parser<'_> {
                     let open = inner
                         .last()
                         .copied()
-                        .or_else(|| outer.checked_sub(1).map(|top| self.stack[top]));
+                        .or_else(|| outer.checked_sub(1).map(|top| self.stack.at(top)));
                     expect = match open {
                         Some(b'{') => Expect::Key,
                         Some(_) => Expect::Value,
@@ -137,7 +137,7 @@ impl Parser<'_> {
                         if open != wanted {
                             return false;
                         }
-                    } else if outer > 0 && self.stack[outer - 1] == wanted {
+                    } else if outer > 0 && self.stack.at(outer - 1) == wanted {
                         outer -= 1;
                     } else {
                         return false;

@@ -97,8 +97,21 @@ const LOOKAHEAD_STOPS_BACKTICK: [bool; 256] = lookahead_stops(Quote::Backtick);
 /// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]).
 const LOOKAHEAD_COMMENT: usize = 1024;
 
+/// The bytes of a word: ASCII letters and digits, `_` and `$`.
+const WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        table[b] = byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
+        b += 1;
+    }
+    table
+};
+
+#[inline(always)]
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    WORD_BYTES[b as usize]
 }
 
 /// A byte that may be part of an unquoted key.
@@ -213,15 +226,17 @@ impl Parser<'_> {
         }
     }
 
-    pub(super) fn word_end(&self, mut i: usize) -> usize {
-        while i < self.end && is_word_byte(self.src[i]) {
-            i += 1;
-        }
-        i
+    pub(super) fn word_end(&self, i: usize) -> usize {
+        let region = &self.src[..self.end];
+        region
+            .get(i..)
+            .and_then(|rest| rest.iter().position(|&b| !is_word_byte(b)))
+            .map_or(region.len().max(i), |len| i + len)
     }
 
     /// Whether a token ends before `i`: the end, whitespace, punctuation, a
     /// quote or a comment.
+    #[inline(always)]
     pub(super) fn token_end(&self, i: usize) -> bool {
         if i >= self.end {
             return true;
@@ -315,12 +330,15 @@ impl Parser<'_> {
     #[inline(always)]
     pub(super) fn whitespace(&mut self) -> Step {
         // Most tokens follow nothing or a single space: no call for those.
+        let region = &self.src[..self.end];
         let mut i = self.pos;
-        if i < self.end && self.src[i] == b' ' {
+        let mut b = region.get(i);
+        if b == Some(&b' ') {
             i += 1;
             self.pos = i;
+            b = region.get(i);
         }
-        if i < self.end && !MAY_BE_SPACE[self.src[i] as usize] {
+        if b.is_some_and(|&b| !MAY_BE_SPACE[b as usize]) {
             return Ok(());
         }
         // A typographic quote starts with a byte that also starts odd
@@ -357,7 +375,8 @@ impl Parser<'_> {
             while self.pos < self.end && is_ws(self.src[self.pos]) {
                 self.pos += 1;
             }
-            if self.pos >= self.end {
+            // (No comment or odd space starts with another byte.)
+            if self.pos >= self.end || !MAY_BE_SPACE[self.src[self.pos] as usize] {
                 return Ok(());
             }
             let comment = self.comment_len(self.pos);
@@ -696,10 +715,11 @@ impl Parser<'_> {
 }
 
 /// The first occurrence of `needle` (not empty) in `haystack`.
+#[inline(never)]
 pub(super) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     let mut from = 0;
     loop {
-        let at = from + haystack.get(from..)?.iter().position(|&b| b == needle[0])?;
+        let at = from + memchr::memchr(needle[0], haystack.get(from..)?)?;
         if haystack[at..].starts_with(needle) {
             return Some(at);
         }

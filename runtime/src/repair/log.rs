@@ -37,6 +37,7 @@ impl Log {
         }
     }
 
+    #[inline]
     pub(super) fn record(&mut self, repair: Repair) {
         let count = &mut self.counts[repair.kind as usize];
         if *count < KEPT_PER_KIND {
@@ -117,13 +118,11 @@ impl Log {
     }
 
     /// The kept repairs, in the order of their positions in the input, and
-    /// how many of each kind were not kept.
-    pub(super) fn finish(self) -> (Vec<Repair>, Vec<(RepairKind, usize)>) {
-        let Log {
-            mut kept,
-            counts,
-            total,
-        } = self;
+    /// how many of each kind were not kept. Takes them by reference, so that
+    /// the counts are not copied with the log (the log is left empty).
+    pub(super) fn finish(&mut self) -> (Vec<Repair>, Vec<(RepairKind, usize)>) {
+        let mut kept = std::mem::take(&mut self.kept);
+        let (counts, total) = (&self.counts, self.total);
         if !kept.is_sorted_by_key(|repair| repair.at) {
             kept.sort_by_key(|repair| repair.at);
         }
@@ -132,7 +131,7 @@ impl Log {
             return (kept, Vec::new());
         }
         let mut omitted = Vec::new();
-        for (kind, &count) in RepairKind::ALL.iter().zip(&counts) {
+        for (kind, &count) in RepairKind::ALL.iter().zip(counts) {
             if count > KEPT_PER_KIND {
                 omitted.push((*kind, count - KEPT_PER_KIND));
             }

@@ -64,7 +64,7 @@ pub(super) struct Parser<'a> {
     pub(super) open_objects: usize,
     pub(super) open_arrays: usize,
     /// The open arrays and objects, innermost last: `[` or `{`.
-    pub(super) stack: Vec<u8>,
+    pub(super) stack: Brackets,
     /// Inside a markdown fence: a ```` ``` ```` in an unfinished string ends it.
     pub(super) in_fence: bool,
     /// Inside `name(...)`: a `)` where a token is expected ends the value.
@@ -73,6 +73,78 @@ pub(super) struct Parser<'a> {
     pub(super) in_wrapper: bool,
     /// The fast path for containers that are strict JSON already.
     pub(super) verbatim: Verbatim,
+}
+
+/// How many open brackets [`Brackets`] holds without allocating: the
+/// nesting of almost every text.
+const INLINE_BRACKETS: usize = 32;
+
+/// The open arrays and objects, innermost last (`[` or `{`): a stack whose
+/// first levels are held inline, so that reading a short text does not
+/// allocate for it.
+pub(super) struct Brackets {
+    inline: [u8; INLINE_BRACKETS],
+    /// The levels beyond the inline ones.
+    deeper: Vec<u8>,
+    len: usize,
+}
+
+impl Brackets {
+    fn new() -> Brackets {
+        Brackets {
+            inline: [0; INLINE_BRACKETS],
+            deeper: Vec::new(),
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub(super) fn push(&mut self, bracket: u8) {
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = bracket,
+            None => self.deeper.push(bracket),
+        }
+        self.len += 1;
+    }
+
+    #[inline]
+    pub(super) fn pop(&mut self) {
+        if self.len > INLINE_BRACKETS {
+            self.deeper.pop();
+        }
+        self.len = self.len.saturating_sub(1);
+    }
+
+    #[inline]
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bracket at `level` (0: the outermost); `level` is below
+    /// [`Brackets::len`].
+    #[inline]
+    pub(super) fn at(&self, level: usize) -> u8 {
+        debug_assert!(level < self.len);
+        match self.inline.get(level) {
+            Some(&bracket) => bracket,
+            None => self.deeper[level - INLINE_BRACKETS],
+        }
+    }
+
+    /// The innermost open bracket.
+    pub(super) fn last(&self) -> Option<u8> {
+        self.len.checked_sub(1).map(|level| self.at(level))
+    }
+
+    fn clear(&mut self) {
+        self.deeper.clear();
+        self.len = 0;
+    }
 }
 
 /// A point to return to when a guess fails.
@@ -107,19 +179,20 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
         truncated: false,
         open_objects: 0,
         open_arrays: 0,
-        stack: Vec::new(),
+        stack: Brackets::new(),
         in_fence: false,
         jsonp: false,
         in_wrapper: false,
         verbatim: Verbatim::new(text.len()),
     };
     let top_string = parser.top().map_err(|e| *e)?;
-    let Parser {
-        mut out, mut log, ..
-    } = parser;
+    // Taken by reference rather than by moving the parser apart, which
+    // would copy the log's counts.
+    let mut out = std::mem::take(&mut parser.out);
+    let log = &mut parser.log;
     if let Some(literal) = top_string {
         if let Some(unwrapped) = stringified::unwrap_literal(text, literal, options) {
-            unwrapped.log_into(&mut log);
+            unwrapped.log_into(log);
             out = unwrapped.json.into_owned();
         }
     }
@@ -317,9 +390,15 @@ impl<'a> Parser<'a> {
     /// Reads one value of any kind at the current position, which is not
     /// whitespace. `depth` counts the arrays and objects around it.
     pub(super) fn value(&mut self, ctx: Ctx, depth: usize) -> Step<Parsed> {
-        let Some(b) = self.token() else {
-            return Ok(Parsed::Nothing);
-        };
+        match self.token() {
+            Some(b) => self.value_from(b, ctx, depth),
+            None => Ok(Parsed::Nothing),
+        }
+    }
+
+    /// [`Parser::value`] where the token here, `b`, was read already (by
+    /// [`Parser::token`] or [`Parser::next_token`]).
+    pub(super) fn value_from(&mut self, b: u8, ctx: Ctx, depth: usize) -> Step<Parsed> {
         match b {
             b'"' => self.string(ctx),
             b'{' | b'[' => {
@@ -368,4 +447,42 @@ pub(super) fn refused(kind: RepairKind, at: usize) -> Failure {
 #[cold]
 pub(super) fn fail(kind: RepairErrorKind, at: usize, reason: &'static str) -> Failure {
     Box::new(RepairError::new(kind, at, reason))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::repair::repair;
+
+    /// Text nested `depth` arrays deep around damage that the open
+    /// brackets decide: an object that runs into the array's next item, and
+    /// a string cut off before the brackets that close it.
+    fn nested(depth: usize) -> String {
+        format!(
+            "{}{{\"a\": 1 {{\"b\": \"x}}{}",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        )
+    }
+
+    #[test]
+    fn brackets_beyond_those_held_inline_read_as_the_first_ones() {
+        let text = nested(2);
+        let shallow = repair(&text).unwrap();
+        assert_eq!(shallow.json(), r#"[[{"a": 1 },{"b": "x"}]]"#);
+        for depth in [31, 32, 33, 40, 100] {
+            let text = nested(depth);
+            let deep = repair(&text).unwrap();
+            let expected = format!(
+                "{}{}{}",
+                "[".repeat(depth - 2),
+                shallow.json(),
+                "]".repeat(depth - 2)
+            );
+            assert_eq!(deep.json(), expected, "at depth {depth}");
+            let kinds = |r: &crate::repair::Repaired<'_>| {
+                r.repairs().iter().map(|r| r.kind).collect::<Vec<_>>()
+            };
+            assert_eq!(kinds(&deep), kinds(&shallow), "at depth {depth}");
+        }
+    }
 }

@@ -359,8 +359,8 @@ impl Parser<'_> {
                     after += 1;
                 }
                 match src.get(after) {
-                    Some(b'"' | b'}') => true,
-                    Some(b'\'' | b'0'..=b'9' | b'[' | b'{' | b']') => ctx == Ctx::ArrayItem,
+                    Some(b'"' | b'\'' | b'}' | b'[' | b'{') => true,
+                    Some(b'0'..=b'9' | b']') => ctx == Ctx::ArrayItem,
                     // A typographic quote.
                     Some(0xE2) => self.quote_at(after).is_some(),
                     _ => false,
@@ -1210,7 +1210,7 @@ impl Parser<'_> {
                         .stack
                         .len()
                         .checked_sub(closed + 1)
-                        .map(|d| self.stack[d]);
+                        .map(|d| self.stack.at(d));
                     let matches = matches!((b, open), (b'}', Some(b'{')) | (b']', Some(b'[')));
                     if !matches {
                         closed = 0;
@@ -1243,7 +1243,7 @@ impl Parser<'_> {
                     i -= 1;
                 }
                 let closes = i > colon + 1
-                    && self.stack.last().is_some_and(|&open| {
+                    && self.stack.last().is_some_and(|open| {
                         (open == b'{' && self.src[i - 1] == b'}')
                             || (open == b'[' && self.src[i - 1] == b']')
                     })

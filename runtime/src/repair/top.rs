@@ -177,7 +177,11 @@ impl Parser<'_> {
             None if region_start < start => {
                 let quotes = unescaped_quotes(&self.src[region_start..start]);
                 let prose = &self.text[region_start..start];
-                let a_value = serde_json::from_str::<serde::de::IgnoredAny>(prose.trim()).is_ok();
+                // (The test by its ends first spares a parse, and the
+                // error it would build, for prose.)
+                let prose_value = prose.trim();
+                let a_value = super::may_be_json(prose_value)
+                    && serde_json::from_str::<serde::de::IgnoredAny>(prose_value).is_ok();
                 if a_value {
                     // `"o" [1]`: a value before the value, which dropping would lose.
                     return Err(fail(
@@ -606,10 +610,7 @@ fn unescaped_quotes(text: &[u8]) -> usize {
 
 /// The first `{` or `[` at or after `from`.
 fn find_open(src: &[u8], from: usize) -> Option<usize> {
-    src.get(from..)?
-        .iter()
-        .position(|&b| b == b'{' || b == b'[')
-        .map(|i| i + from)
+    memchr::memchr2(b'{', b'[', src.get(from..)?).map(|i| i + from)
 }
 
 /// If the text between `region_start` and the value at `start` is exactly
