@@ -323,6 +323,13 @@ fn truncated_text_is_closed_and_unfinished_keys_kept_with_null() {
         &[Truncated],
     );
     check("{\"a\": [1, 2],", r#"{"a": [1, 2]}"#, &[Truncated]);
+    // Cut short in a string after a comma: the comma is the string's (a
+    // proptest found this refused as a stray quote before `0`).
+    check("{\"a\":{\"b\":\"0,", r#"{"a":{"b":"0,"}}"#, &[Truncated]);
+    check("[\"x, y,", r#"["x, y,"]"#, &[Truncated]);
+    // Cut short after a key that ends in an escaped quote and a colon: the
+    // escape holds, since the key's own quote and colon follow.
+    check("{\"a\\\":\":{", "{\"a\\\":\":{}}", &[Truncated]);
     // A key the text stopped before giving a value is kept, with null.
     check(
         "{\"a\": 1, \"b\": ",

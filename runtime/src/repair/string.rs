@@ -1187,7 +1187,10 @@ impl Parser<'_> {
                 let text = &self.src[content..self.end];
                 if let Some(comma) = text.iter().position(|&b| b == b',') {
                     let comma = content + comma;
-                    if self.continues(comma, Expect::AfterValue, all) {
+                    // Nothing after the comma (`{"a": "0,`): the text was
+                    // cut short in the string, comma and all.
+                    let more = self.src[comma + 1..self.end].iter().any(|&b| !is_ws(b));
+                    if more && self.continues(comma, Expect::AfterValue, all) {
                         let end = self.content_end(content, comma);
                         self.not_a_stray_quote(content, end)?;
                         return Ok(Some(end));
@@ -1288,6 +1291,14 @@ impl Parser<'_> {
                 key < self.end && self.src[key] == b'"' && self.after_string(key) == Some(b':')
             }
             (Ctx::Key, Some(b':')) => {
+                // `"a\":": {`: a quote and a colon after this one, as the
+                // escape reads it: the key goes on to that quote.
+                let quote = blank(next + 1);
+                if self.src[..self.end].get(quote) == Some(&b'"')
+                    && self.src[..self.end].get(blank(quote + 1)) == Some(&b':')
+                {
+                    return false;
+                }
                 let reach = Reach {
                     tokens: 6,
                     until: next + WINDOW,
