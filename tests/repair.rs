@@ -587,6 +587,11 @@ fn the_guesses_the_docs_refuse_are_refused() {
     // A `{` or `[` right before the value, or in text without a word.
     refused("{[\": 1}", Unrepairable, 0);
     refused("Sure {[\"a\": 1}", Unrepairable, 5);
+    // One with no whitespace between it and the value: here a key that
+    // lost its opening quote, whose text holds a `[` (found by fuzz/run.sh;
+    // read from the `[`, the `{au.` was dropped as prose and `1` went into
+    // a string).
+    refused("{au.[2.\":1}", Unrepairable, 0);
     // Prose after the value that holds a string and ends with a bracket:
     // the value closed early.
     refused("[\"a\", ]bc d\", \"c\"]", Unrepairable, 7);

@@ -105,7 +105,9 @@
 //!   it is a JSONP wrapper. A candidate that cannot be read is skipped as prose
 //!   (and the next `{` or `[` tried, at most 8) only if it holds no quote and no
 //!   colon (`Use {city} like this: ...`); otherwise the text is refused. A `{`
-//!   or `[` right before the value, or in text without a word (`{[": 1}`),
+//!   or `[` right before the value, or with no whitespace between it and the
+//!   value (`{au.[2.": 1}`: a key that lost its opening quote), or in text
+//!   without a word (`{[": 1}`),
 //!   is no prose but the value's own bracket: the text is refused, as it is
 //!   when a `{` or `[` follows a quote (`" "{"`: inside a string), or text
 //!   without a word holds a bracket or quote (a word is two letters in a

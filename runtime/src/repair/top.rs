@@ -462,16 +462,22 @@ impl Parser<'_> {
 
     /// A `{` or `[` in the text from `from` to the value at `to` that opens
     /// the value rather than being prose: one right before it (`Sure {[`),
-    /// or any, in text without a word (`{[": 1}`). The value is then the
-    /// inside of a container that could not be read; read alone, the
-    /// bracket would be dropped and what follows it change its role. In
-    /// text without a word, a closing bracket or a quote is no prose either
-    /// (`"\t"][`).
+    /// one with no whitespace between it and the value (`{au.[2.": 1}`, a
+    /// key that lost its opening quote), or any, in text without a word
+    /// (`{[": 1}`). The value is then the inside of a container that could
+    /// not be read; read alone, the bracket would be dropped and what
+    /// follows it change its role. In text without a word, a closing
+    /// bracket or a quote is no prose either (`"\t"][`).
     fn opener_before(&self, from: usize, to: usize) -> Option<usize> {
         let text = &self.src[from..to];
         let last = text.iter().rposition(|&b| !is_ws(b))?;
         if matches!(text[last], b'{' | b'[') {
             return Some(from + last);
+        }
+        if let Some(open) = text.iter().position(|&b| matches!(b, b'{' | b'[')) {
+            if !text[open..].iter().any(|&b| is_ws(b)) {
+                return Some(from + open);
+            }
         }
         let open = text
             .iter()
