@@ -592,6 +592,12 @@ fn the_guesses_the_docs_refuse_are_refused() {
     // read from the `[`, the `{au.` was dropped as prose and `1` went into
     // a string).
     refused("{au.[2.\":1}", Unrepairable, 0);
+    // A backslash before a colon in a key, where the key's closing quote
+    // would make the rest strict JSON: it may stand for that quote (found
+    // by fuzz/run.sh: `{"a":": "}` with its key's closing quote replaced
+    // was read as the key `a\:` and an empty value).
+    refused("{\"a\\:\": \"}", Unrepairable, 3);
+    refused("{\"a\\: 1}", Unrepairable, 3);
     // Prose after the value that holds a string and ends with a bracket:
     // the value closed early.
     refused("[\"a\", ]bc d\", \"c\"]", Unrepairable, 7);

@@ -137,7 +137,9 @@
 //!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
 //!   closing quote is followed by no `: value` but opens a string that
 //!   closes as a value (`{"port:: "80"}`), may lack its closing quote
-//!   instead: refused. So is a whole-text string whose first quote taken
+//!   instead: refused. So is a key with a backslash before a colon where,
+//!   read as the key's closing quote, the backslash would make the colon
+//!   and what follows strict JSON (`{"a\: 1}`). So is a whole-text string whose first quote taken
 //!   for text has only whitespace before it (`" "0"`: a stray quote). A
 //!   fence after a closing quote ends the value only if nothing follows it
 //!   on its line. Text that opens brackets of its own

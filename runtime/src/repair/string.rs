@@ -1310,6 +1310,21 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether the backslash before the colon at `colon`, in a key, may
+    /// stand for the key's closing quote: read so, the colon and what
+    /// follows are strict JSON (`{"a\: 1}`; `{"a\:": "}`, which was
+    /// `{"a":": "}`). Read the other way, as a backslash meant literally,
+    /// the key would take in the colon and what follows it. (A quote
+    /// right before the backslash closed the key already: not asked.)
+    fn backslash_for_quote(&self, colon: usize) -> bool {
+        let reach = Reach {
+            tokens: 6,
+            until: colon + WINDOW,
+            min_tokens: 2,
+        };
+        self.continues(colon, Expect::Colon, reach)
+    }
+
     /// Whether the quote that opened a string whose text starts at
     /// `content` is stray, the quote at `q` opening the value instead: the
     /// text between is blank and a string follows that a separator ends
@@ -1462,6 +1477,17 @@ impl Parser<'_> {
                     RepairErrorKind::Unrepairable,
                     at,
                     "a backslash before the quote that seems to close the string",
+                ));
+            }
+            b':' if quote == Quote::Double
+                && matches!(ctx, Ctx::Key)
+                && self.src[at - 1] != b'"'
+                && self.backslash_for_quote(at + 1) =>
+            {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    at,
+                    "a backslash where the key's closing quote seems to be",
                 ));
             }
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 2,
