@@ -598,6 +598,11 @@ fn the_guesses_the_docs_refuse_are_refused() {
     // was read as the key `a\:` and an empty value).
     refused("{\"a\\:\": \"}", Unrepairable, 3);
     refused("{\"a\\: 1}", Unrepairable, 3);
+    // A key's escaped quote, then a colon, a quote and a colon: the escape
+    // holds (`{"a\":":{` below is repaired) unless, read as the key's
+    // closing quote, the rest closes the value as strict JSON (found by
+    // fuzz/run.sh: `{"a":": "}` with `a` replaced lost `": "`).
+    refused("{\"\\\":\": \"}", Unrepairable, 2);
     // Prose after the value that holds a string and ends with a bracket:
     // the value closed early.
     refused("[\"a\", ]bc d\", \"c\"]", Unrepairable, 7);

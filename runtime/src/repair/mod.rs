@@ -139,7 +139,9 @@
 //!   closes as a value (`{"port:: "80"}`), may lack its closing quote
 //!   instead: refused. So is a key with a backslash before a colon where,
 //!   read as the key's closing quote, the backslash would make the colon
-//!   and what follows strict JSON (`{"a\: 1}`). So is a whole-text string whose first quote taken
+//!   and what follows strict JSON (`{"a\: 1}`), and a key with an escaped
+//!   quote and a colon after it that, read as the key's closing quote,
+//!   would close the value as strict JSON (`{"\":": "}`). So is a whole-text string whose first quote taken
 //!   for text has only whitespace before it (`" "0"`: a stray quote). A
 //!   fence after a closing quote ends the value only if nothing follows it
 //!   on its line. Text that opens brackets of its own

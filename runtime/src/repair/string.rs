@@ -1292,12 +1292,19 @@ impl Parser<'_> {
             }
             (Ctx::Key, Some(b':')) => {
                 // `"a\":": {`: a quote and a colon after this one, as the
-                // escape reads it: the key goes on to that quote.
+                // escape reads it: the key goes on to that quote, unless,
+                // read as closed here, the rest closes the value as strict
+                // JSON (`{"\":": "}`, which was `{"a":": "}`): two readings.
                 let quote = blank(next + 1);
                 if self.src[..self.end].get(quote) == Some(&b'"')
                     && self.src[..self.end].get(blank(quote + 1)) == Some(&b':')
                 {
-                    return false;
+                    let closes = Reach {
+                        tokens: usize::MAX,
+                        until: next + WINDOW,
+                        min_tokens: usize::MAX,
+                    };
+                    return self.continues(next, Expect::Colon, closes);
                 }
                 let reach = Reach {
                     tokens: 6,
