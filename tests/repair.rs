@@ -579,6 +579,11 @@ fn the_guesses_the_docs_refuse_are_refused() {
     refused("{\"a\": \"x\"\n{", Unrepairable, 8);
     // A key ending in a colon whose closing quote may open the value.
     refused("{\"port:: \"80\"}", Unrepairable, 9);
+    // The same where a colon follows that quote, but the string after it
+    // runs to the end of the text (found by fuzz/run.sh: `{"a":": "}` with
+    // the key's closing quote replaced by `-` was read as the key `a-:` and
+    // an empty value).
+    refused("{\"a-:\": \"}", Unrepairable, 5);
     // A whole-text string whose first inner quote has only whitespace
     // before it: a stray quote (no value is left once it is refused).
     refused("\" \"0\"", NoJson, 0);

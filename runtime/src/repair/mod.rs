@@ -135,7 +135,8 @@
 //!   taken for text that is followed by `:`, as a key is, makes the text
 //!   ambiguous and is refused. A quote followed by a comma opens no token
 //!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
-//!   closing quote is followed by no `: value` but opens a string that
+//!   closing quote is followed by no `: value` (or by a colon and a string
+//!   that runs to the end of the text) but opens a string that
 //!   closes as a value (`{"port:: "80"}`), may lack its closing quote
 //!   instead: refused. So is a key with a backslash before a colon where,
 //!   read as the key's closing quote, the backslash would make the colon

@@ -977,18 +977,20 @@ impl Parser<'_> {
     }
 
     /// Whether a colon (or `=`) and a value follow from `i`, the value not
-    /// a bare word that ends in a quote (`: b"`, lacking its opening one).
-    /// An array or object is a value, whatever quote it holds (`: {"`).
+    /// a bare word that ends in a quote (`: b"`, lacking its opening one),
+    /// nor a string that runs to the end of the text (`: "}`, whose quote
+    /// may be stray). An array or object is a value, whatever quote it
+    /// holds (`: {"`).
     fn member_follows(&self, i: usize) -> bool {
         let colon = self.skip_blank_and_comments(i);
         if !matches!(self.src.get(colon), Some(b':' | b'=')) || colon >= self.end {
             return false;
         }
         let value = self.skip_blank_and_comments(colon + 1);
-        if value >= self.end
-            || self.quote_at(value).is_some()
-            || matches!(self.src[value], b'{' | b'[')
-        {
+        if let Some((quote, len)) = self.quote_at(value).filter(|_| value < self.end) {
+            return self.string_end(quote, value + len).is_some();
+        }
+        if value >= self.end || matches!(self.src[value], b'{' | b'[') {
             return true;
         }
         let word = self.src[value..self.end]
