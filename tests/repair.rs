@@ -597,6 +597,11 @@ fn the_guesses_the_docs_refuse_are_refused() {
     // read from the `[`, the `{au.` was dropped as prose and `1` went into
     // a string).
     refused("{au.[2.\":1}", Unrepairable, 0);
+    // The same with a quote glued to the value, or with the text's first
+    // bracket (read first, and failed) before prose: what follows is
+    // inside that bracket.
+    refused("\"\"au.[2.\":1}", Unrepairable, 0);
+    refused("{ au.[2.\":1}", Unrepairable, 0);
     // A backslash before a colon in a key, where the key's closing quote
     // would make the rest strict JSON: it may stand for that quote (found
     // by fuzz/run.sh: `{"a":": "}` with its key's closing quote replaced

@@ -106,8 +106,9 @@
 //!   (and the next `{` or `[` tried, at most 8) only if it holds no quote and no
 //!   colon (`Use {city} like this: ...`); otherwise the text is refused. A `{`
 //!   or `[` right before the value, or with no whitespace between it and the
-//!   value (`{au.[2.": 1}`: a key that lost its opening quote), or in text
-//!   without a word (`{[": 1}`),
+//!   value (`{au.[2.": 1}`: a key that lost its opening quote; a quote
+//!   too), or where the text starts (`{ au.[2.": 1}`), or in text without
+//!   a word (`{[": 1}`),
 //!   is no prose but the value's own bracket: the text is refused, as it is
 //!   when a `{` or `[` follows a quote (`" "{"`: inside a string), or text
 //!   without a word holds a bracket or quote (a word is two letters in a

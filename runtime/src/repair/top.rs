@@ -463,7 +463,8 @@ impl Parser<'_> {
     /// A `{` or `[` in the text from `from` to the value at `to` that opens
     /// the value rather than being prose: one right before it (`Sure {[`),
     /// one with no whitespace between it and the value (`{au.[2.": 1}`, a
-    /// key that lost its opening quote), or any, in text without a word
+    /// key that lost its opening quote; a quote too: `""au.[2.": 1}`), one
+    /// that starts the text, or any, in text without a word
     /// (`{[": 1}`). The value is then the inside of a container that could
     /// not be read; read alone, the bracket would be dropped and what
     /// follows it change its role. In text without a word, a closing
@@ -474,7 +475,13 @@ impl Parser<'_> {
         if matches!(text[last], b'{' | b'[') {
             return Some(from + last);
         }
-        if let Some(open) = text.iter().position(|&b| matches!(b, b'{' | b'[')) {
+        // A bracket where the value was looked for first (the text's start,
+        // or a fence's), which could not be read: what follows is inside
+        // it (`{ au.[2.": 1}`).
+        if matches!(text[0], b'{' | b'[') {
+            return Some(from);
+        }
+        if let Some(open) = text.iter().position(|&b| matches!(b, b'{' | b'[' | b'"')) {
             if !text[open..].iter().any(|&b| is_ws(b)) {
                 return Some(from + open);
             }
