@@ -577,6 +577,14 @@ fn the_guesses_the_docs_refuse_are_refused() {
     // A quote taken for text, then a line break, and the text stops: that
     // quote may close the string.
     refused("{\"a\": \"x\"\n{", Unrepairable, 8);
+    // The same with a space after that quote, as after a closing one (a
+    // sweep of every single damage found `{ "content": "[LINK](" }` with
+    // its `}` replaced read as the string `[LINK](" x`).
+    refused("{ \"content\": \"[LINK](\" x", Unrepairable, 21);
+    // A quote that never closes, followed by a colon as a key's closing
+    // quote is (`{"au.[2.":1}` with `.` replaced by a quote was read as
+    // `{"au": [2, ":1}"]}`).
+    refused("{\"au\"[2.\":1}", Unrepairable, 8);
     // A key ending in a colon whose closing quote may open the value.
     refused("{\"port:: \"80\"}", Unrepairable, 9);
     // The same where a colon follows that quote, but the string after it

@@ -130,8 +130,10 @@
 //!   text, the last of them closed it. A string that runs to the end of the
 //!   text ends before the closing brackets the text ends with (`["abc]`), or at
 //!   its first comma if everything after reads as JSON (`["a, 1, 2]`); one
-//!   that runs there over a quote taken for text and a line break after it
-//!   (`{"a": "x"\n{`) is refused, since that quote may close it. Any
+//!   that runs there over a quote taken for text and a line break or a
+//!   space after it (`{"a": "x"\n{`, `{"a": "[LINK](" x`) is refused, since
+//!   that quote may close it; so is one whose text starts with a colon
+//!   (`[2.":1}`), as if its quote closed a key. Any
 //!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
 //!   taken for text that is followed by `:`, as a key is, makes the text
 //!   ambiguous and is refused. A quote followed by a comma opens no token

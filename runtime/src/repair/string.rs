@@ -849,6 +849,21 @@ impl Parser<'_> {
                 "a quote before a line break inside a string that runs to the end: it may close the string",
             ));
         }
+        if again.is_none()
+            && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+            && inner.count % 2 == 1
+            && self.src[inner.last + 1..self.end]
+                .first()
+                .is_none_or(|&b| is_ws(b))
+        {
+            // `{"a": "[LINK](" x`: the same with a space after that quote,
+            // as after a closing one.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                inner.last,
+                "a quote before a space inside a string that runs to the end: it may close the string",
+            ));
+        }
         if again.is_none() {
             if let Some(end) = self.string_ends_before(ctx, content)? {
                 return Ok(Read::Again(End::MissingQuote(end)));
@@ -902,6 +917,15 @@ impl Parser<'_> {
                 RepairErrorKind::Unrepairable,
                 open_at,
                 "a quote that never closes, before JSON that closes the value",
+            ));
+        }
+        if again.is_none() && ctx != Ctx::Key && text.trim_ascii_start().first() == Some(&b':') {
+            // `["2.":1}`: a quote that never closes and a colon after it,
+            // as after a key's closing quote (the key lost its opening one).
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                open_at,
+                "a quote that never closes, followed by `:` as a key's closing quote is",
             ));
         }
         // A backslash or `\u12` where the text stops is dropped with the
