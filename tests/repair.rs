@@ -581,6 +581,9 @@ fn the_guesses_the_docs_refuse_are_refused() {
     // sweep of every single damage found `{ "content": "[LINK](" }` with
     // its `}` replaced read as the string `[LINK](" x`).
     refused("{ \"content\": \"[LINK](\" x", Unrepairable, 21);
+    // And where a closing quote follows it after spaces only (`"}`
+    // inserted): either quote may close the string.
+    refused("{ \"content\": \"[LINK](\" \"}", Unrepairable, 21);
     // A quote that never closes, followed by a colon as a key's closing
     // quote is (`{"au.[2.":1}` with `.` replaced by a quote was read as
     // `{"au": [2, ":1}"]}`).

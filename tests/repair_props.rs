@@ -521,6 +521,66 @@ fn every_single_damage_to_small_real_values_loses_no_token() {
     );
 }
 
+/// Every single damage, at every byte, to each fuzz seed of the repair
+/// target (`fuzz/seeds/repair/`) that is a JSON document (with the eight
+/// bytes the target reads its damage from, or without): no repair loses an
+/// untouched token. The seeds are the repair corpus's inputs and the
+/// fuzzer's findings; run over the fuzzer's grown corpus (`fuzz/corpus/`,
+/// not committed), the same sweep found the lossy repairs now refused in
+/// `tests/repair.rs`.
+#[test]
+fn every_single_damage_to_the_fuzz_seeds_loses_no_token() {
+    let mut docs = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir("fuzz/seeds/repair").unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        for cut in [0, 8] {
+            let Some(doc) = bytes.len().checked_sub(cut).map(|len| &bytes[..len]) else {
+                continue;
+            };
+            if let Ok(doc) = std::str::from_utf8(doc) {
+                if (1..=160).contains(&doc.len()) && serde_json::from_str::<IgnoredAny>(doc).is_ok()
+                {
+                    docs.insert(doc.to_owned());
+                }
+            }
+        }
+    }
+    assert!(
+        docs.len() >= 15,
+        "{} JSON documents among the seeds",
+        docs.len()
+    );
+    let mut failures = Vec::new();
+    for doc in &docs {
+        for at in (0..=doc.len()).filter(|&at| doc.is_char_boundary(at)) {
+            let mut damages = vec![
+                Damage::Delete(at),
+                Damage::Duplicate(at),
+                Damage::Swap(at),
+                Damage::Truncate(at),
+            ];
+            for text in INSERTS.iter().chain(CHARS) {
+                damages.push(Damage::Insert(at, text.to_string()));
+            }
+            for text in CHARS {
+                damages.push(Damage::Replace(at, text.to_string()));
+            }
+            for damage in damages {
+                let (damaged, edit) = lossless::damage(doc, &damage);
+                if let Ok(output) = repair(&damaged) {
+                    if let Err(lost) = lossless::check(doc, edit, &damaged, &output) {
+                        failures.push(format!(
+                            "{damage:?} of {doc:?}: {lost}\n  output: {:?}",
+                            output.json()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    no_lossy_repairs(&failures);
+}
+
 /// Fails with the first 25 of `failures`, the lossy repairs found, if any.
 fn no_lossy_repairs(failures: &[String]) {
     assert!(

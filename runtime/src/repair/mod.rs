@@ -132,7 +132,8 @@
 //!   its first comma if everything after reads as JSON (`["a, 1, 2]`); one
 //!   that runs there over a quote taken for text and a line break or a
 //!   space after it (`{"a": "x"\n{`, `{"a": "[LINK](" x`) is refused, since
-//!   that quote may close it; so is one whose text starts with a colon
+//!   that quote may close it, and two such quotes with only spaces between
+//!   (`"[LINK](" "}`); so is one whose text starts with a colon
 //!   (`[2.":1}`), as if its quote closed a key. Any
 //!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
 //!   taken for text that is followed by `:`, as a key is, makes the text

@@ -748,6 +748,20 @@ impl Parser<'_> {
         }
         if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
             && odd
+            && inner.last + 1 < at
+            && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
+        {
+            // `"[LINK](" "}`: the same on one line; the quote taken for
+            // text may close the string, the next one stray, or both be
+            // text: a guess.
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                inner.last,
+                "two quotes with only spaces between inside a string: either may close it",
+            ));
+        }
+        if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
+            && odd
             && self.src.get(inner.first + 1) == Some(&b',')
         {
             // `["a.",b c"]`: a quote and a comma closed the string; what
