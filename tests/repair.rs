@@ -584,6 +584,15 @@ fn the_guesses_the_docs_refuse_are_refused() {
     // And where a closing quote follows it after spaces only (`"}`
     // inserted): either quote may close the string.
     refused("{ \"content\": \"[LINK](\" \"}", Unrepairable, 21);
+    // A quote taken for text in code (`[p"`), then a bracket of another
+    // kind than the code opened (`/\n}`): that quote may close the
+    // string (found by fuzz/run.sh in a pretty-printed array of records,
+    // whose next key went into the string).
+    refused(
+        "[\n{\n    \"decoded\": \"Hello\",\n    \"encoded\": \"d9juau41awczcz=  [!-  [p`\"/\n},\n{\n    \"description\": \"ASCII string.)\",\n    \"decoded\": \"-> $1.00 <-\"\n}\n]\n",
+        Unrepairable,
+        70,
+    );
     // A quote that never closes, followed by a colon as a key's closing
     // quote is (`{"au.[2.":1}` with `.` replaced by a quote was read as
     // `{"au": [2, ":1}"]}`).

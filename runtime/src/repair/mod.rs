@@ -151,7 +151,9 @@
 //!   fence after a closing quote ends the value only if nothing follows it
 //!   on its line. Text that opens brackets of its own
 //!   (`"print({"a": 1})"`) is code, whose quotes stay text, except one
-//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`).
+//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`), and
+//!   one after which a bracket of another kind than the code opened
+//!   closes (`"[p"/\n},`): that quote closed the string.
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
 //!   quote that never closes over JSON text) are refused.
 //! - **Missing commas and colons**: two values separated only by whitespace

@@ -92,6 +92,12 @@ struct InnerQuotes {
     depth_at_first: isize,
     /// The first closing bracket with nothing open in the text before it.
     unmatched: Option<usize>,
+    /// The kinds of the brackets open in the text, innermost in the low
+    /// bit (1 for `[`), as deep as 64.
+    kinds: u64,
+    /// The first closing bracket of another kind than the one open
+    /// (`[p"/\n}`): the text is no code there.
+    mismatched: Option<usize>,
     /// For a key: the first colon within [`WINDOW`] of the text's start,
     /// for the text that starts where it says, once found.
     colon: Option<(usize, Option<usize>)>,
@@ -148,9 +154,17 @@ impl InnerQuotes {
                         || matches!(after, Some(b',' | b'\n' | b'\r'));
                     if !damage {
                         self.depth += 1;
+                        self.kinds = self.kinds << 1 | u64::from(src[i] == b'[');
                     }
                 }
                 b'}' | b']' => {
+                    if (1..=64).contains(&self.depth)
+                        && (self.kinds & 1 == 1) != (src[i] == b']')
+                        && self.mismatched.is_none()
+                    {
+                        self.mismatched = Some(i);
+                    }
+                    self.kinds >>= 1;
                     self.depth -= 1;
                     if self.depth < 0 && self.unmatched.is_none() {
                         self.unmatched = Some(i);
@@ -1159,7 +1173,11 @@ impl Parser<'_> {
                 // Text that opens brackets of its own is code.
                 inner.depth_at = inner.depth_at.max(content);
                 inner.nest(self.src, q);
-                if inner.depth > 0 {
+                // (Unless a bracket the code did not open closes after the
+                // last quote taken for text: that quote closed the string.)
+                let closed_after =
+                    inner.count % 2 == 1 && inner.mismatched.is_some_and(|at| at > inner.last);
+                if inner.depth > 0 && !closed_after {
                     return Ok(None);
                 }
                 if inner.count > 0 && inner.depth < inner.depth_at_first {
