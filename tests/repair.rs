@@ -807,3 +807,23 @@ fn strict_json_inside_damaged_text_comes_back_byte_for_byte() {
     let deep = format!("{{'a': {}{}}}", "[".repeat(600), "]".repeat(600));
     assert_eq!(repair(&deep).unwrap_err().kind(), RepairErrorKind::TooDeep);
 }
+
+/// A string whose text escapes its quotes (`{\"pa`) and opens brackets is
+/// no code with quotes of its own: a bare quote after it is the structure's.
+/// Found by sweeping every single damage over the fuzzer's corpus (a
+/// mutated IDNA test file): with the string's closing quote deleted, or
+/// the comma after it replaced by `+`, the next key went into the string.
+#[test]
+fn a_string_that_escapes_its_quotes_is_no_code() {
+    let doc = "[\n{\n    \"description\": \"These tests are 1opiI des sp\\u00E4teren J\",\n    \"encoded\": \"Willst du die Blthe {\\\"paNaNmh\\falseC:aNth\\f$al{e:aNth\\fal{eC:\\\\\\\\tm\\\\\\\\h\\fwwwwwwwwww\\u30F3\\u0000000000000000000000000500000000 <-\",\n    \"encoded\": \"-> $1.00 <--\"\n}\n]\n";
+    let intended: serde_json::Value = serde_json::from_str(doc).unwrap();
+    // The closing quote lost: it is put back before the comma.
+    let damaged = doc.replacen("<-\",", "<-,", 1);
+    let repaired = repair(&damaged).unwrap();
+    let value: serde_json::Value = serde_json::from_str(repaired.json()).unwrap();
+    assert_eq!(value, intended, "{}", repaired.json());
+    // The comma replaced by `+` before a key: no join, refused.
+    let damaged = doc.replacen("<-\",", "<-\"+", 1);
+    let error = repair(&damaged).unwrap_err();
+    assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{error}");
+}

@@ -153,7 +153,9 @@
 //!   (`"print({"a": 1})"`) is code, whose quotes stay text, except one
 //!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`), and
 //!   one after which a bracket of another kind than the code opened
-//!   closes (`"[p"/\n},`): that quote closed the string.
+//!   closes (`"[p"/\n},`): that quote closed the string. Text that escapes
+//!   its quotes (`"x {\"a\": 1} y`) is no such code: its bare quotes are
+//!   the structure's.
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
 //!   quote that never closes over JSON text) are refused.
 //! - **Missing commas and colons**: two values separated only by whitespace
@@ -162,7 +164,8 @@
 //!   removed.
 //! - **Strings joined with `+`** (`"a" + "b"`) become one string. A quote
 //!   after a `+` inside a string (`"a +"b"`) opens a joined string only if
-//!   that string's closing quote fits the place; otherwise it is text.
+//!   that string's closing quote fits the place; otherwise it is text. A
+//!   `+` before a quoted key (`"a" +\n "b": 1`) is refused.
 //! - **Numbers** are told by JSON's grammar, not by their size: `1e999` is a
 //!   number, never a word or a key.
 //! - **Truncated text** is closed: an unfinished string, array or object is

@@ -98,6 +98,9 @@ struct InnerQuotes {
     /// The first closing bracket of another kind than the one open
     /// (`[p"/\n}`): the text is no code there.
     mismatched: Option<usize>,
+    /// Whether the text holds an escaped quote (`{\"a\": 1}`): its code,
+    /// if any, escapes its quotes, so a bare quote is none of its own.
+    escaped: bool,
     /// For a key: the first colon within [`WINDOW`] of the text's start,
     /// for the text that starts where it says, once found.
     colon: Option<(usize, Option<usize>)>,
@@ -169,6 +172,10 @@ impl InnerQuotes {
                     if self.depth < 0 && self.unmatched.is_none() {
                         self.unmatched = Some(i);
                     }
+                }
+                b'"' if !self.escaped && i > 0 && src[i - 1] == b'\\' => {
+                    let backslashes = src[..i].iter().rev().take(64).take_while(|&&b| b == b'\\');
+                    self.escaped = backslashes.count() % 2 == 1;
                 }
                 _ => {}
             }
@@ -1063,7 +1070,19 @@ impl Parser<'_> {
             return Ok(None);
         }
         let (next, _) = self.skip_ws_from(plus + 1);
-        Ok(self.quote_at(next).map(|(_, len)| (next, len)))
+        let Some((_, len)) = self.quote_at(next) else {
+            return Ok(None);
+        };
+        if self.after_string(next) == Some(b':') {
+            // `"x" +\n  "b": 1`: a key after the `+`, which a join would
+            // take into the string (a comma replaced by the `+`?).
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                plus,
+                "a `+` before a quoted key: not strings to join",
+            ));
+        }
+        Ok(Some((next, len)))
     }
 
     /// A quote at `q` that does not close the string in `ctx`: if it opens
@@ -1174,10 +1193,11 @@ impl Parser<'_> {
                 inner.depth_at = inner.depth_at.max(content);
                 inner.nest(self.src, q);
                 // (Unless a bracket the code did not open closes after the
-                // last quote taken for text: that quote closed the string.)
+                // last quote taken for text: that quote closed the string;
+                // or the text escapes its quotes, so this one is not its.)
                 let closed_after =
                     inner.count % 2 == 1 && inner.mismatched.is_some_and(|at| at > inner.last);
-                if inner.depth > 0 && !closed_after {
+                if inner.depth > 0 && !closed_after && !inner.escaped {
                     return Ok(None);
                 }
                 if inner.count > 0 && inner.depth < inner.depth_at_first {
