@@ -827,3 +827,26 @@ fn a_string_that_escapes_its_quotes_is_no_code() {
     let error = repair(&damaged).unwrap_err();
     assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{error}");
 }
+
+/// A quote that opens a line at the indentation of its string's member is
+/// the next member, even after an unclosed bracket in the string's text
+/// (a URL template whose `{` lost its `}`): the string lacked its closing
+/// quote. Found by the same sweep, on a mutated GitHub webhook payload.
+#[test]
+fn a_quote_at_the_members_indentation_opens_the_next_member() {
+    let damaged =
+        "{\n  \"url\": \"https:{/bpi/releases{/id},\n  \"deployments_url\": \"https://x\"\n}";
+    let repaired = repair(damaged).unwrap();
+    let value: serde_json::Value = serde_json::from_str(repaired.json()).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({"url": "https:{/bpi/releases{/id}", "deployments_url": "https://x"})
+    );
+    // Code indents its own lines: its quotes stay text.
+    let code = "{\"code\": \"def f():\n    return {\"a\": 1}\n\"}";
+    let value: serde_json::Value = serde_json::from_str(repair(code).unwrap().json()).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({"code": "def f():\n    return {\"a\": 1}\n"})
+    );
+}

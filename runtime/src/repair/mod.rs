@@ -155,7 +155,9 @@
 //!   one after which a bracket of another kind than the code opened
 //!   closes (`"[p"/\n},`): that quote closed the string. Text that escapes
 //!   its quotes (`"x {\"a\": 1} y`) is no such code: its bare quotes are
-//!   the structure's.
+//!   the structure's. Nor is a quote that opens a line at the indentation
+//!   of the line its string opened on (`"url": "x{/a,\n  "b": 1`): that is
+//!   the next member, and the string lacked its closing quote.
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
 //!   quote that never closes over JSON text) are refused.
 //! - **Missing commas and colons**: two values separated only by whitespace

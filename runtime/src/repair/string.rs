@@ -988,6 +988,37 @@ impl Parser<'_> {
         self.continues(after_run + 1 + last, Expect::Colon, Reach::CLOSED)
     }
 
+    /// Whether the quote at `q`, in a string whose text starts at
+    /// `content`, opens its line at the indentation of the line the string
+    /// opens on, which starts with a quote (a member's key, or an item):
+    /// the structure's next member (`"url": "x{/a,\n  "b": 1`), not a
+    /// line of code, which code indents on its own.
+    fn at_member_indentation(&self, content: usize, q: usize) -> bool {
+        let indent = |line: usize| {
+            self.src[line..]
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count()
+        };
+        let mut line = q;
+        while line > content && matches!(self.src[line - 1], b' ' | b'\t') {
+            line -= 1;
+        }
+        if line == content || self.src[line - 1] != b'\n' {
+            return false;
+        }
+        let open = content - 1;
+        let Some(back) = self.src[open.saturating_sub(WINDOW)..open]
+            .iter()
+            .rposition(|&b| b == b'\n')
+        else {
+            return false;
+        };
+        let open_line = open.saturating_sub(WINDOW) + back + 1;
+        let width = indent(open_line);
+        width == q - line && self.src[open_line + width] == b'"'
+    }
+
     /// Whether a line break follows `i`, after spaces and tabs only.
     fn line_break_after(&self, mut i: usize) -> bool {
         while i < self.end && matches!(self.src[i], b' ' | b'\t') {
@@ -1194,10 +1225,15 @@ impl Parser<'_> {
                 inner.nest(self.src, q);
                 // (Unless a bracket the code did not open closes after the
                 // last quote taken for text: that quote closed the string;
-                // or the text escapes its quotes, so this one is not its.)
+                // or the text escapes its quotes, so this one is not its;
+                // or this quote opens a line as the string's member does.)
                 let closed_after =
                     inner.count % 2 == 1 && inner.mismatched.is_some_and(|at| at > inner.last);
-                if inner.depth > 0 && !closed_after && !inner.escaped {
+                if inner.depth > 0
+                    && !closed_after
+                    && !inner.escaped
+                    && !self.at_member_indentation(content, q)
+                {
                     return Ok(None);
                 }
                 if inner.count > 0 && inner.depth < inner.depth_at_first {
