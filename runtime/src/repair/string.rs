@@ -759,27 +759,23 @@ impl Parser<'_> {
                 "a quote inside a key",
             ));
         }
-        if odd
-            && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
-            && self.src[inner.last + 1..at].contains(&b'\n')
-        {
-            // `""\n  "`: the quote taken for text closed the string, and
-            // the one on the next line is stray.
-            return Ok(Some(Read::Again(End::QuoteAt(inner.last))));
-        }
-        if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
-            && odd
-            && inner.last + 1 < at
-            && self.src[inner.last + 1..at].iter().all(|&b| is_ws(b))
-        {
-            // `"[LINK](" "}`: the same on one line; the quote taken for
-            // text may close the string, the next one stray, or both be
-            // text: a guess.
-            return Err(fail(
-                RepairErrorKind::Unrepairable,
-                inner.last,
-                "two quotes with only spaces between inside a string: either may close it",
-            ));
+        let between = &self.src[inner.last + 1..at];
+        if odd && !between.is_empty() && between.iter().all(|&b| is_ws(b)) {
+            if between.contains(&b'\n') {
+                // `""\n  "`: the quote taken for text closed the string, and
+                // the one on the next line is stray.
+                return Ok(Some(Read::Again(End::QuoteAt(inner.last))));
+            }
+            if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem) {
+                // `"[LINK](" "}`: the same on one line; the quote taken for
+                // text may close the string, the next one stray, or both
+                // be text: a guess.
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    inner.last,
+                    "two quotes with only spaces between inside a string: either may close it",
+                ));
+            }
         }
         if matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
             && odd
@@ -873,30 +869,18 @@ impl Parser<'_> {
         if again.is_none()
             && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
             && inner.count % 2 == 1
-            && self.line_break_after(inner.last + 1)
-        {
-            // `{"a": "x"\n{`: a quote taken for text, then a line break, and
-            // the text stops. The quote may close the string (its bracket
-            // lost or replaced), or be text in a string cut short.
-            return Err(fail(
-                RepairErrorKind::Unrepairable,
-                inner.last,
-                "a quote before a line break inside a string that runs to the end: it may close the string",
-            ));
-        }
-        if again.is_none()
-            && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem)
-            && inner.count % 2 == 1
             && self.src[inner.last + 1..self.end]
                 .first()
                 .is_none_or(|&b| is_ws(b))
         {
-            // `{"a": "[LINK](" x`: the same with a space after that quote,
-            // as after a closing one.
+            // `{"a": "x"\n{`, `{"a": "[LINK](" x`: a quote taken for text,
+            // then whitespace, as after a closing quote, and the text stops.
+            // The quote may close the string (its bracket lost or
+            // replaced), or be text in a string cut short.
             return Err(fail(
                 RepairErrorKind::Unrepairable,
                 inner.last,
-                "a quote before a space inside a string that runs to the end: it may close the string",
+                "a quote before whitespace inside a string that runs to the end: it may close the string",
             ));
         }
         if again.is_none() {
@@ -1019,14 +1003,6 @@ impl Parser<'_> {
         width == q - line && self.src[open_line + width] == b'"'
     }
 
-    /// Whether a line break follows `i`, after spaces and tabs only.
-    fn line_break_after(&self, mut i: usize) -> bool {
-        while i < self.end && matches!(self.src[i], b' ' | b'\t') {
-            i += 1;
-        }
-        i < self.end && matches!(self.src[i], b'\n' | b'\r')
-    }
-
     /// Whether the text of a string that runs to the end, from `content`,
     /// reads as strict JSON that closes every container open around it: a
     /// value (`"[9, 1]`), whose quote is stray, or the inside of an array
@@ -1077,10 +1053,13 @@ impl Parser<'_> {
             return false;
         }
         let value = self.skip_blank_and_comments(colon + 1);
-        if let Some((quote, len)) = self.quote_at(value).filter(|_| value < self.end) {
+        if value >= self.end {
+            return true;
+        }
+        if let Some((quote, len)) = self.quote_at(value) {
             return self.string_end(quote, value + len).is_some();
         }
-        if value >= self.end || matches!(self.src[value], b'{' | b'[') {
+        if matches!(self.src[value], b'{' | b'[') {
             return true;
         }
         let word = self.src[value..self.end]
@@ -1420,24 +1399,20 @@ impl Parser<'_> {
                     };
                     return self.continues(next, Expect::Colon, closes);
                 }
-                let reach = Reach {
-                    tokens: 6,
-                    until: next + WINDOW,
-                    min_tokens: 2,
-                };
-                self.continues(next, Expect::Colon, reach)
+                self.key_may_end_before(next)
             }
             _ => false,
         }
     }
 
-    /// Whether the backslash before the colon at `colon`, in a key, may
-    /// stand for the key's closing quote: read so, the colon and what
-    /// follows are strict JSON (`{"a\: 1}`; `{"a\:": "}`, which was
-    /// `{"a":": "}`). Read the other way, as a backslash meant literally,
-    /// the key would take in the colon and what follows it. (A quote
-    /// right before the backslash closed the key already: not asked.)
-    fn backslash_for_quote(&self, colon: usize) -> bool {
+    /// Whether a key may end right before the colon at `colon`: from it,
+    /// the text reads as strict JSON for a few tokens (a colon and a
+    /// value). A backslash there, before an escaped quote
+    /// ([`stray_backslash`](Self::stray_backslash)) or before the colon
+    /// itself (`{"a\: 1}`; `{"a\:": "}`, which was `{"a":": "}`), may then
+    /// stand for the key's closing quote; read as a backslash meant
+    /// literally, the key would take in the colon and what follows it.
+    fn key_may_end_before(&self, colon: usize) -> bool {
         let reach = Reach {
             tokens: 6,
             until: colon + WINDOW,
@@ -1602,8 +1577,9 @@ impl Parser<'_> {
             }
             b':' if quote == Quote::Double
                 && matches!(ctx, Ctx::Key)
+                // (A quote right before it closed the key already.)
                 && self.src[at - 1] != b'"'
-                && self.backslash_for_quote(at + 1) =>
+                && self.key_may_end_before(at + 1) =>
             {
                 return Err(fail(
                     RepairErrorKind::Unrepairable,
