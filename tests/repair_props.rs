@@ -480,39 +480,7 @@ fn every_single_damage_to_small_real_values_loses_no_token() {
     }
     parts.sort();
     parts.dedup();
-    let (mut repaired, mut refused) = (0usize, 0usize);
-    let mut failures = Vec::new();
-    for doc in parts.iter().step_by(12) {
-        for at in (0..=doc.len()).filter(|&at| doc.is_char_boundary(at)) {
-            let mut damages = vec![
-                Damage::Delete(at),
-                Damage::Duplicate(at),
-                Damage::Swap(at),
-                Damage::Truncate(at),
-            ];
-            for text in INSERTS.iter().chain(CHARS) {
-                damages.push(Damage::Insert(at, text.to_string()));
-            }
-            for text in CHARS {
-                damages.push(Damage::Replace(at, text.to_string()));
-            }
-            for damage in damages {
-                let (damaged, edit) = lossless::damage(doc, &damage);
-                match repair(&damaged) {
-                    Ok(output) => {
-                        repaired += 1;
-                        if let Err(lost) = lossless::check(doc, edit, &damaged, &output) {
-                            failures.push(format!(
-                                "{damage:?} of {doc:?}: {lost}\n  output: {:?}",
-                                output.json()
-                            ));
-                        }
-                    }
-                    Err(_) => refused += 1,
-                }
-            }
-        }
-    }
+    let (repaired, refused, failures) = every_single_damage(parts.iter().step_by(12));
     eprintln!("every single damage: {repaired} repaired, {refused} refused");
     no_lossy_repairs(&failures);
     assert!(
@@ -550,8 +518,19 @@ fn every_single_damage_to_the_fuzz_seeds_loses_no_token() {
         "{} JSON documents among the seeds",
         docs.len()
     );
+    let (_, _, failures) = every_single_damage(&docs);
+    no_lossy_repairs(&failures);
+}
+
+/// Every damage the fuzz target chooses from (each kind, each insert and
+/// character) at every byte of each of `docs`: how many repairs were made
+/// and refused, and the lossy ones.
+fn every_single_damage<'a>(
+    docs: impl IntoIterator<Item = &'a String>,
+) -> (usize, usize, Vec<String>) {
+    let (mut repaired, mut refused) = (0usize, 0usize);
     let mut failures = Vec::new();
-    for doc in &docs {
+    for doc in docs {
         for at in (0..=doc.len()).filter(|&at| doc.is_char_boundary(at)) {
             let mut damages = vec![
                 Damage::Delete(at),
@@ -567,18 +546,22 @@ fn every_single_damage_to_the_fuzz_seeds_loses_no_token() {
             }
             for damage in damages {
                 let (damaged, edit) = lossless::damage(doc, &damage);
-                if let Ok(output) = repair(&damaged) {
-                    if let Err(lost) = lossless::check(doc, edit, &damaged, &output) {
-                        failures.push(format!(
-                            "{damage:?} of {doc:?}: {lost}\n  output: {:?}",
-                            output.json()
-                        ));
+                match repair(&damaged) {
+                    Ok(output) => {
+                        repaired += 1;
+                        if let Err(lost) = lossless::check(doc, edit, &damaged, &output) {
+                            failures.push(format!(
+                                "{damage:?} of {doc:?}: {lost}\n  output: {:?}",
+                                output.json()
+                            ));
+                        }
                     }
+                    Err(_) => refused += 1,
                 }
             }
         }
     }
-    no_lossy_repairs(&failures);
+    (repaired, refused, failures)
 }
 
 /// Fails with the first 25 of `failures`, the lossy repairs found, if any.
