@@ -244,10 +244,7 @@ fn out_of_tool_calls_stops_before_the_call_past_the_limit() {
 #[test]
 fn the_token_budget_is_counted_from_reported_usage() {
     let (toolbox, shop) = shop_toolbox(Policy::none());
-    let spent = Usage {
-        input_tokens: 500,
-        output_tokens: 100,
-    };
+    let spent = Usage::new(500, 100);
     let model = ScriptedModel::new([
         Response::new(calls_text(&[lookup("cust_1")])).usage(spent),
         Response::new(calls_text(&[lookup("cust_2")])).usage(spent),
@@ -268,10 +265,7 @@ fn the_token_budget_is_counted_from_reported_usage() {
     assert_eq!(run.steps, 2);
     // At exactly the budget, no further step is taken.
     let model = ScriptedModel::new([
-        Response::new(calls_text(&[lookup("cust_1")])).usage(Usage {
-            input_tokens: 900,
-            output_tokens: 100,
-        }),
+        Response::new(calls_text(&[lookup("cust_1")])).usage(Usage::new(900, 100)),
         Response::new("never asked"),
     ]);
     let run = block_on(

@@ -94,10 +94,7 @@ fn spans_for_the_run_its_steps_model_requests_tool_calls_and_plans() {
         .tool(IssueRefund::new(Arc::clone(&shop)))
         .build()
         .unwrap();
-    let usage = Usage {
-        input_tokens: 120,
-        output_tokens: 30,
-    };
+    let usage = Usage::new(120, 30);
     let model = ScriptedModel::new([
         Response::new(
             json!([

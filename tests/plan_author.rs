@@ -242,10 +242,7 @@ fn a_slip_never_fixed_exhausts_the_attempts_and_reports_each() {
 #[test]
 fn the_token_budget_spent_mid_way_stops_the_loop() {
     let (toolbox, shop) = support::toolbox(None);
-    let spend = |tokens| Usage {
-        input_tokens: tokens,
-        output_tokens: 100,
-    };
+    let spend = |tokens| Usage::new(tokens, 100);
     // Each answer costs 4,100 tokens; the budget is 8,000: the second
     // answer spends it, and no third request is sent.
     let model = ScriptedModel::new([

@@ -90,13 +90,7 @@ async fn a_tool_use_comes_back_with_its_id_and_the_catalog_went_in_tools() {
         }]
     );
     assert_eq!(response.stop, StopReason::ToolUse);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 472,
-            output_tokens: 89
-        }
-    );
+    assert_eq!(response.usage, Usage::new(472, 89));
 
     let [sent] = &server.received()[..] else {
         panic!()
@@ -148,13 +142,7 @@ async fn parallel_tool_use_answered_by_tool_results_in_one_user_message() {
         "It is sunny in Medellín, and order A-7 was refunded."
     );
     assert_eq!(last.stop, StopReason::EndTurn);
-    assert_eq!(
-        last.usage,
-        Usage {
-            input_tokens: 700,
-            output_tokens: 21
-        }
-    );
+    assert_eq!(last.usage, Usage::new(700, 21));
 
     let received = server.received();
     assert_eq!(received[0].body["max_tokens"], 512);
@@ -233,13 +221,7 @@ async fn a_streamed_answer_puts_interleaved_input_json_deltas_back_together() {
     assert_eq!(response.calls[1].arguments, fragments(1));
     assert_eq!(response.stop, StopReason::ToolUse);
     // Input from `message_start`, output from `message_delta`'s running total.
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 512,
-            output_tokens: 120
-        }
-    );
+    assert_eq!(response.usage, Usage::new(512, 120));
     assert_eq!(server.received()[0].body["stream"], true);
 }
 
@@ -261,13 +243,7 @@ async fn a_final_answer_whole_and_streamed_under_complete() {
             "It is sunny in Medellín, and order A-7 was refunded."
         );
         assert_eq!(response.stop, StopReason::EndTurn);
-        assert_eq!(
-            response.usage,
-            Usage {
-                input_tokens: 700,
-                output_tokens: 21
-            }
-        );
+        assert_eq!(response.usage, Usage::new(700, 21));
     }
     let received = server.received();
     assert_eq!(received[1].body["stream"], true);

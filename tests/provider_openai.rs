@@ -83,13 +83,7 @@ async fn a_tool_call_comes_back_with_its_id_and_the_catalog_went_in_tools() {
     );
     assert_eq!(response.text, "");
     assert_eq!(response.stop, StopReason::ToolUse);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 65,
-            output_tokens: 16
-        }
-    );
+    assert_eq!(response.usage, Usage::new(65, 16));
     let output = toolbox
         .call(&response.calls[0].name, &response.calls[0].arguments)
         .await
@@ -140,20 +134,14 @@ async fn parallel_calls_and_the_results_that_answer_their_ids() {
         "It is sunny in Medellín, and order A-7 was refunded."
     );
     assert_eq!(last.stop, StopReason::EndTurn);
-    assert_eq!(
-        last.usage,
-        Usage {
-            input_tokens: 180,
-            output_tokens: 14
-        }
-    );
+    assert_eq!(last.usage, Usage::new(180, 14));
 
     let received = server.received();
     assert_eq!(received[0].body["parallel_tool_calls"], true);
     let sent = &received[1].body["messages"];
     assert_eq!(
         sent[1],
-        json!({"role": "assistant", "content": null, "tool_calls": [
+        json!({"role": "assistant", "content": "", "tool_calls": [
             {"id": "call_weather_01", "type": "function",
              "function": {"name": "get_weather", "arguments": "{\"city\":\"Medellín\"}"}},
             {"id": "call_refund_02", "type": "function",
@@ -233,13 +221,7 @@ async fn a_streamed_answer_puts_interleaved_fragments_back_together() {
     assert_eq!(response.calls[1].id.as_deref(), Some("call_refund_02"));
     assert_eq!(response.calls[1].name, "refund");
     assert_eq!(response.stop, StopReason::ToolUse);
-    assert_eq!(
-        response.usage,
-        Usage {
-            input_tokens: 96,
-            output_tokens: 41
-        }
-    );
+    assert_eq!(response.usage, Usage::new(96, 41));
     let output = toolbox
         .call(&response.calls[1].name, &response.calls[1].arguments)
         .await
@@ -272,13 +254,7 @@ async fn a_final_answer_whole_and_streamed_under_complete() {
         assert_eq!(response.calls, []);
         assert_eq!(response.stop, StopReason::EndTurn);
     }
-    assert_eq!(
-        streamed.usage,
-        Usage {
-            input_tokens: 180,
-            output_tokens: 14
-        }
-    );
+    assert_eq!(streamed.usage, Usage::new(180, 14));
     let received = server.received();
     assert_eq!(received[0].body.get("stream"), None);
     assert_eq!(received[1].body["stream"], true);

@@ -93,6 +93,10 @@ pub enum Message {
         text: String,
         /// The calls it made, in order.
         calls: Vec<ToolCall>,
+        /// What it thought before it answered, kept apart from the text;
+        /// sent back only to a provider that requires it (Anthropic's
+        /// signed thinking blocks).
+        reasoning: Vec<Reasoning>,
     },
     /// A tool's result, answering one call of the previous assistant message.
     ToolResult(ToolResult),
@@ -114,6 +118,25 @@ impl Message {
         Message::Assistant {
             text: text.into(),
             calls: Vec::new(),
+            reasoning: Vec::new(),
+        }
+    }
+
+    /// A message from the model with the tool calls it made.
+    ///
+    /// ```
+    /// use typed_tools::model::Message;
+    /// use typed_tools::ToolCall;
+    ///
+    /// let call = ToolCall { id: Some("call_1".into()), name: "weather".into(), arguments: "{}".into() };
+    /// let message = Message::assistant_calls("", vec![call]);
+    /// assert_eq!(message.calls()[0].name, "weather");
+    /// ```
+    pub fn assistant_calls(text: impl Into<String>, calls: Vec<ToolCall>) -> Message {
+        Message::Assistant {
+            text: text.into(),
+            calls,
+            reasoning: Vec::new(),
         }
     }
 
@@ -286,22 +309,59 @@ impl Request {
     }
 }
 
-/// Tokens spent by one request, as the provider reports them.
+/// Tokens spent by one request, as the provider reports them, or estimated
+/// where it reports none.
+///
+/// A provider that reports no usage (a local server that ignores
+/// `stream_options.include_usage`, say) has it estimated by the client, one
+/// token per four bytes ([`estimate_tokens`]) of the request in and of the
+/// answer out, and [`estimated`](Self::estimated) says so: a budget is then
+/// counted on the estimate, never on zero.
+///
+/// ```
+/// use typed_tools::model::Usage;
+///
+/// let reported = Usage::new(120, 30);
+/// assert_eq!(reported.total(), 150);
+/// let guessed = Usage::estimate(40, 10);
+/// assert!((reported + guessed).estimated);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Usage {
     /// Tokens read.
     pub input_tokens: u64,
     /// Tokens written.
     pub output_tokens: u64,
+    /// Whether some of it is an estimate rather than the provider's count.
+    pub estimated: bool,
 }
 
 impl Usage {
+    /// Usage as a provider reported it.
+    pub const fn new(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+            estimated: false,
+        }
+    }
+
+    /// Usage estimated where the provider reported none.
+    pub const fn estimate(input_tokens: u64, output_tokens: u64) -> Usage {
+        Usage {
+            input_tokens,
+            output_tokens,
+            estimated: true,
+        }
+    }
+
     /// Both together.
     ///
     /// ```
     /// use typed_tools::model::Usage;
     ///
-    /// assert_eq!(Usage { input_tokens: 120, output_tokens: 30 }.total(), 150);
+    /// assert_eq!(Usage::new(120, 30).total(), 150);
     /// ```
     pub fn total(&self) -> u64 {
         self.input_tokens.saturating_add(self.output_tokens)
@@ -315,6 +375,7 @@ impl std::ops::Add for Usage {
         Usage {
             input_tokens: self.input_tokens.saturating_add(other.input_tokens),
             output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+            estimated: self.estimated || other.estimated,
         }
     }
 }
@@ -343,6 +404,63 @@ pub enum StopReason {
     Other(String),
 }
 
+/// What a model thought before it answered, kept apart from the answer:
+/// OpenAI-compatible servers' `reasoning_content` or `reasoning`, a
+/// `thinking` part of a message's content, Anthropic's `thinking` and
+/// `redacted_thinking` blocks.
+///
+/// Anthropic requires its thinking blocks back, signed, when the
+/// conversation goes on after a tool call; its client sends back the blocks
+/// that carry a [`signature`](Self::signature) or are
+/// [`redacted`](Self::redacted), and no client sends reasoning to an
+/// OpenAI-compatible server (DeepSeek refuses a request that holds it).
+///
+/// ```
+/// use typed_tools::model::{Reasoning, Response};
+///
+/// let response = Response::new("42.").reasoning(vec![Reasoning::new("6 times 7 is 42.")]);
+/// assert_eq!(response.text, "42.");
+/// assert_eq!(response.reasoning_text(), "6 times 7 is 42.");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Reasoning {
+    /// Its text, as the provider shows it (empty for a redacted block).
+    pub text: String,
+    /// The provider's signature over it (Anthropic's `signature`), checked
+    /// by the provider when the block comes back.
+    pub signature: Option<String>,
+    /// A block the provider redacted: its encrypted `data`, only passed back.
+    pub redacted: Option<String>,
+}
+
+impl Reasoning {
+    /// Reasoning text, unsigned.
+    pub fn new(text: impl Into<String>) -> Reasoning {
+        Reasoning {
+            text: text.into(),
+            ..Reasoning::default()
+        }
+    }
+
+    /// Reasoning text with the provider's signature.
+    pub fn signed(text: impl Into<String>, signature: impl Into<String>) -> Reasoning {
+        Reasoning {
+            text: text.into(),
+            signature: Some(signature.into()),
+            redacted: None,
+        }
+    }
+
+    /// A redacted block: no text, its encrypted data.
+    pub fn redacted(data: impl Into<String>) -> Reasoning {
+        Reasoning {
+            redacted: Some(data.into()),
+            ..Reasoning::default()
+        }
+    }
+}
+
 /// What a model answered.
 ///
 /// ```
@@ -352,15 +470,17 @@ pub enum StopReason {
 /// let call = ToolCall { id: None, name: "add".into(), arguments: r#"{"a": 2, "b": 3}"#.into() };
 /// let response = Response::new("Let me add them.")
 ///     .calls(vec![call])
-///     .usage(Usage { input_tokens: 50, output_tokens: 12 });
+///     .usage(Usage::new(50, 12));
 /// assert_eq!(response.stop, StopReason::ToolUse);
 /// assert_eq!(response.to_message().calls()[0].name, "add");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Response {
-    /// The text of the answer.
+    /// The text of the answer (never its reasoning).
     pub text: String,
+    /// What the model thought before it answered, when the provider shows it.
+    pub reasoning: Vec<Reasoning>,
     /// The tool calls it made natively (the provider's `tool_calls` or
     /// `tool_use` blocks), each with its id. Calls written in the text are
     /// read from [`text`](Self::text) with [`reader`](crate::reader).
@@ -369,6 +489,12 @@ pub struct Response {
     pub usage: Usage,
     /// Why it stopped.
     pub stop: StopReason,
+    /// What the answer held that this crate does not read, as the provider
+    /// sent it: Anthropic's content blocks of other kinds (server tools'
+    /// use and results, MCP connector blocks, kinds added later, a streamed
+    /// block with its input put together), content parts of unknown types.
+    /// They are skipped, never an error.
+    pub unread: Vec<serde_json::Value>,
 }
 
 impl Response {
@@ -376,9 +502,11 @@ impl Response {
     pub fn new(text: impl Into<String>) -> Response {
         Response {
             text: text.into(),
+            reasoning: Vec::new(),
             calls: Vec::new(),
             usage: Usage::default(),
             stop: StopReason::EndTurn,
+            unread: Vec::new(),
         }
     }
 
@@ -389,6 +517,12 @@ impl Response {
             self.stop = StopReason::ToolUse;
         }
         self.calls = calls;
+        self
+    }
+
+    /// Sets what the model thought before it answered.
+    pub fn reasoning(mut self, reasoning: Vec<Reasoning>) -> Response {
+        self.reasoning = reasoning;
         self
     }
 
@@ -404,12 +538,21 @@ impl Response {
         self
     }
 
+    /// The text of its reasoning, every part joined.
+    pub fn reasoning_text(&self) -> String {
+        self.reasoning
+            .iter()
+            .map(|part| part.text.as_str())
+            .collect()
+    }
+
     /// The answer as the assistant message that goes back into the
-    /// conversation: its text and calls.
+    /// conversation: its text, calls and reasoning.
     pub fn to_message(&self) -> Message {
         Message::Assistant {
             text: self.text.clone(),
             calls: self.calls.clone(),
+            reasoning: self.reasoning.clone(),
         }
     }
 }
@@ -432,6 +575,9 @@ impl From<String> for Response {
 pub enum StreamEvent {
     /// More of the answer's text.
     Text(String),
+    /// More of the model's reasoning, as it thinks: never part of the text
+    /// (see [`Reasoning`]).
+    Reasoning(String),
     /// A tool call began: its position among the answer's calls, the
     /// provider's id, and the tool's name.
     CallStarted {
@@ -522,10 +668,26 @@ impl ModelError {
     }
 
     /// Whether asking again later may succeed: a rate limit, a server error
-    /// (5xx), a timeout, a broken connection.
+    /// (5xx), a timeout, a broken connection. A server error whose body says
+    /// the request itself is invalid (an `invalid_request_error`, a
+    /// validation error of the request's fields, as some servers send with
+    /// a 500) is not: the same request fails the same way.
+    ///
+    /// ```
+    /// use typed_tools::model::ModelError;
+    ///
+    /// let busy = ModelError::Status { status: 503, body: "overloaded".into() };
+    /// assert!(busy.is_retryable());
+    /// // llama-cpp-python's answer to an assistant message with `"content": null`.
+    /// let invalid = ModelError::Status {
+    ///     status: 500,
+    ///     body: r#"{"error": {"message": "1 validation error for ChatCompletionRequestAssistantMessage\ncontent\n  Input should be a valid string", "type": "internal_server_error"}}"#.into(),
+    /// };
+    /// assert!(!invalid.is_retryable());
+    /// ```
     pub fn is_retryable(&self) -> bool {
         match self {
-            ModelError::Status { status, .. } => *status >= 500,
+            ModelError::Status { status, body } => *status >= 500 && !says_request_is_invalid(body),
             ModelError::RateLimited { .. }
             | ModelError::Timeout { .. }
             | ModelError::Connection { .. } => true,
@@ -534,6 +696,25 @@ impl ModelError {
             }
         }
     }
+}
+
+/// Whether an error body says the request itself is invalid: an error
+/// type or code of a bad request (OpenAI's and Anthropic's
+/// `invalid_request_error`, vLLM's `BadRequestError`), or the words of a
+/// validation error (pydantic's, which FastAPI-based servers such as
+/// llama-cpp-python send, sometimes with a 500).
+fn says_request_is_invalid(body: &str) -> bool {
+    const MARKS: [&str; 8] = [
+        "invalid_request_error",
+        "BadRequestError",
+        "context_length_exceeded",
+        "validation error for ",
+        "validation errors for ",
+        "Input should be ",
+        "Field required",
+        "Extra inputs are not permitted",
+    ];
+    MARKS.iter().any(|mark| body.contains(mark))
 }
 
 impl fmt::Display for ModelError {
@@ -743,7 +924,9 @@ pub fn estimate_tokens(text: &str) -> u64 {
     (text.len() as u64).div_ceil(4).max(1)
 }
 
-fn message_tokens(message: &Message) -> u64 {
+/// The estimated tokens of a message: its text, its calls' names and
+/// arguments.
+pub(crate) fn message_tokens(message: &Message) -> u64 {
     let calls: u64 = message
         .calls()
         .iter()
@@ -752,18 +935,35 @@ fn message_tokens(message: &Message) -> u64 {
     estimate_tokens(message.text()) + calls
 }
 
+/// The estimated tokens a request reads: its messages and the tools it
+/// offers.
+pub(crate) fn request_tokens(request: &Request) -> u64 {
+    let messages: u64 = request.messages.iter().map(message_tokens).sum();
+    let tools = request
+        .tools
+        .as_ref()
+        .map_or(0, |tools| estimate_tokens(&tools.to_string()));
+    messages + tools
+}
+
+/// The estimated tokens an answer wrote: its text, reasoning and calls.
+pub(crate) fn answer_tokens(response: &Response) -> u64 {
+    let reasoning = match response.reasoning_text() {
+        text if text.is_empty() => 0,
+        text => estimate_tokens(&text),
+    };
+    message_tokens(&response.to_message()) + reasoning
+}
+
 impl Model for ScriptedModel {
     fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
-        let input_tokens: u64 = request.messages.iter().map(message_tokens).sum();
+        let input_tokens = request_tokens(&request);
         lock(&self.requests).push(request);
         let answer = lock(&self.answers).pop_front();
         let result = match answer {
             Some(Ok(mut response)) => {
                 if response.usage == Usage::default() {
-                    response.usage = Usage {
-                        input_tokens,
-                        output_tokens: message_tokens(&response.to_message()),
-                    };
+                    response.usage = Usage::estimate(input_tokens, answer_tokens(&response));
                 }
                 Ok(response)
             }

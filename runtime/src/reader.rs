@@ -298,6 +298,21 @@ fn provider_of(value: &Value) -> Option<CallFormat> {
     }
 }
 
+/// The calls of a provider's response already parsed: for the provider
+/// clients, which read the rest of the same response.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic")),
+    allow(dead_code, reason = "used by the provider clients only")
+)]
+pub(crate) fn read_parsed(format: CallFormat, value: &Value) -> Result<Vec<ToolCall>, ReadError> {
+    match format {
+        CallFormat::OpenAiChat => openai::chat(value),
+        CallFormat::OpenAiResponses => openai::responses(value),
+        CallFormat::Anthropic => anthropic::read(value),
+        _ => read_calls(format, &value.to_string()),
+    }
+}
+
 fn parse_json(format: CallFormat, text: &str) -> Result<Value, ReadError> {
     serde_json::from_str(text).map_err(|error| {
         ReadError::new(

@@ -73,7 +73,7 @@ pub(crate) enum Reply {
     /// A whole body with a status.
     Whole {
         status: u16,
-        headers: Vec<(&'static str, String)>,
+        headers: Vec<(String, String)>,
         body: String,
     },
     /// `text/event-stream`, each piece written as its own HTTP chunk.
@@ -92,7 +92,7 @@ impl Reply {
     pub(crate) fn status(status: u16, body: &str) -> Reply {
         Reply::Whole {
             status,
-            headers: vec![("content-type", "application/json".into())],
+            headers: vec![("content-type".into(), "application/json".into())],
             body: body.into(),
         }
     }
@@ -100,7 +100,7 @@ impl Reply {
     /// The same, with a header more.
     pub(crate) fn header(mut self, name: &'static str, value: &str) -> Reply {
         if let Reply::Whole { headers, .. } = &mut self {
-            headers.push((name, value.into()));
+            headers.push((name.into(), value.into()));
         }
         self
     }
@@ -198,7 +198,7 @@ async fn answer(
             let mut map = HeaderMap::new();
             for (name, value) in headers {
                 map.insert(
-                    HeaderName::from_static(name),
+                    HeaderName::from_bytes(name.as_bytes()).unwrap(),
                     HeaderValue::from_str(&value).unwrap(),
                 );
             }

@@ -286,6 +286,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
                     } else {
                         Vec::new()
                     },
+                    reasoning: response.reasoning,
                 });
                 self.run_calls(state, step, &calls).await
             }

@@ -4,13 +4,15 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::assemble::{self, Assembly, Flow};
-use super::http::{cut, ApiKey, Env, Transport};
+use super::assemble::{self, Assembly, Flow, Parse};
+use super::http::{malformed, ApiKey, Env, Transport};
 use super::sse::Event;
-use super::{client_api, env_var, id_of, native_tools, with_ids, Wire};
+use super::{
+    client_api, env_var, id_of, native_tools, read_answer, stream_error, to_json, with_ids, Wire,
+};
 use crate::catalog::{Catalog, CatalogFormat};
-use crate::model::{Message, ModelError, Request, Response, StopReason, ToolChoice};
-use crate::reader::{read_calls, CallFormat, ToolCall};
+use crate::model::{Message, ModelError, Reasoning, Request, Response, StopReason, ToolChoice};
+use crate::reader::{CallFormat, ToolCall};
 
 /// A client for Anthropic Messages. Feature `anthropic`; **it needs a tokio
 /// runtime** (see the [module docs](super)).
@@ -135,18 +137,8 @@ impl Wire for Anthropic {
         example: "`claude-sonnet-4-5`",
     };
     const PATH: &'static str = "/v1/messages";
-
-    fn for_model(model: String) -> Anthropic {
-        Anthropic::new(model)
-    }
-
-    fn transport(&self) -> &Transport {
-        &self.transport
-    }
-
-    fn transport_mut(&mut self) -> &mut Transport {
-        &mut self.transport
-    }
+    const PARSE: fn(&[u8]) -> Result<Response, ModelError> = parse;
+    const PARSE_EVENT: Parse = parse_event;
 
     fn headers(&self, key: Option<&ApiKey>) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
@@ -169,7 +161,7 @@ impl Wire for Anthropic {
         let tools = native_tools(request, &[CatalogFormat::Anthropic], "an Anthropic client")?;
         let messages = with_ids(&request.messages);
         let (system, turns) = turns(&messages);
-        let body = Body {
+        to_json(&Body {
             model: &self.model,
             max_tokens: request.max_tokens.unwrap_or(self.max_tokens),
             system,
@@ -177,16 +169,7 @@ impl Wire for Anthropic {
             tools,
             tool_choice: tools.map(|_| tool_choice(&request.tool_choice, self.parallel_tool_calls)),
             stream,
-        };
-        serde_json::to_vec(&body).map_err(|error| ModelError::other(error.to_string()))
-    }
-
-    fn parse(body: &[u8]) -> Result<Response, ModelError> {
-        parse(body)
-    }
-
-    fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError> {
-        parse_event(event, assembly)
+        })
     }
 }
 
@@ -226,6 +209,13 @@ struct Turn<'a> {
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block<'a> {
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    RedactedThinking {
+        data: &'a str,
+    },
     Text {
         text: &'a str,
     },
@@ -267,8 +257,25 @@ fn turns(messages: &[Message]) -> (Option<String>, Vec<Turn<'_>>) {
                 push("user", Block::Text { text }, results_open);
                 results_open = false;
             }
-            Message::Assistant { text, calls } => {
-                let mut content = Vec::new();
+            Message::Assistant {
+                text,
+                calls,
+                reasoning,
+            } => {
+                // Thinking goes back first, as it came, and only as
+                // Anthropic signed it: a block with no signature (another
+                // provider's reasoning) would be refused.
+                let mut content: Vec<Block<'_>> = reasoning
+                    .iter()
+                    .filter_map(|part| match (&part.redacted, &part.signature) {
+                        (Some(data), _) => Some(Block::RedactedThinking { data }),
+                        (None, Some(signature)) => Some(Block::Thinking {
+                            thinking: &part.text,
+                            signature,
+                        }),
+                        (None, None) => None,
+                    })
+                    .collect();
                 if !text.is_empty() {
                     content.push(Block::Text { text });
                 }
@@ -352,54 +359,96 @@ impl WireUsage {
                 .fold(0u64, |sum, n| sum.saturating_add(*n))
         })
     }
+
+    fn whole(&self) -> Option<crate::model::Usage> {
+        let (input, output) = (self.input(), self.output_tokens);
+        (input.is_some() || output.is_some()).then(|| {
+            crate::model::Usage::new(input.unwrap_or_default(), output.unwrap_or_default())
+        })
+    }
 }
 
 #[derive(Deserialize)]
 struct WireMessage {
-    content: Vec<ContentBlock>,
+    content: Vec<Value>,
     #[serde(default)]
     stop_reason: Option<String>,
     #[serde(default)]
     usage: Option<WireUsage>,
 }
 
+/// A block of content whose kind this client reads.
 #[derive(Deserialize)]
-struct ContentBlock {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    text: Option<String>,
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Known {
+    Text {
+        text: String,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: Option<String>,
+    },
+    RedactedThinking {
+        data: String,
+    },
 }
 
-/// A whole Messages response: its text blocks, its `tool_use` blocks read
-/// by [`reader`](crate::reader), usage and stop reason.
-fn parse(body: &[u8]) -> Result<Response, ModelError> {
-    let malformed = |message: String| ModelError::Malformed {
-        message,
-        body: cut(&String::from_utf8_lossy(body)),
-    };
-    let text = std::str::from_utf8(body).map_err(|error| malformed(error.to_string()))?;
-    let message: WireMessage =
-        serde_json::from_str(text).map_err(|error| malformed(format!("not a message: {error}")))?;
-    let calls =
-        read_calls(CallFormat::Anthropic, text).map_err(|error| malformed(error.to_string()))?;
-    let answer: String = message
-        .content
-        .iter()
-        .filter(|block| block.kind == "text")
-        .filter_map(|block| block.text.as_deref())
-        .collect();
-    let mut usage = crate::model::Usage::default();
-    if let Some(wire) = &message.usage {
-        usage.input_tokens = wire.input().unwrap_or_default();
-        usage.output_tokens = wire.output_tokens.unwrap_or_default();
+/// A block of content read: `Ok` for text and thinking, `Err` for a block
+/// this client does not read (a `tool_use` block is read by the reader;
+/// server tools, MCP connector blocks and kinds added later are kept in
+/// [`Response::unread`]). A known kind with fields of the wrong type is
+/// malformed.
+fn known(block: &Value) -> Result<Option<Known>, String> {
+    match block.get("type") {
+        Some(Value::String(kind))
+            if matches!(&**kind, "text" | "thinking" | "redacted_thinking") =>
+        {
+            Known::deserialize(block).map(Some).map_err(|error| {
+                format!("a `{kind}` block is not what Anthropic documents: {error}")
+            })
+        }
+        Some(Value::String(_)) => Ok(None),
+        _ => Err(format!(
+            "a content block without a `type`: found {}",
+            crate::schema::describe_value(block)
+        )),
     }
-    Ok(assemble::finished(
+}
+
+/// A whole Messages response: its text blocks, its thinking (kept apart),
+/// its `tool_use` blocks read by [`reader`](crate::reader), the blocks of
+/// other kinds kept unread, usage and stop reason.
+fn parse(body: &[u8]) -> Result<Response, ModelError> {
+    let (message, calls) = read_answer::<WireMessage>(body, "a message", CallFormat::Anthropic)?;
+    let mut answer = String::new();
+    let mut reasoning = Vec::new();
+    let mut unread = Vec::new();
+    for block in message.content {
+        match known(&block).map_err(|message| malformed(message, body))? {
+            Some(Known::Text { text }) => answer.push_str(&text),
+            Some(Known::Thinking {
+                thinking,
+                signature,
+            }) => reasoning.push(Reasoning {
+                signature,
+                ..Reasoning::new(thinking)
+            }),
+            Some(Known::RedactedThinking { data }) => reasoning.push(Reasoning::redacted(data)),
+            None if block.get("type").and_then(Value::as_str) == Some("tool_use") => {}
+            None => unread.push(block),
+        }
+    }
+    let mut response = assemble::finished(
         answer,
         calls,
-        usage,
+        message.usage.as_ref().and_then(WireUsage::whole),
         message.stop_reason.as_deref().map(stop_reason),
-    ))
+    );
+    response.reasoning = reasoning;
+    response.unread = unread;
+    Ok(response)
 }
 
 #[derive(Deserialize)]
@@ -445,8 +494,12 @@ struct MessageChange {
 }
 
 /// One event of a Messages stream. Events of types this crate does not know
-/// are skipped, as Anthropic asks of clients.
+/// are skipped, as Anthropic asks of clients; so are blocks and deltas of
+/// kinds it does not read: a block other than text, thinking and
+/// `tool_use` (a server tool's use, streaming its input as
+/// `input_json_delta` too) is kept in [`Response::unread`].
 fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError> {
+    let malformed = |message: String| malformed(message, event.data.as_bytes());
     match assemble::json::<StreamedEvent>(event)? {
         StreamedEvent::MessageStart { message } => {
             if let Some(usage) = message.usage {
@@ -456,16 +509,14 @@ fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelErro
         StreamedEvent::ContentBlockStart {
             index,
             content_block,
-        } => match content_block["type"].as_str() {
-            Some("text") => assembly.text(content_block["text"].as_str().unwrap_or_default())?,
-            Some("tool_use") => {
+        } => {
+            if content_block["type"].as_str() == Some("tool_use") {
                 let (Some(id), Some(name)) =
                     (content_block["id"].as_str(), content_block["name"].as_str())
                 else {
-                    return Err(ModelError::Malformed {
-                        message: "a `tool_use` block without its `id` or `name`".into(),
-                        body: cut(&event.data),
-                    });
+                    return Err(malformed(
+                        "a `tool_use` block without its `id` or `name`".into(),
+                    ));
                 };
                 assembly.call(index, Some(id), Some(name))?;
                 match &content_block["input"] {
@@ -474,16 +525,36 @@ fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelErro
                     }
                     _ => {}
                 }
+                return Ok(Flow::More);
             }
-            _ => {}
-        },
-        StreamedEvent::ContentBlockDelta { index, delta } => match delta["type"].as_str() {
-            Some("text_delta") => assembly.text(delta["text"].as_str().unwrap_or_default())?,
-            Some("input_json_delta") => {
-                assembly.arguments(index, delta["partial_json"].as_str().unwrap_or_default())?
+            match known(&content_block).map_err(malformed)? {
+                Some(Known::Text { text }) => assembly.text(&text)?,
+                Some(Known::Thinking {
+                    thinking,
+                    signature,
+                }) => assembly.reasoning_block(
+                    index,
+                    Reasoning {
+                        signature: signature.filter(|s| !s.is_empty()),
+                        ..Reasoning::new(thinking)
+                    },
+                )?,
+                Some(Known::RedactedThinking { data }) => {
+                    assembly.reasoning_block(index, Reasoning::redacted(data))?
+                }
+                None => assembly.unread(index, content_block)?,
             }
-            _ => {}
-        },
+        }
+        StreamedEvent::ContentBlockDelta { index, delta } => {
+            let text = |field: &str| delta[field].as_str().unwrap_or_default();
+            match delta["type"].as_str() {
+                Some("text_delta") => assembly.text(text("text"))?,
+                Some("input_json_delta") => assembly.arguments(index, text("partial_json"))?,
+                Some("thinking_delta") => assembly.reasoning(Some(index), text("thinking"))?,
+                Some("signature_delta") => assembly.signature(index, text("signature"))?,
+                _ => {}
+            }
+        }
         StreamedEvent::MessageDelta { delta, usage } => {
             if let Some(reason) = delta.and_then(|delta| delta.stop_reason) {
                 assembly.stop(stop_reason(&reason));
@@ -493,33 +564,10 @@ fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelErro
             }
         }
         StreamedEvent::MessageStop {} => return Ok(Flow::End),
-        StreamedEvent::Error { error } => return Err(streamed_error(&error, &event.data)),
+        StreamedEvent::Error { error } => return Err(stream_error(&error, &event.data)),
         StreamedEvent::ContentBlockStop {} | StreamedEvent::Ping {} | StreamedEvent::Unknown => {}
     }
     Ok(Flow::More)
-}
-
-/// An `error` event in the middle of a stream, as the HTTP error it would
-/// have been before the stream began (Anthropic's table of error types).
-fn streamed_error(error: &Value, data: &str) -> ModelError {
-    let body = cut(data);
-    let status = match error["type"].as_str().unwrap_or_default() {
-        "invalid_request_error" => 400,
-        "authentication_error" => 401,
-        "permission_error" => 403,
-        "not_found_error" => 404,
-        "request_too_large" => 413,
-        "rate_limit_error" => {
-            return ModelError::RateLimited {
-                retry_after: None,
-                body,
-            }
-        }
-        "api_error" => 500,
-        "overloaded_error" => 529,
-        _ => return ModelError::other(format!("the provider sent an error in the stream: {body}")),
-    };
-    ModelError::Status { status, body }
 }
 
 #[cfg(test)]
@@ -543,10 +591,7 @@ mod tests {
         let messages = vec![
             Message::system("Be brief."),
             Message::user("Search, then the weather."),
-            Message::Assistant {
-                text: "On it.".into(),
-                calls: vec![a.clone(), b.clone()],
-            },
+            Message::assistant_calls("On it.", vec![a.clone(), b.clone()]),
             Message::tool_result(ToolResult::ok(&a, "[]")),
             Message::tool_result(ToolResult::refused(&b, "unknown tool `wether`")),
             Message::user("Thanks."),
@@ -592,7 +637,7 @@ mod tests {
     fn a_stream_error_keeps_its_kind() {
         let data =
             r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
-        let error = streamed_error(&serde_json::from_str::<Value>(data).unwrap()["error"], data);
+        let error = stream_error(&serde_json::from_str::<Value>(data).unwrap()["error"], data);
         assert!(matches!(error, ModelError::Status { status: 529, .. }));
         assert!(error.is_retryable());
     }
@@ -622,6 +667,146 @@ mod tests {
         assert_eq!(headers["x-api-key"], "sk-ant-test");
     }
 
+    /// One event of a stream, as Anthropic frames it.
+    fn event(data: serde_json::Value) -> String {
+        format!(
+            "event: {}\ndata: {data}\n\n",
+            data["type"].as_str().unwrap()
+        )
+    }
+
+    /// A stream as Anthropic sends it with extended thinking and its web
+    /// search server tool (the shapes of its streaming docs): thinking with
+    /// its signature, a `server_tool_use` block whose input streams as
+    /// `input_json_delta`, its result block, text, then a client tool call.
+    fn server_tool_stream(stop: &str) -> String {
+        [
+            json!({"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 2679, "output_tokens": 3}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "I need the weather, "}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "so I search first."}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA"}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "server_tool_use", "id": "srvtoolu_014hJH82Qum7Td6UV8gDXThB", "name": "web_search", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"query\": \"weather "}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "NYC today\"}"}}),
+            json!({"type": "content_block_stop", "index": 1}),
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_014hJH82Qum7Td6UV8gDXThB", "content": [{"type": "web_search_result", "title": "Weather in New York City", "url": "https://weather.example/nyc", "encrypted_content": "Ev0DCioIAhgC"}]}}),
+            json!({"type": "content_block_stop", "index": 2}),
+            json!({"type": "content_block_start", "index": 3, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 3, "delta": {"type": "text_delta", "text": "It is sunny in New York."}}),
+            json!({"type": "content_block_delta", "index": 3, "delta": {"type": "citations_delta", "citation": {"type": "web_search_result_location", "url": "https://weather.example/nyc"}}}),
+            json!({"type": "content_block_stop", "index": 3}),
+            json!({"type": "content_block_start", "index": 4, "content_block": {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"}}),
+            json!({"type": "content_block_stop", "index": 4}),
+            json!({"type": "content_block_start", "index": 5, "content_block": {"type": "a_block_added_next_year", "payload": 1}}),
+            json!({"type": "content_block_delta", "index": 5, "delta": {"type": "a_delta_added_next_year", "more": 2}}),
+            json!({"type": "content_block_stop", "index": 5}),
+            json!({"type": "content_block_start", "index": 6, "content_block": {"type": "tool_use", "id": "toolu_01A", "name": "save_note", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 6, "delta": {"type": "input_json_delta", "partial_json": "{\"text\": \"sunny\"}"}}),
+            json!({"type": "content_block_stop", "index": 6}),
+            json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 510, "server_tool_use": {"web_search_requests": 1}}}),
+            json!({"type": "message_stop"}),
+        ]
+        .map(event)
+        .concat()
+    }
+
+    #[test]
+    fn server_tools_thinking_and_unknown_blocks_stream_without_failing() {
+        let response =
+            assemble::replay(server_tool_stream("tool_use").as_bytes(), parse_event).unwrap();
+        assert_eq!(response.text, "It is sunny in New York.");
+        // Only the client tool is a call; the server tool's input is its own.
+        assert_eq!(response.calls.len(), 1);
+        assert_eq!(response.calls[0].name, "save_note");
+        assert_eq!(response.calls[0].arguments, r#"{"text": "sunny"}"#);
+        assert_eq!(
+            response.reasoning,
+            [
+                Reasoning::signed(
+                    "I need the weather, so I search first.",
+                    "EqQBCgIYAhIM1gbcDa9GJwZA"
+                ),
+                Reasoning::redacted("EmwKAhgBEgy3va3pzix"),
+            ]
+        );
+        let kinds: Vec<_> = response.unread.iter().map(|b| b["type"].clone()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "server_tool_use",
+                "web_search_tool_result",
+                "a_block_added_next_year"
+            ]
+        );
+        assert_eq!(
+            response.unread[0]["input"],
+            json!({"query": "weather NYC today"})
+        );
+        assert_eq!(response.usage, crate::model::Usage::new(2679, 510));
+        // The same blocks, whole, read alike.
+        let whole = json!({"type": "message", "role": "assistant", "stop_reason": "pause_turn",
+            "content": [
+                {"type": "thinking", "thinking": "I need the weather.", "signature": "EqQB"},
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "weather"}},
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []},
+                {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "echo", "server_name": "example", "input": {"x": 1}},
+                {"type": "text", "text": "Searching.", "citations": null}
+            ],
+            "usage": {"input_tokens": 10, "output_tokens": 5}});
+        let response = parse(whole.to_string().as_bytes()).unwrap();
+        assert_eq!(response.text, "Searching.");
+        assert_eq!(response.reasoning_text(), "I need the weather.");
+        assert!(response.calls.is_empty());
+        assert_eq!(response.unread.len(), 3);
+        assert_eq!(response.stop, StopReason::Other("pause_turn".into()));
+        let paused =
+            assemble::replay(server_tool_stream("pause_turn").as_bytes(), parse_event).unwrap();
+        assert_eq!(paused.stop, StopReason::Other("pause_turn".into()));
+    }
+
+    #[test]
+    fn signed_thinking_goes_back_before_the_calls_it_led_to() {
+        let call = ToolCall {
+            id: Some("toolu_1".into()),
+            name: "save_note".into(),
+            arguments: r#"{"text": "sunny"}"#.into(),
+        };
+        let messages = vec![
+            Message::user("Note the weather."),
+            Message::Assistant {
+                text: String::new(),
+                calls: vec![call.clone()],
+                reasoning: vec![
+                    Reasoning::signed("Save it.", "sig"),
+                    Reasoning::redacted("opaque"),
+                    // Another provider's reasoning: Anthropic would refuse it.
+                    Reasoning::new("unsigned"),
+                ],
+            },
+            Message::tool_result(ToolResult::ok(&call, "true")),
+        ];
+        let (_, turns) = turns(&messages);
+        assert_eq!(
+            serde_json::to_value(&turns[1]).unwrap(),
+            json!({"role": "assistant", "content": [
+                {"type": "thinking", "thinking": "Save it.", "signature": "sig"},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "tool_use", "id": "toolu_1", "name": "save_note", "input": {"text": "sunny"}}
+            ]})
+        );
+    }
+
+    #[test]
+    fn a_delta_for_a_block_that_never_started_is_still_malformed() {
+        let orphan = event(
+            json!({"type": "content_block_delta", "index": 9, "delta": {"type": "input_json_delta", "partial_json": "{}"}}),
+        );
+        let error = assemble::replay(orphan.as_bytes(), parse_event).unwrap_err();
+        assert!(matches!(error, ModelError::Malformed { .. }), "{error:?}");
+    }
+
     const TOOL_USE: &str = include_str!("testdata/anthropic_tool_use.json");
     const PARALLEL: &str = include_str!("testdata/anthropic_parallel_tool_use.json");
     const ANSWER: &str = include_str!("testdata/anthropic_answer.json");
@@ -634,6 +819,11 @@ mod tests {
             mutations::read_alike::<Anthropic>(whole, streamed);
         }
         assert_eq!(parse(TOOL_USE.as_bytes()).unwrap().calls.len(), 1);
+    }
+
+    #[test]
+    fn mutations_of_the_replay_corpus_never_panic() {
+        mutations::corpus_never_panics::<Anthropic>("anthropic");
     }
 
     #[test]

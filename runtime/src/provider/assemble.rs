@@ -8,14 +8,15 @@
 //! mid-escape, mid-number) and several calls may be open at once; each is
 //! appended to its own call, and nothing reads a fragment on its own.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
+use serde_json::Value;
 
-use super::http::{too_long, Transport};
+use super::http::{malformed, too_long, Transport};
 use super::sse::{Decoder, Event};
-use crate::model::{ModelError, Response, StopReason, StreamEvent, Usage};
+use crate::model::{ModelError, Reasoning, Response, StopReason, StreamEvent, Usage};
 use crate::reader::ToolCall;
 
 /// One call being streamed.
@@ -29,14 +30,41 @@ struct Partial {
     given: Option<String>,
 }
 
+/// A block this crate does not read (Anthropic's server tools, kinds added
+/// later), kept as it opened, with the input text streamed into it.
+#[derive(Debug)]
+struct Unread {
+    block: Value,
+    input: String,
+}
+
+/// What a provider's key for a part of the answer stands for.
+#[derive(Clone, Copy, Debug)]
+enum Slot {
+    /// A tool call, its position in `calls`.
+    Call(usize),
+    /// A reasoning block, its position in `reasoning`.
+    Reasoning(usize),
+    /// A block not read, its position in `unread`.
+    Unread(usize),
+}
+
 /// A streamed answer so far, and the events not yet handed out.
 #[derive(Debug)]
 pub(crate) struct Assembly {
     text: String,
+    reasoning: Vec<Reasoning>,
+    /// Reasoning streamed with no block of its own (OpenAI-compatible
+    /// `reasoning_content`) goes on in the last part while this holds.
+    loose_reasoning: bool,
     calls: Vec<Partial>,
-    /// The provider's key of each open call, and its position in `calls`.
-    keys: Vec<(u64, usize)>,
+    unread: Vec<Unread>,
+    /// The provider's key of each open part: looked up once per fragment,
+    /// so that assembly stays linear in the number of calls.
+    keys: HashMap<u64, Slot>,
     usage: Usage,
+    /// Whether the provider reported any usage.
+    usage_seen: bool,
     stop: Option<StopReason>,
     events: VecDeque<StreamEvent>,
     /// Bytes of text and arguments so far, and the most allowed.
@@ -48,9 +76,13 @@ impl Assembly {
     pub(crate) fn new(limit: usize) -> Assembly {
         Assembly {
             text: String::new(),
+            reasoning: Vec::new(),
+            loose_reasoning: false,
             calls: Vec::new(),
-            keys: Vec::new(),
+            unread: Vec::new(),
+            keys: HashMap::new(),
             usage: Usage::default(),
+            usage_seen: false,
             stop: None,
             events: VecDeque::new(),
             size: 0,
@@ -77,6 +109,77 @@ impl Assembly {
         Ok(())
     }
 
+    /// More reasoning: of the block under `key` (opened with
+    /// [`reasoning_block`](Self::reasoning_block)), or, with no key, of the
+    /// reasoning streamed beside the text (OpenAI-compatible servers).
+    pub(crate) fn reasoning(&mut self, key: Option<u64>, piece: &str) -> Result<(), ModelError> {
+        if piece.is_empty() {
+            return Ok(());
+        }
+        let at = match key.and_then(|key| self.keys.get(&key)) {
+            Some(Slot::Reasoning(at)) => *at,
+            Some(_) => return Ok(()),
+            None if key.is_some() => return Ok(()),
+            None => {
+                if !self.loose_reasoning {
+                    self.loose_reasoning = true;
+                    self.reasoning.push(Reasoning::default());
+                }
+                self.reasoning.len() - 1
+            }
+        };
+        self.grow(piece.len())?;
+        self.reasoning[at].text.push_str(piece);
+        self.events
+            .push_back(StreamEvent::Reasoning(piece.to_owned()));
+        Ok(())
+    }
+
+    /// A reasoning block under `key` opens (Anthropic's `thinking` and
+    /// `redacted_thinking`), with what it opened with.
+    pub(crate) fn reasoning_block(
+        &mut self,
+        key: u64,
+        opened: Reasoning,
+    ) -> Result<(), ModelError> {
+        self.grow(opened.text.len() + opened.redacted.as_ref().map_or(0, String::len))?;
+        let text = opened.text.clone();
+        self.loose_reasoning = false;
+        self.reasoning.push(opened);
+        self.keys
+            .insert(key, Slot::Reasoning(self.reasoning.len() - 1));
+        if !text.is_empty() {
+            self.events.push_back(StreamEvent::Reasoning(text));
+        }
+        Ok(())
+    }
+
+    /// The signature of the reasoning block under `key` (Anthropic's
+    /// `signature_delta`); ignored for any other key.
+    pub(crate) fn signature(&mut self, key: u64, piece: &str) -> Result<(), ModelError> {
+        if let Some(Slot::Reasoning(at)) = self.keys.get(&key) {
+            let at = *at;
+            self.grow(piece.len())?;
+            self.reasoning[at]
+                .signature
+                .get_or_insert_with(String::new)
+                .push_str(piece);
+        }
+        Ok(())
+    }
+
+    /// A block this crate does not read opens under `key`: kept in
+    /// [`Response::unread`], its streamed input with it.
+    pub(crate) fn unread(&mut self, key: u64, block: Value) -> Result<(), ModelError> {
+        self.grow(block.to_string().len())?;
+        self.unread.push(Unread {
+            block,
+            input: String::new(),
+        });
+        self.keys.insert(key, Slot::Unread(self.unread.len() - 1));
+        Ok(())
+    }
+
     /// A call under `key`: opened if the key is new, or if it comes with an
     /// id other than the open call's (Ollama numbers every call of a
     /// parallel batch 0 and tells them apart by id alone); otherwise the open
@@ -89,8 +192,8 @@ impl Assembly {
     ) -> Result<(), ModelError> {
         let id = id.filter(|id| !id.is_empty());
         let name = name.unwrap_or_default();
-        if let Some(position) = self.position(key) {
-            let open = &mut self.calls[position];
+        if let Some(Slot::Call(position)) = self.keys.get(&key) {
+            let open = &mut self.calls[*position];
             let other_id = matches!((&open.id, id), (Some(open), Some(new)) if open != new);
             if !other_id {
                 if open.name.is_empty() && !name.is_empty() {
@@ -107,8 +210,7 @@ impl Assembly {
             arguments: String::new(),
             given: None,
         });
-        self.keys.retain(|&(open, _)| open != key);
-        self.keys.push((key, index));
+        self.keys.insert(key, Slot::Call(index));
         self.events.push_back(StreamEvent::CallStarted {
             index,
             id: id.map(str::to_owned),
@@ -127,29 +229,37 @@ impl Assembly {
     )]
     pub(crate) fn given(&mut self, key: u64, arguments: String) -> Result<(), ModelError> {
         self.grow(arguments.len())?;
-        if let Some(position) = self.position(key) {
-            self.calls[position].given = Some(arguments);
+        if let Some(Slot::Call(position)) = self.keys.get(&key) {
+            self.calls[*position].given = Some(arguments);
         }
         Ok(())
     }
 
-    /// More of the argument text of the call under `key`.
+    /// More of the input text of the part under `key`: a call's arguments,
+    /// or the input of a block this crate does not read. A key that never
+    /// opened is a stream out of order.
     pub(crate) fn arguments(&mut self, key: u64, fragment: &str) -> Result<(), ModelError> {
-        let Some(index) = self.position(key) else {
-            return Err(ModelError::Malformed {
-                message: format!("arguments for tool call {key}, which never started"),
-                body: super::http::cut(fragment),
-            });
+        let Some(&slot) = self.keys.get(&key) else {
+            return Err(malformed(
+                format!("arguments for tool call {key}, which never started"),
+                fragment.as_bytes(),
+            ));
         };
         if fragment.is_empty() {
             return Ok(());
         }
         self.grow(fragment.len())?;
-        self.calls[index].arguments.push_str(fragment);
-        self.events.push_back(StreamEvent::CallArguments {
-            index,
-            fragment: fragment.to_owned(),
-        });
+        match slot {
+            Slot::Call(index) => {
+                self.calls[index].arguments.push_str(fragment);
+                self.events.push_back(StreamEvent::CallArguments {
+                    index,
+                    fragment: fragment.to_owned(),
+                });
+            }
+            Slot::Unread(at) => self.unread[at].input.push_str(fragment),
+            Slot::Reasoning(_) => {}
+        }
         Ok(())
     }
 
@@ -158,9 +268,11 @@ impl Assembly {
     pub(crate) fn usage(&mut self, input: Option<u64>, output: Option<u64>) {
         if let Some(input) = input {
             self.usage.input_tokens = input;
+            self.usage_seen = true;
         }
         if let Some(output) = output {
             self.usage.output_tokens = output;
+            self.usage_seen = true;
         }
     }
 
@@ -175,13 +287,6 @@ impl Assembly {
     /// Whether the provider said why the model stopped.
     pub(crate) fn stopped(&self) -> bool {
         self.stop.is_some()
-    }
-
-    fn position(&self, key: u64) -> Option<usize> {
-        self.keys
-            .iter()
-            .find(|&&(open, _)| open == key)
-            .map(|&(_, position)| position)
     }
 
     /// The whole answer: its calls in the order they opened, a call with no
@@ -199,25 +304,41 @@ impl Assembly {
                 },
             })
             .collect();
-        finished(
+        let unread = std::mem::take(&mut self.unread)
+            .into_iter()
+            .map(|Unread { mut block, input }| {
+                if let (Value::Object(fields), false) = (&mut block, input.is_empty()) {
+                    let input = serde_json::from_str(&input).unwrap_or(Value::String(input));
+                    fields.insert("input".into(), input);
+                }
+                block
+            })
+            .collect();
+        let mut response = finished(
             std::mem::take(&mut self.text),
             calls,
-            self.usage,
+            self.usage_seen.then_some(self.usage),
             self.stop.take(),
-        )
+        );
+        response.reasoning = std::mem::take(&mut self.reasoning);
+        response.unread = unread;
+        response
     }
 }
 
 /// A response from its parts. A provider that gave no stop reason, or said
 /// "stop" while calling tools (some local servers do), stopped to use tools
-/// if it called any.
+/// if it called any. Usage the provider did not report is marked
+/// [`estimated`](Usage::estimated) (at zero, until the client estimates it
+/// from the request and the answer: [`super::estimate_usage`]).
 pub(crate) fn finished(
     text: String,
     calls: Vec<ToolCall>,
-    usage: Usage,
+    usage: Option<Usage>,
     stop: Option<StopReason>,
 ) -> Response {
     let called = !calls.is_empty();
+    let usage = usage.unwrap_or(Usage::estimate(0, 0));
     let response = Response::new(text).calls(calls).usage(usage);
     match stop {
         Some(StopReason::EndTurn) | None if called => response,
@@ -293,10 +414,10 @@ impl Decoding {
             // The body ended without the provider's last event: complete
             // only if the provider said why the model stopped.
             if !self.assembly.stopped() {
-                return Err(ModelError::Malformed {
-                    message: "the stream ended before the answer did".into(),
-                    body: super::http::cut(&self.assembly.text),
-                });
+                return Err(malformed(
+                    "the stream ended before the answer did",
+                    self.assembly.text.as_bytes(),
+                ));
             }
             self.over = true;
         }
@@ -316,12 +437,15 @@ impl Decoding {
 
 /// The events of a streamed answer: `send` is the request (retried before
 /// any event, as [`Transport::post`] does), `parse` reads each server-sent
-/// event, and the last item is [`StreamEvent::Done`] or an error. An error
+/// event, and the last item is [`StreamEvent::Done`] or an error; usage
+/// the stream did not report is estimated, the request counted as
+/// `request_tokens`. An error
 /// mid-stream is not retried: what was handed out cannot be taken back.
 pub(crate) fn events<'a>(
     transport: &'a Transport,
     send: Result<BoxFuture<'a, Result<reqwest::Response, ModelError>>, ModelError>,
     parse: Parse,
+    request_tokens: u64,
 ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
     let state = match send {
         Ok(send) => State::Connecting(send),
@@ -341,7 +465,11 @@ pub(crate) fn events<'a>(
         let (response, decoding) = &mut *reading;
         match next(transport, response, decoding).await {
             Ok(Some(event)) => Some((Ok(event), State::Reading(reading))),
-            Ok(None) => Some((Ok(StreamEvent::Done(decoding.finish())), State::Over)),
+            Ok(None) => {
+                let mut response = decoding.finish();
+                super::estimate_usage(&mut response, request_tokens);
+                Some((Ok(StreamEvent::Done(response)), State::Over))
+            }
             Err(error) => Some((Err(error), State::Over)),
         }
     })
@@ -384,12 +512,14 @@ pub(crate) async fn collect(
 
 /// Reads the JSON of an event's data, or says it is not what was expected.
 pub(crate) fn json<'de, T: serde::Deserialize<'de>>(event: &'de Event) -> Result<T, ModelError> {
-    serde_json::from_str(&event.data).map_err(|error| ModelError::Malformed {
-        message: format!(
-            "a `{}` event is not what the provider documents: {error}",
-            event.kind
-        ),
-        body: super::http::cut(&event.data),
+    serde_json::from_str(&event.data).map_err(|error| {
+        malformed(
+            format!(
+                "a `{}` event is not what the provider documents: {error}",
+                event.kind
+            ),
+            event.data.as_bytes(),
+        )
     })
 }
 

@@ -250,12 +250,21 @@ impl Transport {
     }
 }
 
+/// The error for a body that is not what the provider documents: what was
+/// wrong, and the body's start.
+pub(crate) fn malformed(message: impl Into<String>, body: &[u8]) -> ModelError {
+    ModelError::Malformed {
+        message: message.into(),
+        body: cut(&String::from_utf8_lossy(body)),
+    }
+}
+
 /// The error for an answer longer than `limit` bytes.
 pub(crate) fn too_long(limit: usize, start: &[u8]) -> ModelError {
-    ModelError::Malformed {
-        message: format!("the answer is longer than {limit} bytes, the most this client reads"),
-        body: cut(&String::from_utf8_lossy(start)),
-    }
+    malformed(
+        format!("the answer is longer than {limit} bytes, the most this client reads"),
+        start,
+    )
 }
 
 /// reqwest over rustls with the `ring` provider, given explicitly so that no

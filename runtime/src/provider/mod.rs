@@ -54,11 +54,14 @@ use futures::stream::BoxStream;
 use futures::FutureExt;
 use reqwest::header::HeaderMap;
 
-use self::assemble::{Assembly, Flow};
-use self::http::{ApiKey, Env, Transport};
-use self::sse::Event;
+use self::assemble::Parse;
+use self::http::{malformed, ApiKey, Env, Transport};
 use crate::catalog::{Catalog, CatalogFormat};
-use crate::model::{Message, ModelError, Request, Response, StreamEvent, ToolChoice};
+use crate::model::{
+    answer_tokens, request_tokens, Message, ModelError, Request, Response, StreamEvent, ToolChoice,
+    Usage,
+};
+use crate::reader::{read_parsed, CallFormat, ToolCall};
 
 mod assemble;
 mod http;
@@ -74,32 +77,57 @@ pub use anthropic::Anthropic;
 #[cfg(feature = "openai")]
 pub use openai::OpenAi;
 
-/// What a client adds to the [`Transport`] both share: where it posts, its
-/// headers and body, and how it reads an answer and a stream's events. The
-/// rest of a request's way (retries, limits, streaming) is written once,
-/// below.
-pub(crate) trait Wire: Sized + Sync {
-    /// Its environment variables.
-    const ENV: Env;
-    /// The path under the base URL it posts to.
-    const PATH: &'static str;
+/// A client's hold on the [`Transport`] it shares with the others
+/// (implemented by [`client_api`]).
+pub(crate) trait Client: Sized + Sync {
     /// A client for `model`, every other setting at its default.
     fn for_model(model: String) -> Self;
     fn transport(&self) -> &Transport;
     fn transport_mut(&mut self) -> &mut Transport;
+}
+
+/// What a client adds to the [`Transport`] both share: where it posts, its
+/// headers and body, and how it reads an answer and a stream's events. The
+/// rest of a request's way (retries, limits, streaming) is written once,
+/// below.
+pub(crate) trait Wire: Client {
+    /// Its environment variables.
+    const ENV: Env;
+    /// The path under the base URL it posts to.
+    const PATH: &'static str;
+    /// Reads a whole answer.
+    const PARSE: fn(&[u8]) -> Result<Response, ModelError>;
+    /// Reads one server-sent event of a streamed answer.
+    const PARSE_EVENT: Parse;
     /// The headers of every request: authentication, version.
     fn headers(&self, key: Option<&ApiKey>) -> Result<HeaderMap, ModelError>;
-    /// The request body, as JSON.
+    /// The request body, to be sent as JSON.
     fn body(
         &self,
         request: &Request,
         url: &reqwest::Url,
         stream: bool,
     ) -> Result<Vec<u8>, ModelError>;
-    /// A whole answer.
-    fn parse(body: &[u8]) -> Result<Response, ModelError>;
-    /// One server-sent event of a streamed answer.
-    fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError>;
+}
+
+/// A request body as JSON.
+pub(crate) fn to_json(body: &impl serde::Serialize) -> Result<Vec<u8>, ModelError> {
+    serde_json::to_vec(body).map_err(|error| ModelError::other(error.to_string()))
+}
+
+/// A whole answer's JSON, parsed once: read as `T` (`what` names it in the
+/// error) and its calls read by the reader of `format`; what does not read
+/// is [`ModelError::Malformed`] with the body's start.
+pub(crate) fn read_answer<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    what: &str,
+    format: CallFormat,
+) -> Result<(T, Vec<ToolCall>), ModelError> {
+    let not = |error: serde_json::Error| malformed(format!("not {what}: {error}"), body);
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(not)?;
+    let answer = T::deserialize(&value).map_err(not)?;
+    let calls = read_parsed(format, &value).map_err(|error| malformed(error.to_string(), body))?;
+    Ok((answer, calls))
 }
 
 /// A client from the environment's variables, read by `var`: the model is
@@ -149,15 +177,27 @@ pub(crate) fn complete<W: Wire>(
         return assemble::collect(stream(client, request)).boxed();
     }
     let sent = send(client, &request, false);
+    let request_tokens = request_tokens(&request);
     async move {
         let mut response = sent?.await?;
         let transport = client.transport();
         let body = transport
             .read(&mut response, transport.max_response_bytes)
             .await?;
-        W::parse(&body)
+        let mut response = W::PARSE(&body)?;
+        estimate_usage(&mut response, request_tokens);
+        Ok(response)
     }
     .boxed()
+}
+
+/// Usage the provider did not report (marked estimated at zero by
+/// [`assemble::finished`]), estimated from the request (`request_tokens`)
+/// and the answer: unknown is never zero, so that a token budget binds.
+pub(crate) fn estimate_usage(response: &mut Response, request_tokens: u64) {
+    if response.usage.estimated && response.usage.total() == 0 {
+        response.usage = Usage::estimate(request_tokens, answer_tokens(response));
+    }
 }
 
 /// [`Model::stream`](crate::model::Model::stream) for any client.
@@ -168,7 +208,8 @@ pub(crate) fn stream<W: Wire>(
     assemble::events(
         client.transport(),
         send(client, &request, true),
-        W::parse_event,
+        W::PARSE_EVENT,
+        request_tokens(&request),
     )
 }
 
@@ -176,6 +217,20 @@ pub(crate) fn stream<W: Wire>(
 /// their `Model` implementation, over [`complete`] and [`stream`].
 macro_rules! client_api {
     ($client:ident, $key_var:literal, $url_var:literal) => {
+        impl $crate::provider::Client for $client {
+            fn for_model(model: String) -> $client {
+                $client::new(model)
+            }
+
+            fn transport(&self) -> &$crate::provider::http::Transport {
+                &self.transport
+            }
+
+            fn transport_mut(&mut self) -> &mut $crate::provider::http::Transport {
+                &mut self.transport
+            }
+        }
+
         impl $crate::model::Model for $client {
             fn complete(
                 &self,
@@ -362,6 +417,55 @@ pub(crate) fn native_tools<'r>(
     Ok(tools)
 }
 
+/// An error a provider sent inside a stream, after its 200 (Anthropic's
+/// `error` event; OpenAI-compatible servers' `{"error": {...}}` chunk, as
+/// Groq and OpenRouter send), as the HTTP error it stands for: its `code`
+/// when that is a status (`502`, `"429"`), else its `type` or `code` by
+/// the providers' tables of error types; `429` and rate-limit types are
+/// [`ModelError::RateLimited`]. The body keeps the provider's code and
+/// message; an error of no known kind is [`ModelError::Other`] holding it.
+pub(crate) fn stream_error(error: &serde_json::Value, data: &str) -> ModelError {
+    let body = http::cut(data);
+    let status = |value: &serde_json::Value| {
+        match value {
+            serde_json::Value::Number(n) => n.as_u64(),
+            serde_json::Value::String(s) => s.parse::<u64>().ok(),
+            _ => None,
+        }
+        .and_then(|n| u16::try_from(n).ok())
+        .filter(|n| (400..600).contains(n))
+    };
+    let named = |value: &serde_json::Value| {
+        Some(match value.as_str()? {
+            "invalid_request_error" | "invalid_request" | "bad_request" | "BadRequestError" => 400,
+            "authentication_error" | "invalid_api_key" | "unauthorized" => 401,
+            "permission_error" | "permission_denied" | "forbidden" => 403,
+            "not_found_error" | "not_found" | "model_not_found" => 404,
+            "request_too_large" => 413,
+            "rate_limit_error" | "rate_limit_exceeded" | "rate_limited" => 429,
+            "api_error" | "server_error" | "internal_server_error" | "internal_error" => 500,
+            "service_unavailable" | "unavailable" => 503,
+            "overloaded_error" | "overloaded" => 529,
+            _ => return None,
+        })
+    };
+    let (code, kind) = match error {
+        serde_json::Value::Object(fields) => (
+            fields.get("code").unwrap_or(&serde_json::Value::Null),
+            fields.get("type").unwrap_or(&serde_json::Value::Null),
+        ),
+        other => (other, &serde_json::Value::Null),
+    };
+    match status(code).or_else(|| named(kind)).or_else(|| named(code)) {
+        Some(429) => ModelError::RateLimited {
+            retry_after: None,
+            body,
+        },
+        Some(status) => ModelError::Status { status, body },
+        None => ModelError::other(format!("the provider sent an error in the stream: {body}")),
+    }
+}
+
 /// Reads a variable of the environment, blank as unset.
 pub(crate) fn env_var(name: &str) -> Option<String> {
     std::env::var(name)
@@ -389,8 +493,8 @@ pub(crate) mod mutations {
 
     /// A whole answer and the stream of the same answer read alike.
     pub(crate) fn read_alike<W: Wire>(whole: &str, streamed: &str) {
-        let whole = W::parse(whole.as_bytes()).unwrap();
-        let streamed = assemble::replay(streamed.as_bytes(), W::parse_event).unwrap();
+        let whole = (W::PARSE)(whole.as_bytes()).unwrap();
+        let streamed = assemble::replay(streamed.as_bytes(), W::PARSE_EVENT).unwrap();
         assert_eq!(whole.calls.len(), streamed.calls.len());
         for (a, b) in whole.calls.iter().zip(&streamed.calls) {
             assert_eq!((&a.id, &a.name), (&b.id, &b.name));
@@ -406,28 +510,60 @@ pub(crate) mod mutations {
     pub(crate) fn never_panic<W: Wire>(wholes: &[&str], streams: &[&str], stopped: &str) {
         for whole in wholes {
             for prefix in prefixes(whole.trim_end()) {
-                assert!(read_or_malformed(W::parse(prefix.as_bytes()), prefix).is_none());
+                assert!(read_or_malformed((W::PARSE)(prefix.as_bytes()), prefix).is_none());
             }
             let value: Value = serde_json::from_str(whole).unwrap();
             for mutated in replaced(&value) {
                 let text = mutated.to_string();
-                read_or_malformed(W::parse(text.as_bytes()), &text);
+                read_or_malformed((W::PARSE)(text.as_bytes()), &text);
             }
         }
         for stream in streams {
             for prefix in prefixes(stream) {
-                let read = assemble::replay(prefix.as_bytes(), W::parse_event);
+                let read = assemble::replay(prefix.as_bytes(), W::PARSE_EVENT);
                 if read_or_malformed(read, prefix).is_some() {
                     assert!(prefix.contains(stopped), "{prefix}");
                 }
             }
             for mutated in events(stream) {
                 read_or_malformed(
-                    assemble::replay(mutated.as_bytes(), W::parse_event),
+                    assemble::replay(mutated.as_bytes(), W::PARSE_EVENT),
                     &mutated,
                 );
             }
         }
+    }
+
+    /// Every value-kind mutation of each body recorded from real servers in
+    /// the facade's replay corpus (`tests/provider_corpus/`, bodies that
+    /// others published) is read or a typed error (the corpus holds error
+    /// bodies and streams too), never a panic: the bodies `W`'s folder
+    /// holds, whole (`.json`) and streamed (`.sse`).
+    pub(crate) fn corpus_never_panics<W: Wire>(folder: &str) {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/provider_corpus")
+            .join(folder);
+        let mut read = 0;
+        for entry in std::fs::read_dir(&root).unwrap() {
+            let path = entry.unwrap().path();
+            let body = std::fs::read_to_string(&path).unwrap();
+            match path.extension().and_then(|e| e.to_str()) {
+                Some("json") if !path.to_string_lossy().ends_with(".expect.json") => {
+                    let value: Value = serde_json::from_str(&body).unwrap();
+                    for mutated in replaced(&value) {
+                        let _typed = (W::PARSE)(mutated.to_string().as_bytes());
+                    }
+                }
+                Some("sse") => {
+                    for mutated in events(&body) {
+                        let _typed = assemble::replay(mutated.as_bytes(), W::PARSE_EVENT);
+                    }
+                }
+                _ => continue,
+            }
+            read += 1;
+        }
+        assert!(read >= 20, "{read} bodies in {}", root.display());
     }
 
     /// Every value made from `value` by putting, in place of one of its
@@ -528,10 +664,7 @@ mod tests {
         let b = call(None, "refund");
         let messages = vec![
             Message::user("hi"),
-            Message::Assistant {
-                text: String::new(),
-                calls: vec![a.clone(), b.clone()],
-            },
+            Message::assistant_calls("", vec![a.clone(), b.clone()]),
             // Answered out of order: each result finds its call by name.
             Message::tool_result(ToolResult::ok(&b, "1")),
             Message::tool_result(ToolResult::ok(&a, "2")),
@@ -556,10 +689,7 @@ mod tests {
     fn a_conversation_with_every_id_is_not_copied() {
         let a = call(Some("call_9"), "search");
         let messages = vec![
-            Message::Assistant {
-                text: String::new(),
-                calls: vec![a.clone()],
-            },
+            Message::assistant_calls("", vec![a.clone()]),
             Message::tool_result(ToolResult::ok(&a, "1")),
         ];
         assert!(matches!(with_ids(&messages), Cow::Borrowed(_)));

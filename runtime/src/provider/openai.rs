@@ -4,13 +4,17 @@ use reqwest::header::{HeaderMap, AUTHORIZATION};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::assemble::{self, Assembly, Flow};
-use super::http::{cut, ApiKey, Env, Transport};
+use super::assemble::{self, Assembly, Flow, Parse};
+use super::http::{malformed, ApiKey, Env, Transport};
 use super::sse::Event;
-use super::{client_api, env_var, id_of, native_tools, with_ids, Wire};
+use super::{
+    client_api, env_var, id_of, native_tools, read_answer, stream_error, to_json, with_ids, Wire,
+};
 use crate::catalog::{Catalog, CatalogFormat};
-use crate::model::{Message, ModelError, Request, Response, StopReason, ToolChoice, Usage};
-use crate::reader::{read_calls, CallFormat};
+use crate::model::{
+    Message, ModelError, Reasoning, Request, Response, StopReason, ToolChoice, Usage,
+};
+use crate::reader::CallFormat;
 
 /// A client for OpenAI-compatible Chat Completions: OpenAI itself, and the
 /// servers that speak its API on your machine or your cluster (Ollama,
@@ -163,18 +167,8 @@ impl Wire for OpenAi {
         example: "`gpt-4o-mini`, or `llama3.2` for Ollama",
     };
     const PATH: &'static str = "/chat/completions";
-
-    fn for_model(model: String) -> OpenAi {
-        OpenAi::new(model)
-    }
-
-    fn transport(&self) -> &Transport {
-        &self.transport
-    }
-
-    fn transport_mut(&mut self) -> &mut Transport {
-        &mut self.transport
-    }
+    const PARSE: fn(&[u8]) -> Result<Response, ModelError> = parse;
+    const PARSE_EVENT: Parse = parse_event;
 
     fn headers(&self, key: Option<&ApiKey>) -> Result<HeaderMap, ModelError> {
         let mut headers = HeaderMap::new();
@@ -211,15 +205,7 @@ impl Wire for OpenAi {
             stream,
             stream_options: stream.then(|| json!({ "include_usage": true })),
         };
-        serde_json::to_vec(&body).map_err(|error| ModelError::other(error.to_string()))
-    }
-
-    fn parse(body: &[u8]) -> Result<Response, ModelError> {
-        parse(body)
-    }
-
-    fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError> {
-        parse_event(event, assembly)
+        to_json(&body)
     }
 }
 
@@ -256,8 +242,10 @@ enum ChatMessage<'a> {
         content: &'a str,
     },
     Assistant {
-        /// `null` when the model only called tools.
-        content: Option<&'a str>,
+        /// Always a string, `""` when the model only called tools: OpenAI
+        /// takes `null` there, but strict servers (llama-cpp-python's, whose
+        /// schema says a string) refuse it.
+        content: &'a str,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<Value>,
     },
@@ -271,8 +259,8 @@ fn chat_message(message: &Message) -> ChatMessage<'_> {
     match message {
         Message::System(text) => ChatMessage::System { content: text },
         Message::User(text) => ChatMessage::User { content: text },
-        Message::Assistant { text, calls } => ChatMessage::Assistant {
-            content: (!text.is_empty() || calls.is_empty()).then_some(text.as_str()),
+        Message::Assistant { text, calls, .. } => ChatMessage::Assistant {
+            content: text,
             tool_calls: calls
                 .iter()
                 .map(|call| {
@@ -300,14 +288,17 @@ fn tool_choice(choice: &ToolChoice) -> Value {
     }
 }
 
-fn stop_reason(reason: &str) -> StopReason {
-    match reason {
+/// The finish reason, `None` when none is given (missing, `null`, or `""`
+/// as some servers send).
+fn stop_reason(reason: Option<&str>) -> Option<StopReason> {
+    Some(match reason? {
+        "" => return None,
         "stop" => StopReason::EndTurn,
         "length" => StopReason::MaxTokens,
         "tool_calls" | "function_call" => StopReason::ToolUse,
         "content_filter" => StopReason::Refused,
         other => StopReason::Other(other.to_owned()),
-    }
+    })
 }
 
 #[derive(Deserialize)]
@@ -320,11 +311,16 @@ struct WireUsage {
 
 impl From<WireUsage> for Usage {
     fn from(usage: WireUsage) -> Usage {
-        Usage {
-            input_tokens: usage.prompt_tokens,
-            output_tokens: usage.completion_tokens,
-        }
+        Usage::new(usage.prompt_tokens, usage.completion_tokens)
     }
+}
+
+/// What servers add beside the standard fields that this client reads:
+/// Groq's streamed usage (`x_groq.usage`).
+#[derive(Deserialize)]
+struct Groq {
+    #[serde(default)]
+    usage: Option<WireUsage>,
 }
 
 #[derive(Deserialize)]
@@ -341,50 +337,145 @@ struct Choice {
     finish_reason: Option<String>,
 }
 
+/// A message, or a streamed delta of one: its content (a string, or a
+/// list of parts), its refusal, its reasoning (`reasoning_content`, as
+/// DeepSeek, vLLM and llama.cpp send it, or `reasoning`, as OpenRouter,
+/// Groq and Ollama do), its calls (read by the reader, or streamed).
 #[derive(Deserialize)]
 struct Answer {
     #[serde(default)]
-    content: Option<String>,
+    content: Option<Value>,
     #[serde(default)]
     refusal: Option<String>,
-    /// Read by the reader; here only to check it is a list.
     #[serde(default)]
-    #[allow(dead_code, reason = "deserialized to check its shape")]
-    tool_calls: Option<Vec<Value>>,
+    reasoning_content: Option<Value>,
+    #[serde(default)]
+    reasoning: Option<Value>,
+    /// A list of calls, or of call deltas in a stream.
+    #[serde(default)]
+    tool_calls: Option<Value>,
 }
 
-/// A whole Chat Completions response: the first choice's text (or refusal),
-/// its `tool_calls` read by [`reader`](crate::reader), the usage and the
-/// finish reason.
+/// A message's content read: its text, reasoning and refusal, and the parts
+/// of kinds this client does not read.
+#[derive(Default)]
+struct Content {
+    text: String,
+    reasoning: String,
+    refusal: String,
+    unread: Vec<Value>,
+}
+
+impl Answer {
+    /// Its content, reasoning and refusal, apart. Content may be a string or
+    /// a list of parts (`text`, `thinking` or `reasoning`, `refusal`; a
+    /// `thinking` part may itself be a list, as Mistral's reasoning models
+    /// send it); reasoning is `reasoning_content`, else `reasoning`, never
+    /// both (some servers send the same text under both names).
+    fn read(&mut self) -> Result<Content, String> {
+        let mut content = Content::default();
+        match self.content.take() {
+            None | Some(Value::Null) => {}
+            Some(Value::String(text)) => content.text = text,
+            Some(Value::Array(parts)) => {
+                for part in parts {
+                    content.part(part)?;
+                }
+            }
+            Some(other) => {
+                return Err(format!(
+                    "`content` is {}, not text or a list of parts",
+                    crate::schema::describe_value(&other)
+                ))
+            }
+        }
+        for reasoning in [self.reasoning_content.take(), self.reasoning.take()] {
+            if let Some(Value::String(text)) = reasoning {
+                if !text.is_empty() {
+                    content.reasoning.push_str(&text);
+                    break;
+                }
+            }
+        }
+        if let Some(refusal) = self.refusal.take() {
+            content.refusal.push_str(&refusal);
+        }
+        Ok(content)
+    }
+}
+
+impl Content {
+    /// One part of a content list: an object with a `type`; one of a type
+    /// this client does not read is kept unread.
+    fn part(&mut self, part: Value) -> Result<(), String> {
+        let Some(kind) = part.get("type").and_then(Value::as_str) else {
+            return Err(format!(
+                "a part of `content` is not an object with a `type`: found {}",
+                crate::schema::describe_value(&part)
+            ));
+        };
+        match kind {
+            "text" | "output_text" => texts(&part["text"], &mut self.text),
+            "thinking" | "reasoning" | "reasoning_text" => {
+                for field in ["thinking", "reasoning", "text", "content"] {
+                    texts(&part[field], &mut self.reasoning);
+                }
+            }
+            "refusal" => texts(&part["refusal"], &mut self.refusal),
+            _ => self.unread.push(part),
+        }
+        Ok(())
+    }
+}
+
+/// The text of a value that holds text: a string, or parts each holding
+/// text (`{"type": "text", "text": ...}`), appended to `into`.
+fn texts(value: &Value, into: &mut String) {
+    match value {
+        Value::String(text) => into.push_str(text),
+        Value::Array(parts) => {
+            for part in parts {
+                match part {
+                    Value::String(text) => into.push_str(text),
+                    part => texts(&part["text"], into),
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A whole Chat Completions response: the first choice's text (or refusal)
+/// and reasoning, its `tool_calls` read by [`reader`](crate::reader), the
+/// usage and the finish reason.
 fn parse(body: &[u8]) -> Result<Response, ModelError> {
-    let malformed = |message: String| ModelError::Malformed {
-        message,
-        body: cut(&String::from_utf8_lossy(body)),
-    };
-    let text = std::str::from_utf8(body).map_err(|error| malformed(error.to_string()))?;
-    let completion: Completion = serde_json::from_str(text)
-        .map_err(|error| malformed(format!("not a chat completion: {error}")))?;
-    let Some(choice) = completion.choices.into_iter().next() else {
+    let malformed = |message: String| malformed(message, body);
+    let (completion, calls) =
+        read_answer::<Completion>(body, "a chat completion", CallFormat::OpenAiChat)?;
+    let Some(mut choice) = completion.choices.into_iter().next() else {
         return Err(malformed("a chat completion with no `choices`".into()));
     };
-    let calls =
-        read_calls(CallFormat::OpenAiChat, text).map_err(|error| malformed(error.to_string()))?;
-    let refused = choice.message.refusal.filter(|refusal| !refusal.is_empty());
-    let stop = match &refused {
-        Some(_) => Some(StopReason::Refused),
-        None => choice.finish_reason.as_deref().map(stop_reason),
+    if let Some(calls) = choice.message.tool_calls.take() {
+        if !calls.is_null() && !calls.is_array() {
+            return Err(malformed("`tool_calls` is not a list".into()));
+        }
+    }
+    let content = choice.message.read().map_err(malformed)?;
+    let refused = !content.refusal.is_empty();
+    let stop = match refused {
+        true => Some(StopReason::Refused),
+        false => stop_reason(choice.finish_reason.as_deref()),
     };
-    let answer = match (choice.message.content, refused) {
-        (Some(content), _) if !content.is_empty() => content,
-        (_, Some(refusal)) => refusal,
-        _ => String::new(),
+    let answer = match content.text.is_empty() && refused {
+        true => content.refusal,
+        false => content.text,
     };
-    Ok(assemble::finished(
-        answer,
-        calls,
-        completion.usage.map(Usage::from).unwrap_or_default(),
-        stop,
-    ))
+    let mut response = assemble::finished(answer, calls, completion.usage.map(Usage::from), stop);
+    if !content.reasoning.is_empty() {
+        response.reasoning = vec![Reasoning::new(content.reasoning)];
+    }
+    response.unread = content.unread;
+    Ok(response)
 }
 
 #[derive(Deserialize)]
@@ -394,6 +485,8 @@ struct Chunk {
     #[serde(default)]
     usage: Option<WireUsage>,
     #[serde(default)]
+    x_groq: Option<Groq>,
+    #[serde(default)]
     error: Option<Value>,
 }
 
@@ -402,19 +495,9 @@ struct ChunkChoice {
     #[serde(default)]
     index: u64,
     #[serde(default)]
-    delta: Option<Delta>,
+    delta: Option<Answer>,
     #[serde(default)]
     finish_reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Delta {
-    #[serde(default)]
-    content: Option<String>,
-    #[serde(default)]
-    refusal: Option<String>,
-    #[serde(default)]
-    tool_calls: Option<Vec<CallDelta>>,
 }
 
 #[derive(Deserialize)]
@@ -436,31 +519,39 @@ struct FunctionDelta {
 }
 
 /// One `chat.completion.chunk` (or `[DONE]`): the first choice's delta, and
-/// the usage that comes last with `stream_options.include_usage`.
+/// the usage that comes last with `stream_options.include_usage`. An
+/// `error` in a chunk (Groq, OpenRouter) ends the stream with the error it
+/// stands for.
 fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError> {
     if event.data.trim() == "[DONE]" {
         return Ok(Flow::End);
     }
     let chunk: Chunk = assemble::json(event)?;
-    if let Some(error) = chunk.error {
-        return Err(ModelError::other(format!(
-            "the provider sent an error in the stream: {}",
-            cut(&error.to_string())
-        )));
+    if let Some(error) = chunk.error.filter(|error| !error.is_null()) {
+        return Err(stream_error(&error, &event.data));
     }
-    if let Some(usage) = chunk.usage {
+    let usage = chunk
+        .usage
+        .or_else(|| chunk.x_groq.and_then(|groq| groq.usage));
+    if let Some(usage) = usage {
         assembly.usage(Some(usage.prompt_tokens), Some(usage.completion_tokens));
     }
     for choice in chunk.choices.into_iter().filter(|choice| choice.index == 0) {
-        if let Some(delta) = choice.delta {
-            if let Some(text) = delta.content {
-                assembly.text(&text)?;
-            }
-            if let Some(refusal) = delta.refusal.filter(|refusal| !refusal.is_empty()) {
-                assembly.text(&refusal)?;
+        if let Some(mut delta) = choice.delta {
+            let malformed = |message: String| malformed(message, event.data.as_bytes());
+            let calls = match delta.tool_calls.take() {
+                None | Some(Value::Null) => Vec::new(),
+                Some(calls) => Vec::<CallDelta>::deserialize(calls)
+                    .map_err(|error| malformed(format!("`tool_calls` in a chunk: {error}")))?,
+            };
+            let content = delta.read().map_err(malformed)?;
+            assembly.reasoning(None, &content.reasoning)?;
+            assembly.text(&content.text)?;
+            if !content.refusal.is_empty() {
+                assembly.text(&content.refusal)?;
                 assembly.stop(StopReason::Refused);
             }
-            for call in delta.tool_calls.unwrap_or_default() {
+            for call in calls {
                 let function = call.function.unwrap_or(FunctionDelta {
                     name: None,
                     arguments: None,
@@ -471,8 +562,8 @@ fn parse_event(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelErro
                 }
             }
         }
-        if let Some(reason) = choice.finish_reason {
-            assembly.stop(stop_reason(&reason));
+        if let Some(reason) = stop_reason(choice.finish_reason.as_deref()) {
+            assembly.stop(reason);
         }
     }
     Ok(Flow::More)
@@ -538,10 +629,7 @@ mod tests {
         let request = Request::new(vec![
             Message::system("Be brief."),
             Message::user("Weather in Lima?"),
-            Message::Assistant {
-                text: String::new(),
-                calls: vec![call.clone()],
-            },
+            Message::assistant_calls("", vec![call.clone()]),
             Message::tool_result(ToolResult::ok(&call, r#""sunny""#)),
         ])
         .max_tokens(100);
@@ -556,7 +644,7 @@ mod tests {
                 "messages": [
                     {"role": "system", "content": "Be brief."},
                     {"role": "user", "content": "Weather in Lima?"},
-                    {"role": "assistant", "content": null, "tool_calls": [
+                    {"role": "assistant", "content": "", "tool_calls": [
                         {"id": "call_1", "type": "function",
                          "function": {"name": "weather", "arguments": "{\"city\":\"Lima\"}"}}
                     ]},
@@ -599,6 +687,181 @@ mod tests {
         assert_eq!(body.get("tool_choice"), None);
     }
 
+    /// A stream of `chunks`, framed as Chat Completions streams are.
+    fn stream(chunks: &[Value]) -> String {
+        let mut body: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
+        body.push_str("data: [DONE]\n\n");
+        body
+    }
+
+    #[test]
+    fn a_null_function_call_beside_text_is_no_call() {
+        // A vLLM answer: the legacy field as `null`, `tool_calls` empty,
+        // `stop_reason` an integer, token ids and other extras.
+        let body = json!({"id": "chatcmpl-1", "object": "chat.completion", "model": "qwen",
+            "choices": [{"index": 0, "logprobs": null, "finish_reason": "stop", "stop_reason": 151645,
+                "token_ids": [9707, 0],
+                "message": {"role": "assistant", "content": "Hello!", "refusal": null,
+                    "annotations": null, "audio": null, "function_call": null, "tool_calls": [],
+                    "reasoning_content": null}}],
+            "usage": {"prompt_tokens": 9, "total_tokens": 12, "completion_tokens": 3, "prompt_tokens_details": null},
+            "prompt_logprobs": null, "prompt_token_ids": null, "kv_transfer_params": null});
+        let response = parse(body.to_string().as_bytes()).unwrap();
+        assert_eq!(response.text, "Hello!");
+        assert!(response.calls.is_empty());
+        assert_eq!(response.stop, StopReason::EndTurn);
+        // A legacy call that is an object is still one.
+        let legacy = json!({"choices": [{"message": {"role": "assistant", "content": null,
+            "function_call": {"name": "weather", "arguments": "{\"city\": \"Lima\"}"}},
+            "finish_reason": "function_call"}]});
+        let response = parse(legacy.to_string().as_bytes()).unwrap();
+        assert_eq!(response.calls[0].name, "weather");
+    }
+
+    #[test]
+    fn content_as_a_list_of_parts_keeps_reasoning_apart() {
+        // Mistral's reasoning models: a thinking part holding text parts.
+        let body = json!({"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant",
+        "content": [
+            {"type": "thinking", "thinking": [{"type": "text", "text": "2 and 2 "}, {"type": "text", "text": "make 4."}]},
+            {"type": "text", "text": "The answer "},
+            {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+            {"type": "text", "text": "is 4."}
+        ]}}]});
+        let response = parse(body.to_string().as_bytes()).unwrap();
+        assert_eq!(response.text, "The answer is 4.");
+        assert_eq!(response.reasoning_text(), "2 and 2 make 4.");
+        assert_eq!(response.unread[0]["type"], "image_url");
+        // A refusal part is the text when there is no other.
+        let body = json!({"choices": [{"message": {"role": "assistant",
+            "content": [{"type": "refusal", "refusal": "I can't help with that."}]}}]});
+        let response = parse(body.to_string().as_bytes()).unwrap();
+        assert_eq!(response.text, "I can't help with that.");
+        assert_eq!(response.stop, StopReason::Refused);
+    }
+
+    #[test]
+    fn reasoning_fields_are_kept_apart_from_the_answer() {
+        // DeepSeek, vLLM and llama.cpp: `reasoning_content`; OpenRouter,
+        // Groq and Ollama: `reasoning`; never both counted.
+        for field in ["reasoning_content", "reasoning"] {
+            let body = json!({"choices": [{"finish_reason": "stop", "message": {"role": "assistant",
+                "content": "9.11 is smaller.", field: "Compare the tenths: 1 < 9."}}]});
+            let response = parse(body.to_string().as_bytes()).unwrap();
+            assert_eq!(response.text, "9.11 is smaller.");
+            assert_eq!(response.reasoning_text(), "Compare the tenths: 1 < 9.");
+        }
+        let both = json!({"choices": [{"message": {"content": "x",
+            "reasoning_content": "why", "reasoning": "why"}}]});
+        assert_eq!(
+            parse(both.to_string().as_bytes()).unwrap().reasoning_text(),
+            "why"
+        );
+        let streamed = stream(&[
+            json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null, "reasoning_content": "Compare "}}]}),
+            json!({"choices": [{"index": 0, "delta": {"content": null, "reasoning_content": "the tenths."}}]}),
+            json!({"choices": [{"index": 0, "delta": {"content": "9.11", "reasoning_content": null}}]}),
+            json!({"choices": [{"index": 0, "delta": {"content": " is smaller."}, "finish_reason": "stop"}]}),
+        ]);
+        let response = assemble::replay(streamed.as_bytes(), parse_event).unwrap();
+        assert_eq!(response.text, "9.11 is smaller.");
+        assert_eq!(response.reasoning_text(), "Compare the tenths.");
+    }
+
+    #[test]
+    fn an_empty_finish_reason_is_no_reason() {
+        let body = json!({"choices": [{"message": {"content": "Hi."}, "finish_reason": ""}]});
+        assert_eq!(
+            parse(body.to_string().as_bytes()).unwrap().stop,
+            StopReason::EndTurn
+        );
+        let body = json!({"choices": [{"finish_reason": "", "message": {"content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]});
+        assert_eq!(
+            parse(body.to_string().as_bytes()).unwrap().stop,
+            StopReason::ToolUse
+        );
+        let streamed = stream(&[
+            json!({"choices": [{"index": 0, "delta": {"content": "Hi."}, "finish_reason": ""}]}),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]}),
+        ]);
+        let response = assemble::replay(streamed.as_bytes(), parse_event).unwrap();
+        assert_eq!(response.stop, StopReason::MaxTokens);
+    }
+
+    #[test]
+    fn an_error_inside_a_stream_keeps_its_code_and_message() {
+        let cases = [
+            // Groq and OpenRouter: a numeric code.
+            (
+                json!({"error": {"code": 400, "message": "tool call validation failed"}}),
+                Some(400),
+            ),
+            (
+                json!({"error": {"message": "upstream timed out", "code": 502}}),
+                Some(502),
+            ),
+            // OpenRouter's mid-stream error: a string code, beside a choice.
+            (
+                json!({"id": "gen-1", "error": {"code": "server_error", "message": "Provider disconnected unexpectedly"},
+                "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}]}),
+                Some(500),
+            ),
+            (
+                json!({"error": {"message": "Rate limit reached", "type": "tokens", "code": "rate_limit_exceeded"}}),
+                Some(429),
+            ),
+            (json!({"error": {"message": "something odd"}}), None),
+        ];
+        for (chunk, status) in cases {
+            let body = stream(&[
+                json!({"choices": [{"index": 0, "delta": {"content": "Hel"}}]}),
+                chunk.clone(),
+            ]);
+            let error = assemble::replay(body.as_bytes(), parse_event).unwrap_err();
+            let message = chunk["error"]["message"].as_str().unwrap();
+            match (status, &error) {
+                (Some(429), ModelError::RateLimited { body, .. }) => {
+                    assert!(body.contains(message))
+                }
+                (Some(code), ModelError::Status { status, body }) => {
+                    assert_eq!(*status, code);
+                    assert!(body.contains(message), "{body}");
+                }
+                (None, ModelError::Other { message: text }) => assert!(text.contains(message)),
+                _ => panic!("{chunk}: {error:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn groq_streams_its_usage_beside_the_chunk() {
+        let body = stream(&[
+            json!({"choices": [{"index": 0, "delta": {"content": "Hi"}}], "x_groq": {"id": "req_1"}}),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "x_groq": {"id": "req_1", "usage": {"prompt_tokens": 20, "completion_tokens": 2, "total_tokens": 22}}}),
+        ]);
+        let response = assemble::replay(body.as_bytes(), parse_event).unwrap();
+        assert_eq!(response.usage, Usage::new(20, 2));
+    }
+
+    #[test]
+    fn usage_not_reported_is_estimated_not_zero() {
+        let body = stream(&[
+            json!({"choices": [{"index": 0, "delta": {"content": "Twelve bytes"}, "finish_reason": "stop"}]}),
+        ]);
+        let mut response = assemble::replay(body.as_bytes(), parse_event).unwrap();
+        assert!(response.usage.estimated);
+        super::super::estimate_usage(&mut response, 100);
+        assert_eq!(response.usage, Usage::estimate(100, 3));
+        // Reported usage stays as it is.
+        let mut reported = parse(ANSWER.as_bytes()).unwrap();
+        let before = reported.usage;
+        super::super::estimate_usage(&mut reported, 100);
+        assert_eq!(reported.usage, before);
+        assert!(!before.estimated);
+    }
+
     #[test]
     fn a_refusal_is_the_text_and_the_stop_reason() {
         let body = br#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": null,
@@ -620,6 +883,11 @@ mod tests {
             mutations::read_alike::<OpenAi>(whole, streamed);
         }
         assert_eq!(parse(TOOL_CALL.as_bytes()).unwrap().calls.len(), 1);
+    }
+
+    #[test]
+    fn mutations_of_the_replay_corpus_never_panic() {
+        mutations::corpus_never_panics::<OpenAi>("openai");
     }
 
     #[test]

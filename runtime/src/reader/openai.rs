@@ -26,10 +26,13 @@ pub(super) fn chat(value: &Value) -> Result<Vec<ToolCall>, ReadError> {
         },
         None => root,
     };
+    // A `null` is no call: vLLM-style servers send `"function_call": null`
+    // (and `"tool_calls": null`) beside a plain answer.
+    let present = |name| message.field(name).filter(|at| !at.value.is_null());
     let calls: Vec<At> = match (
         message.value,
-        message.field("tool_calls"),
-        message.field("function_call"),
+        present("tool_calls"),
+        present("function_call"),
     ) {
         (Value::Array(_), _, _) => message.items(),
         (_, Some(tool_calls), _) => tool_calls.items(),
