@@ -13,10 +13,10 @@ use typed_tools::effect::EffectSet;
 use typed_tools::model::{
     estimate_tokens, Message, Model, ModelError, Request, Response, Role, ScriptedModel, Usage,
 };
-use typed_tools::plan::author::{find_plan, AnswerError, AuthorError, Written};
+use typed_tools::plan::author::{find_plan, read_plan, AnswerError, AuthorError, Written};
 use typed_tools::plan::json::{self, SUBMIT_TOOL};
 use typed_tools::plan::prompt::{example_toolbox, EXAMPLES, FENCE, SYNTAX};
-use typed_tools::plan::{check, Author, Interpreter, Plan, PlanPrompt};
+use typed_tools::plan::{check, Author, Interpreter, ParseOptions, Plan, PlanPrompt};
 use typed_tools::{CatalogFormat, ToolCall};
 
 mod support;
@@ -133,6 +133,32 @@ fn the_prompt_for_10_and_50_tools_stays_small() {
     // What grows with the toolbox is its catalog, a line a tool.
     let per_tool = (sizes[1] - sizes[0]) / 40;
     assert!(per_tool < 80, "{per_tool} tokens a tool");
+}
+
+// ------------------------------------------------------ finding the plan
+
+/// Prose is no plan, however it starts: a numbered list ("1. Create an
+/// async ..." had been read as a plan and refused at `an`), lowercase
+/// sentences, bullets. The model is told to send a plan.
+#[test]
+fn prose_and_numbered_lists_are_no_plan() {
+    let no_plan = "no plan found in your answer, nothing ran; write the whole plan in one fenced block that starts with ```lambda-tool";
+    for answer in [
+        "Here is how:\n\n1. Create an async function that looks the account up.\n2. Refund the last charge.\n3. Reply to the customer.",
+        "1. Create an async task\n2) Then refund it",
+        "  10. Look the account up.",
+        "sure, here it is: i'd look the account up first, then refund it.",
+        "- look the account up\n- refund it",
+    ] {
+        assert_eq!(find_plan(answer), None, "{answer}");
+        let error = read_plan(answer, &ParseOptions::default()).unwrap_err();
+        assert_eq!(error.for_model(), no_plan, "{answer}");
+    }
+    // A plan after a numbered list is found; so is code that is no prose.
+    let answer = format!("The steps:\n1. Look up.\n2. Refund.\n\n{SUPPORT_AGENT}");
+    assert_eq!(find_plan(&answer), Some(Written::Text(SUPPORT_AGENT)));
+    assert!(find_plan("while true { retry }").is_some());
+    assert!(find_plan("for x in [1, 2]: x").is_some());
 }
 
 // ---------------------------------------------------------------- the loop

@@ -85,9 +85,10 @@ const PLAN_STARTS: [&str; 12] = [
 ///   runs to the end.
 /// - Without fences: from the first line that starts like a plan (a
 ///   keyword such as `match`, `let` or `tool`, or `{`, `[`, `(`, a string, a
-///   number), else the first line that is not prose, to the line before the
-///   first line of prose after it (prose starts with a capital other than
-///   `Ok`/`Err`, a list marker or `#`).
+///   number), else the first line of code (a bracket, `=`, `<`, `;`, ...)
+///   that is not prose, to the line before the first line of prose after
+///   it (prose starts with a capital other than `Ok`/`Err`, a list marker
+///   such as `-` or `1.`, or `#`). A numbered list is prose, not a plan.
 /// - The plan is [`Written::Json`] when it is a JSON object (a `{` followed
 ///   by a quoted key and `:`), read up to where that JSON value ends; else
 ///   [`Written::Text`]. Leading λ-Tool declarations stay in the text: the
@@ -181,26 +182,43 @@ fn starts_with_word(line: &str, word: &str) -> bool {
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
 }
 
-/// Whether a line starts like plan text (or JSON).
+/// Whether a line starts like plan text (or JSON), and is not prose.
 fn starts_like_a_plan(line: &str) -> bool {
     let line = line.trim_start();
-    PLAN_STARTS.iter().any(|word| starts_with_word(line, word))
-        || line.starts_with(['{', '[', '(', '"'])
-        || line.starts_with(|c: char| c.is_ascii_digit())
-        || (line.starts_with('-') && line[1..].starts_with(|c: char| c.is_ascii_digit()))
+    !is_prose(line)
+        && (PLAN_STARTS.iter().any(|word| starts_with_word(line, word))
+            || line.starts_with(['{', '[', '(', '"'])
+            || line.starts_with(|c: char| c.is_ascii_digit())
+            || (line.starts_with('-') && line[1..].starts_with(|c: char| c.is_ascii_digit())))
 }
 
 /// Whether a line is prose: a capital other than `Ok`/`Err`, a list marker
-/// or a heading.
+/// (`- `, `* `, `+ `, `1. `, `2) `) or a heading.
 fn is_prose(line: &str) -> bool {
     let line = line.trim_start();
     let capital = line.starts_with(|c: char| c.is_uppercase())
         && !["Ok", "Err"].iter().any(|w| starts_with_word(line, w));
+    let numbered = || {
+        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0
+            && line[digits..]
+                .strip_prefix(['.', ')'])
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+    };
     capital
         || line.starts_with("- ")
         || line.starts_with("* ")
+        || line.starts_with("+ ")
         || line.starts_with('#')
         || line.starts_with("**")
+        || numbered()
+}
+
+/// Whether a line that is not prose is code: it holds a bracket, `=`,
+/// `<`, `>`, `;`, `|` or `&`. A line of lowercase words ("sure, here it
+/// is") is prose all the same.
+fn looks_like_code(line: &str) -> bool {
+    line.contains(['{', '}', '[', ']', '(', ')', '=', '<', '>', ';', '|', '&'])
 }
 
 /// The plan in an answer without fences: from the first line that starts
@@ -216,10 +234,10 @@ fn unfenced(answer: &str) -> Option<&str> {
         }
         None
     };
-    // A line that starts like a plan, else any line that is not prose
-    // (`while true { ... }` is meant as a plan, if not a good one).
+    // A line that starts like a plan, else any line of code that is not
+    // prose (`while true { ... }` is meant as a plan, if not a good one).
     let start = first(starts_like_a_plan)
-        .or_else(|| first(|line| !line.trim().is_empty() && !is_prose(line)))?;
+        .or_else(|| first(|line| !is_prose(line) && looks_like_code(line)))?;
     let mut at = start;
     for line in answer[start..].split_inclusive('\n') {
         if at > start && is_prose(line) {
