@@ -161,6 +161,32 @@ fn prose_and_numbered_lists_are_no_plan() {
     assert!(find_plan("for x in [1, 2]: x").is_some());
 }
 
+/// An empty fenced block, or a lone fence, holds no plan, and the model is
+/// told so (it had been an empty plan: "line 1, column 1: expected an
+/// expression"); a plan before a lone closing fence is read.
+#[test]
+fn an_empty_fence_is_no_plan_and_the_model_is_told_so() {
+    let told = "the fenced block in your answer holds no plan (it is empty, or a ``` with nothing after it), nothing ran; write the whole plan inside one fenced block: ```lambda-tool, the plan, then ```";
+    for answer in [
+        "```",
+        "Here it is:\n```lambda-tool\n```",
+        "```lambda-tool\n\n```\nDone.",
+        "Here:\n```\n",
+        "1. Look the account up.\n```",
+    ] {
+        assert_eq!(find_plan(answer), None, "{answer:?}");
+        let error = read_plan(answer, &ParseOptions::default()).unwrap_err();
+        assert_eq!(error.for_model(), told, "{answer:?}");
+    }
+    let answer = format!("{SUPPORT_AGENT}\n```");
+    assert_eq!(
+        find_plan(&answer),
+        Some(Written::Text(&answer[..SUPPORT_AGENT.len() + 1]))
+    );
+    let plan = read_plan(&answer, &ParseOptions::default()).unwrap();
+    assert_eq!(plan, Plan::parse(SUPPORT_AGENT).unwrap());
+}
+
 // ---------------------------------------------------------------- the loop
 
 #[test]

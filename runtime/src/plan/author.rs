@@ -82,7 +82,9 @@ const PLAN_STARTS: [&str; 12] = [
 /// - In fenced blocks (```` ``` ````, `~~~`), the last one tagged as a plan
 ///   (`lambda-tool`, `λ-tool`, `plan`, `json`, ...) that is more than tool
 ///   declarations, else the last one that is; an unclosed fence
-///   runs to the end.
+///   runs to the end. A block with nothing in it is no plan, nor is a lone
+///   fence (a closing one whose opening is missing: the text before it is
+///   read as text without fences).
 /// - Without fences: from the first line that starts like a plan (a
 ///   keyword such as `match`, `let` or `tool`, or `{`, `[`, `(`, a string, a
 ///   number), else the first line of code (a bracket, `=`, `<`, `;`, ...)
@@ -109,9 +111,30 @@ const PLAN_STARTS: [&str; 12] = [
 /// assert_eq!(find_plan("I cannot do that."), None);
 /// ```
 pub fn find_plan(answer: &str) -> Option<Written<'_>> {
-    let blocks = fenced_blocks(answer);
+    match found(answer) {
+        Found::Plan(written) => Some(written),
+        Found::EmptyFence | Found::Nothing => None,
+    }
+}
+
+/// What an answer holds, as [`find_plan`] finds it.
+enum Found<'a> {
+    /// A plan, in the form it is written in.
+    Plan(Written<'a>),
+    /// No plan, but a fenced block with nothing in it, or a lone fence.
+    EmptyFence,
+    /// Nothing like a plan.
+    Nothing,
+}
+
+fn found(answer: &str) -> Found<'_> {
+    let (blocks, empty) = fenced_blocks(answer);
     let candidate = if blocks.is_empty() {
-        unfenced(answer)?
+        match unfenced(answer) {
+            Some(candidate) => candidate,
+            None if empty => return Found::EmptyFence,
+            None => return Found::Nothing,
+        }
     } else {
         // A tagged block over an untagged one, one with a plan over one of
         // declarations only, a later one over an earlier one.
@@ -129,18 +152,20 @@ pub fn find_plan(answer: &str) -> Option<Written<'_>> {
             .unwrap_or(&blocks[blocks.len() - 1]);
         chosen.1
     };
-    Some(classify(candidate))
+    Found::Plan(classify(candidate))
 }
 
-/// The fenced blocks of `answer`: each block's tag and its content.
-fn fenced_blocks(answer: &str) -> Vec<(&str, &str)> {
+/// The fenced blocks of `answer` that hold something: each block's tag and
+/// its content; and whether there was a block with nothing in it, or a
+/// lone fence (a closing fence without its opening reads as a fence opened
+/// at the end).
+fn fenced_blocks(answer: &str) -> (Vec<(&str, &str)>, bool) {
     let mut blocks = Vec::new();
     let mut open: Option<(&str, &str, usize)> = None;
     let mut at = 0;
     for line in answer.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        let fence = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f));
-        match (open, fence) {
+        match (open, fence_of(trimmed)) {
             (None, Some(fence)) => {
                 let tag = trimmed[fence.len()..].trim();
                 open = Some((fence, tag, at + line.len()));
@@ -156,14 +181,21 @@ fn fenced_blocks(answer: &str) -> Vec<(&str, &str)> {
     if let Some((_, tag, start)) = open {
         blocks.push((tag, &answer[start.min(answer.len())..]));
     }
-    blocks
+    let empty = blocks.iter().any(|(_, body)| body.trim().is_empty());
+    blocks.retain(|(_, body)| !body.trim().is_empty());
+    (blocks, empty)
+}
+
+/// The fence a line opens or closes with, if any.
+fn fence_of(trimmed: &str) -> Option<&'static str> {
+    ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f))
 }
 
 /// Whether `answer` has a fenced block tagged as λ-Tool text (`plan`,
 /// `lambda-tool`, ...; not `json`, which may as well be a tool call): a
 /// model that writes one means it as a plan, whether it parses or not.
 pub(crate) fn has_plan_fence(answer: &str) -> bool {
-    fenced_blocks(answer).iter().any(|(tag, body)| {
+    fenced_blocks(answer).0.iter().any(|(tag, body)| {
         let tag = tag.to_lowercase();
         tag != "json" && PLAN_TAGS.contains(&tag.as_str()) && !only_declarations(body)
     })
@@ -222,7 +254,7 @@ fn looks_like_code(line: &str) -> bool {
 }
 
 /// The plan in an answer without fences: from the first line that starts
-/// like one to the first line of prose after it.
+/// like one to the first line of prose (or a lone fence) after it.
 fn unfenced(answer: &str) -> Option<&str> {
     let first = |like_a_plan: fn(&str) -> bool| {
         let mut at = 0;
@@ -240,7 +272,7 @@ fn unfenced(answer: &str) -> Option<&str> {
         .or_else(|| first(|line| !is_prose(line) && looks_like_code(line)))?;
     let mut at = start;
     for line in answer[start..].split_inclusive('\n') {
-        if at > start && is_prose(line) {
+        if at > start && (is_prose(line) || fence_of(line.trim_start()).is_some()) {
             return Some(&answer[start..at]);
         }
         at += line.len();
@@ -278,6 +310,10 @@ fn classify(candidate: &str) -> Written<'_> {
 pub enum AnswerError {
     /// No plan was found in the answer.
     NoPlan,
+    /// No plan was found, but a fenced block with nothing in it, or a lone
+    /// fence (```` ``` ````, perhaps a closing fence whose opening is
+    /// missing): the model is told the block is empty.
+    EmptyFence,
     /// The λ-Tool text does not parse.
     Parse {
         /// Where and why.
@@ -316,6 +352,9 @@ impl AnswerError {
         match self {
             AnswerError::NoPlan => format!(
                 "no plan found in your answer, nothing ran; write the whole plan in one fenced block that starts with ```{FENCE}"
+            ),
+            AnswerError::EmptyFence => format!(
+                "the fenced block in your answer holds no plan (it is empty, or a ``` with nothing after it), nothing ran; write the whole plan inside one fenced block: ```{FENCE}, the plan, then ```"
             ),
             AnswerError::Parse { error, hint } => {
                 let mut out = format!(
@@ -482,8 +521,9 @@ fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
 }
 
 /// Reads the plan in a model's answer ([`find_plan`]), text or JSON, within
-/// `options`' limits. Refuses an answer with no plan ([`AnswerError::NoPlan`])
-/// and one that does not parse ([`AnswerError::Parse`], [`AnswerError::Json`]);
+/// `options`' limits. Refuses an answer with no plan ([`AnswerError::NoPlan`],
+/// or [`AnswerError::EmptyFence`] when all it has is an empty fenced block
+/// or a lone fence) and one that does not parse ([`AnswerError::Parse`], [`AnswerError::Json`]);
 /// a parse error at a word models carry over from other languages (`while`,
 /// `null`, `def`, `True`, `;`) gets a hint.
 ///
@@ -496,9 +536,14 @@ fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
 /// let error = read_plan("```\nlet x = null in x\n```", &ParseOptions::default());
 /// assert!(error.is_ok(), "`null` is a variable to the parser; the checker refuses it");
 /// assert_eq!(read_plan("No.", &ParseOptions::default()), Err(AnswerError::NoPlan));
+/// assert_eq!(read_plan("Here:\n```lambda-tool\n```", &ParseOptions::default()), Err(AnswerError::EmptyFence));
 /// ```
 pub fn read_plan(answer: &str, options: &ParseOptions) -> Result<Plan, AnswerError> {
-    read_written(find_plan(answer).ok_or(AnswerError::NoPlan)?, options)
+    match found(answer) {
+        Found::Plan(written) => read_written(written, options),
+        Found::EmptyFence => Err(AnswerError::EmptyFence),
+        Found::Nothing => Err(AnswerError::NoPlan),
+    }
 }
 
 /// Reads a plan [`find_plan`] found: λ-Tool text or the JSON form, each
