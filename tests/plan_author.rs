@@ -187,6 +187,75 @@ fn an_empty_fence_is_no_plan_and_the_model_is_told_so() {
     assert_eq!(plan, Plan::parse(SUPPORT_AGENT).unwrap());
 }
 
+/// The text at a line and column (both from 1, the column in characters)
+/// of `answer`.
+fn at(answer: &str, line: usize, column: usize) -> &str {
+    let start = answer
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum::<usize>();
+    let rest = &answer[start..];
+    let skip = rest
+        .char_indices()
+        .nth(column - 1)
+        .map_or(rest.len(), |(i, _)| i);
+    &rest[skip..]
+}
+
+/// `line L, column C` (λ-Tool) or `line L column C` (JSON) in a message.
+fn position(message: &str) -> (usize, usize) {
+    let rest = &message[message.find("line ").unwrap() + 5..];
+    let numbers: Vec<usize> = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|n| !n.is_empty())
+        .take(2)
+        .map(|n| n.parse().unwrap())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+/// Every error's line and column are the answer's, as the model wrote it:
+/// not the block's the plan was taken out of (they had counted from the
+/// extracted text, which the model never saw).
+#[test]
+fn errors_point_into_the_answer_as_the_model_wrote_it() {
+    let options = ParseOptions::default();
+    // λ-Tool text, fenced after prose: `,` on the block's second line.
+    let fenced = "Here is the plan:\n\n```lambda-tool\nmatch exec tool lookup_account {id = \"c1\"} {\n  Ok(a) => a.email +,\n  Err(e) => e.message\n}\n```";
+    // Unfenced and indented after prose: the end of the plan.
+    let indented = "I'll write it:\n\n   let x = 1 in x +";
+    // The JSON form, fenced and unfenced: the `}` after a trailing comma.
+    let json_fenced = "Here it is:\n```json\n{\"plan\": {\"kind\": \"int\", \"value\": 1,}}\n```";
+    let json_indented = "Plan below.\n\n    {\"plan\": {\"kind\": \"int\", \"value\": 1,}}";
+    for (answer, expected, there) in [
+        (fenced, (5, 21), ","),
+        (indented, (3, 20), ""),
+        (json_fenced, (3, 37), "}}"),
+        (json_indented, (3, 41), "}}"),
+    ] {
+        let told = read_plan(answer, &options).unwrap_err().for_model();
+        assert_eq!(position(&told), expected, "{told}");
+        // JSON columns count bytes; these lines are ASCII.
+        assert!(
+            at(answer, expected.0, expected.1).starts_with(there),
+            "{told}"
+        );
+    }
+    // What the author's loop sends is the same.
+    let (toolbox, _) = support::toolbox(None);
+    let model = ScriptedModel::new([fenced.to_owned(), self::fenced(SUPPORT_AGENT)]);
+    let authored = block_on(Author::new(&toolbox).write(&model, TASK)).unwrap();
+    let told = model.requests()[1]
+        .messages
+        .last()
+        .unwrap()
+        .text()
+        .to_owned();
+    assert!(told.contains("- line 5, column 21: "), "{told}");
+    assert_eq!(authored.attempts.len(), 2);
+}
+
 // ---------------------------------------------------------------- the loop
 
 #[test]

@@ -112,15 +112,16 @@ const PLAN_STARTS: [&str; 12] = [
 /// ```
 pub fn find_plan(answer: &str) -> Option<Written<'_>> {
     match found(answer) {
-        Found::Plan(written) => Some(written),
+        Found::Plan(written, _) => Some(written),
         Found::EmptyFence | Found::Nothing => None,
     }
 }
 
 /// What an answer holds, as [`find_plan`] finds it.
 enum Found<'a> {
-    /// A plan, in the form it is written in.
-    Plan(Written<'a>),
+    /// A plan, in the form it is written in, and the byte of the answer
+    /// it starts at.
+    Plan(Written<'a>, usize),
     /// No plan, but a fenced block with nothing in it, or a lone fence.
     EmptyFence,
     /// Nothing like a plan.
@@ -129,9 +130,9 @@ enum Found<'a> {
 
 fn found(answer: &str) -> Found<'_> {
     let (blocks, empty) = fenced_blocks(answer);
-    let candidate = if blocks.is_empty() {
+    let (candidate, at) = if blocks.is_empty() {
         match unfenced(answer) {
-            Some(candidate) => candidate,
+            Some(found) => found,
             None if empty => return Found::EmptyFence,
             None => return Found::Nothing,
         }
@@ -142,24 +143,25 @@ fn found(answer: &str) -> Found<'_> {
         let chosen = blocks
             .iter()
             .rev()
-            .find(|(tag, body)| tagged(tag) && !only_declarations(body))
+            .find(|(tag, body, _)| tagged(tag) && !only_declarations(body))
             .or_else(|| {
                 blocks
                     .iter()
                     .rev()
-                    .find(|(_, body)| !only_declarations(body))
+                    .find(|(_, body, _)| !only_declarations(body))
             })
             .unwrap_or(&blocks[blocks.len() - 1]);
-        chosen.1
+        (chosen.1, chosen.2)
     };
-    Found::Plan(classify(candidate))
+    let (written, offset) = classify(candidate);
+    Found::Plan(written, at + offset)
 }
 
-/// The fenced blocks of `answer` that hold something: each block's tag and
-/// its content; and whether there was a block with nothing in it, or a
+/// The fenced blocks of `answer` that hold something: each block's tag, its
+/// content and the byte its content starts at; and whether there was a block with nothing in it, or a
 /// lone fence (a closing fence without its opening reads as a fence opened
 /// at the end).
-fn fenced_blocks(answer: &str) -> (Vec<(&str, &str)>, bool) {
+fn fenced_blocks(answer: &str) -> (Vec<(&str, &str, usize)>, bool) {
     let mut blocks = Vec::new();
     let mut open: Option<(&str, &str, usize)> = None;
     let mut at = 0;
@@ -171,7 +173,7 @@ fn fenced_blocks(answer: &str) -> (Vec<(&str, &str)>, bool) {
                 open = Some((fence, tag, at + line.len()));
             }
             (Some((kind, tag, start)), Some(fence)) if fence == kind => {
-                blocks.push((tag, &answer[start..at]));
+                blocks.push((tag, &answer[start..at], start));
                 open = None;
             }
             _ => {}
@@ -179,10 +181,11 @@ fn fenced_blocks(answer: &str) -> (Vec<(&str, &str)>, bool) {
         at += line.len();
     }
     if let Some((_, tag, start)) = open {
-        blocks.push((tag, &answer[start.min(answer.len())..]));
+        let start = start.min(answer.len());
+        blocks.push((tag, &answer[start..], start));
     }
-    let empty = blocks.iter().any(|(_, body)| body.trim().is_empty());
-    blocks.retain(|(_, body)| !body.trim().is_empty());
+    let empty = blocks.iter().any(|(_, body, _)| body.trim().is_empty());
+    blocks.retain(|(_, body, _)| !body.trim().is_empty());
     (blocks, empty)
 }
 
@@ -195,7 +198,7 @@ fn fence_of(trimmed: &str) -> Option<&'static str> {
 /// `lambda-tool`, ...; not `json`, which may as well be a tool call): a
 /// model that writes one means it as a plan, whether it parses or not.
 pub(crate) fn has_plan_fence(answer: &str) -> bool {
-    fenced_blocks(answer).0.iter().any(|(tag, body)| {
+    fenced_blocks(answer).0.iter().any(|(tag, body, _)| {
         let tag = tag.to_lowercase();
         tag != "json" && PLAN_TAGS.contains(&tag.as_str()) && !only_declarations(body)
     })
@@ -254,8 +257,9 @@ fn looks_like_code(line: &str) -> bool {
 }
 
 /// The plan in an answer without fences: from the first line that starts
-/// like one to the first line of prose (or a lone fence) after it.
-fn unfenced(answer: &str) -> Option<&str> {
+/// like one to the first line of prose (or a lone fence) after it; and the
+/// byte it starts at.
+fn unfenced(answer: &str) -> Option<(&str, usize)> {
     let first = |like_a_plan: fn(&str) -> bool| {
         let mut at = 0;
         for line in answer.split_inclusive('\n') {
@@ -273,15 +277,16 @@ fn unfenced(answer: &str) -> Option<&str> {
     let mut at = start;
     for line in answer[start..].split_inclusive('\n') {
         if at > start && (is_prose(line) || fence_of(line.trim_start()).is_some()) {
-            return Some(&answer[start..at]);
+            return Some((&answer[start..at], start));
         }
         at += line.len();
     }
-    Some(&answer[start..])
+    Some((&answer[start..], start))
 }
 
-/// JSON when the candidate is a JSON object, or starts like one.
-fn classify(candidate: &str) -> Written<'_> {
+/// JSON when the candidate is a JSON object, or starts like one; and the
+/// byte of the candidate the plan starts at.
+fn classify(candidate: &str) -> (Written<'_>, usize) {
     let trimmed = candidate.trim_start();
     let offset = candidate.len() - trimmed.len();
     if let Some(inside) = trimmed.strip_prefix('{') {
@@ -289,18 +294,18 @@ fn classify(candidate: &str) -> Written<'_> {
             serde_json::Deserializer::from_str(trimmed).into_iter::<serde_json::Value>();
         if let Some(Ok(serde_json::Value::Object(_))) = values.next() {
             let end = offset + values.byte_offset();
-            return Written::Json(&candidate[offset..end]);
+            return (Written::Json(&candidate[offset..end]), offset);
         }
         // `{"key": ...`: meant as JSON, though it is not valid.
         if let Some(key) = inside.trim_start().strip_prefix('"') {
             if let Some(close) = key.find('"') {
                 if key[close + 1..].trim_start().starts_with(':') {
-                    return Written::Json(trimmed);
+                    return (Written::Json(trimmed), offset);
                 }
             }
         }
     }
-    Written::Text(candidate)
+    (Written::Text(candidate), 0)
 }
 
 /// Why a model's answer did not give a plan that checks. Nothing ran.
@@ -540,14 +545,87 @@ fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
 /// ```
 pub fn read_plan(answer: &str, options: &ParseOptions) -> Result<Plan, AnswerError> {
     match found(answer) {
-        Found::Plan(written) => read_written(written, options),
+        Found::Plan(written, at) => read_at(written, Origin::of(answer, at), options),
         Found::EmptyFence => Err(AnswerError::EmptyFence),
         Found::Nothing => Err(AnswerError::NoPlan),
     }
 }
 
+/// Reads `written`, a plan [`find_plan`] found in `answer` (a copy of the
+/// answer will do), as [`read_plan`] does: its errors' lines and columns
+/// are the answer's. For the agent, which finds a plan in an answer and
+/// reads it later.
+pub(crate) fn read_in(
+    answer: &str,
+    written: Written<'_>,
+    options: &ParseOptions,
+) -> Result<Plan, AnswerError> {
+    let origin = match found(answer) {
+        Found::Plan(again, at) if again == written => Origin::of(answer, at),
+        // Not found there: positions from the plan's own start.
+        _ => Origin::START,
+    };
+    read_at(written, origin, options)
+}
+
+/// Where a plan starts in the answer it was found in: its line and column
+/// (from 1; the column in characters, as λ-Tool's errors count, and in
+/// bytes, as JSON's do).
+#[derive(Clone, Copy, Debug)]
+struct Origin {
+    line: usize,
+    chars: usize,
+    bytes: usize,
+}
+
+impl Origin {
+    const START: Origin = Origin {
+        line: 1,
+        chars: 1,
+        bytes: 1,
+    };
+
+    /// The origin of the text at byte `at` of `answer`.
+    fn of(answer: &str, at: usize) -> Origin {
+        let before = &answer[..at];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        Origin {
+            line: 1 + memchr::memchr_iter(b'\n', before.as_bytes()).count(),
+            chars: 1 + before[line_start..].chars().count(),
+            bytes: 1 + at - line_start,
+        }
+    }
+}
+
+/// [`read_written`], each error's line and column moved to where the plan
+/// starts in its answer (`origin`): on the plan's first line by its column
+/// there, on every line by its line.
+fn read_at(
+    written: Written<'_>,
+    origin: Origin,
+    options: &ParseOptions,
+) -> Result<Plan, AnswerError> {
+    match written {
+        Written::Json(text) => {
+            json::from_str_at(text, options, origin.line, origin.bytes).map_err(AnswerError::Json)
+        }
+        Written::Text(_) => read_written(written, options).map_err(|error| match error {
+            AnswerError::Parse { mut error, hint } => {
+                if error.line == 1 {
+                    error.column += origin.chars - 1;
+                }
+                error.line += origin.line - 1;
+                AnswerError::Parse { error, hint }
+            }
+            other => other,
+        }),
+    }
+}
+
 /// Reads a plan [`find_plan`] found: λ-Tool text or the JSON form, each
-/// error with what to write instead, as [`read_plan`] does.
+/// error with what to write instead, as [`read_plan`] does. The errors'
+/// lines and columns count from the start of `written`; [`read_plan`]
+/// counts them from the start of the answer, which the model wrote.
 ///
 /// ```
 /// use typed_tools::plan::author::{read_written, Written};
