@@ -5,7 +5,9 @@
 //! failing, a JSON answer through the native `submit_plan` tool, and a model
 //! that is not a `ScriptedModel`. Nothing runs until a plan checks.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
 use futures::future::BoxFuture;
@@ -477,6 +479,68 @@ fn a_native_model_answers_in_json_through_submit_plan() {
         result.content
     );
     assert!(result.content.contains("hint: λ-Tool has no null"));
+    assert!(support::calls(&shop).is_empty());
+}
+
+/// A model that answers its first request with a slip, and never answers
+/// the next.
+struct Stalls {
+    asked: AtomicUsize,
+}
+
+impl Model for Stalls {
+    fn complete(&self, _: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
+        if self.asked.fetch_add(1, Ordering::SeqCst) == 0 {
+            Box::pin(async { Ok(Response::new(fenced(&slip()))) })
+        } else {
+            Box::pin(futures::future::pending())
+        }
+    }
+}
+
+/// The author has a deadline of its own, as the agent does: a request in
+/// progress when it passes is stopped, and the error holds the attempts so
+/// far. (It had none: a model that never answered held `write` forever.)
+#[test]
+fn the_author_stops_at_its_wall_time_with_the_attempts_so_far() {
+    let (toolbox, shop) = support::toolbox(None);
+    let limit = Duration::from_millis(100);
+    let model = Stalls {
+        asked: AtomicUsize::new(0),
+    };
+    let started = Instant::now();
+    let author = Author::new(&toolbox).wall_time(limit);
+    let error = block_on(author.write(&model, TASK)).unwrap_err();
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= limit && elapsed < Duration::from_secs(10),
+        "{elapsed:?}"
+    );
+    let AuthorError::Deadline {
+        limit: reached,
+        attempts,
+        ..
+    } = &error
+    else {
+        panic!("{error}")
+    };
+    assert_eq!(*reached, limit);
+    assert_eq!(attempts.len(), 1);
+    assert!(attempts[0].error.is_some());
+    assert_eq!(model.asked.load(Ordering::SeqCst), 2);
+    assert!(
+        error
+            .to_string()
+            .starts_with("the wall time of 100ms ran out after 1 attempt(s) before a plan checked; the last answer was refused: "),
+        "{error}"
+    );
+
+    // A limit already reached: nothing is asked.
+    let model = ScriptedModel::new([fenced(SUPPORT_AGENT)]);
+    let author = Author::new(&toolbox).wall_time(Duration::ZERO);
+    let error = block_on(author.write(&model, TASK)).unwrap_err();
+    assert!(matches!(&error, AuthorError::Deadline { attempts, .. } if attempts.is_empty()));
+    assert!(model.requests().is_empty());
     assert!(support::calls(&shop).is_empty());
 }
 

@@ -1,7 +1,8 @@
 //! Plans written by a model: find the plan in an answer ([`find_plan`],
 //! [`read_plan`]), check it with every error at once ([`check_plan`]), and
 //! the fix-and-resubmit loop ([`Author`]) that sends the errors back until
-//! a plan checks, within a number of attempts and a token budget.
+//! a plan checks, within a number of attempts, a token budget and a wall
+//! time.
 //!
 //! Nothing runs here: a plan is only read and checked. [`Author::write`]
 //! gives a checked plan with its [`Preview`], ready for an
@@ -30,6 +31,7 @@
 //! ```
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 
@@ -39,6 +41,7 @@ use crate::error::ToolError;
 use crate::model::{
     estimate_tokens, Message, Model, ModelError, Request, Response, ToolResult, Usage,
 };
+use crate::toolbox::timer::{within, Elapsed};
 use crate::toolbox::Toolbox;
 
 use super::check::TypeErrorKind;
@@ -750,7 +753,8 @@ fn nearest_names<A: Effects>(name: &str, toolbox: &Toolbox<A>) -> Vec<String> {
 
 /// Writes plans with a model: asks for one, reads it from the answer (text
 /// or JSON), checks it, and sends every error back until a plan checks,
-/// within [`attempts`](Self::attempts) and a [`token_budget`](Self::token_budget).
+/// within [`attempts`](Self::attempts), a [`token_budget`](Self::token_budget)
+/// and a [`wall_time`](Self::wall_time) (5 minutes by default).
 /// Nothing runs: it gives a checked plan ([`Authored`]) for an
 /// [`Interpreter`](super::Interpreter) to preview and run.
 ///
@@ -787,6 +791,7 @@ pub struct Author<'t, A: Effects = ReadWriteNetwork> {
     allowed: EffectSet,
     attempts: usize,
     token_budget: Option<u64>,
+    wall_time: Duration,
     options: ParseOptions,
 }
 
@@ -838,6 +843,17 @@ pub enum AuthorError {
         /// Each answer and what was wrong with it.
         attempts: Vec<Attempt>,
     },
+    /// The wall time ran out before a plan checked: it had passed before a
+    /// request, or a request was still waiting for the model when it did
+    /// (that request is dropped; its answer is not among the attempts).
+    Deadline {
+        /// The wall time, as [`Author::wall_time`] set it.
+        limit: Duration,
+        /// Each answer before, and what was wrong with it.
+        attempts: Vec<Attempt>,
+        /// The tokens spent.
+        usage: Usage,
+    },
     /// The model could not answer.
     Model {
         /// Why.
@@ -855,6 +871,7 @@ impl AuthorError {
         match self {
             AuthorError::Attempts { attempts, .. }
             | AuthorError::Budget { attempts, .. }
+            | AuthorError::Deadline { attempts, .. }
             | AuthorError::Model { attempts, .. } => attempts,
         }
     }
@@ -872,6 +889,13 @@ impl fmt::Display for AuthorError {
                 attempts.len(),
                 usage.total()
             )?,
+            AuthorError::Deadline {
+                limit, attempts, ..
+            } => write!(
+                f,
+                "the wall time of {limit:?} ran out after {} attempt(s) before a plan checked",
+                attempts.len()
+            )?,
             AuthorError::Model { error, attempts, .. } => {
                 write!(f, "{error} (after {} attempts)", attempts.len())?
             }
@@ -887,13 +911,14 @@ impl std::error::Error for AuthorError {}
 
 impl<'t, A: Effects> Author<'t, A> {
     /// Writes plans for the tools `toolbox` allows: 3 attempts, no token
-    /// budget, the default [`ParseOptions`].
+    /// budget, 5 minutes of wall time, the default [`ParseOptions`].
     pub fn new(toolbox: &'t Toolbox<A>) -> Author<'t, A> {
         Author {
             toolbox,
             allowed: toolbox.allowed(),
             attempts: 3,
             token_budget: None,
+            wall_time: Duration::from_secs(5 * 60),
             options: ParseOptions::default(),
         }
     }
@@ -911,6 +936,32 @@ impl<'t, A: Effects> Author<'t, A> {
     /// what is left.
     pub fn token_budget(mut self, tokens: u64) -> Self {
         self.token_budget = Some(tokens);
+        self
+    }
+
+    /// At most `limit` of wall time for one [`write`](Self::write), from its
+    /// call (5 minutes by default, as an [agent's run](crate::agent::Limits)).
+    /// It is checked before each request, and a request still waiting for
+    /// the model when it passes is stopped (its future dropped, as the
+    /// agent's are, on the crate's own timer: no async runtime is named).
+    /// Then `write` gives [`AuthorError::Deadline`] with the attempts made
+    /// so far; nothing ran.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::plan::author::{Author, AuthorError};
+    /// use typed_tools::plan::prompt::example_toolbox;
+    ///
+    /// let toolbox = example_toolbox();
+    /// let model = ScriptedModel::new(["```lambda-tool\n1\n```"]);
+    /// let author = Author::new(&toolbox).wall_time(Duration::ZERO);
+    /// let error = futures::executor::block_on(author.write(&model, "Count.")).unwrap_err();
+    /// assert!(matches!(error, AuthorError::Deadline { limit: Duration::ZERO, .. }));
+    /// assert!(model.requests().is_empty());
+    /// ```
+    pub fn wall_time(mut self, limit: Duration) -> Self {
+        self.wall_time = limit;
         self
     }
 
@@ -962,7 +1013,17 @@ impl<'t, A: Effects> Author<'t, A> {
         let mut messages = vec![Message::system(prompt), Message::user(task)];
         let mut attempts: Vec<Attempt> = Vec::new();
         let mut usage = Usage::default();
+        // A limit too far to add to now is no limit.
+        let deadline = Instant::now().checked_add(self.wall_time);
+        let out_of_time = |attempts, usage| AuthorError::Deadline {
+            limit: self.wall_time,
+            attempts,
+            usage,
+        };
         for _ in 0..self.attempts {
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return Err(out_of_time(attempts, usage));
+            }
             let mut request = Request::new(messages.clone());
             if let Some(tools) = &tools {
                 request = request.tools(tools.clone());
@@ -983,15 +1044,16 @@ impl<'t, A: Effects> Author<'t, A> {
                 }
                 request = request.max_tokens(u32::try_from(left).unwrap_or(u32::MAX));
             }
-            let response = match model.complete(request).await {
-                Ok(response) => response,
-                Err(error) => {
+            let response = match within(model.complete(request), deadline).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => {
                     return Err(AuthorError::Model {
                         error,
                         attempts,
                         usage,
                     })
                 }
+                Err(Elapsed) => return Err(out_of_time(attempts, usage)),
             };
             usage += response.usage;
             let error = match self.check_answer(&response) {
