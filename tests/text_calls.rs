@@ -259,6 +259,16 @@ const CALLS: &[Calls] = &[
         ],
     ),
     (
+        "gemma: the call in a one-line fence after a mention",
+        "`get_weather(city)` is the tool for this.\n```get_weather(city=\"Lima\")```",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
+        "llama 3.1: the python tag and the end-of-message token, after a sample",
+        "```python\ndef get_weather(city): ...\n```\n<|python_tag|>get_weather(city=\"Lima\")<|eom_id|>",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
         "gpt: a JSON tool definition, then a JSON call",
         "The tool is:\n```json\n{\"name\": \"get_weather\", \"description\": \"The weather in a city.\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}\n```\nCalling it:\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lima\"}}\n```",
         &[("get_weather", r#"{"city":"Lima"}"#)],

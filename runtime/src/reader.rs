@@ -25,14 +25,14 @@
 //! `def get_weather(city):` in a code sample, "use `search(query)` to ...".
 //! A call in text is read only where the model is calling:
 //!
-//! - not in inline code in a line of prose (`` `f(x=1)` `` alone on its
-//!   line is that line), nor in a fenced block that is a code sample (a
+//! - not in inline code in a line of prose (`` `f(x=1)` `` or
+//!   ```` ```f(x=1)``` ```` alone on its line is that line), nor in a fenced block that is a code sample (a
 //!   line in it defines or imports something: `def`, `class`, `import`,
 //!   `function`, `fn`, ...), nor in a definition outside fences (a `def`
 //!   line and the lines indented under it). This holds for every text
 //!   format: JSON objects and `<tool_call>` tags too;
 //! - a Pythonic call (or `[...]` list of them) starts a line (Llama's
-//!   `<|python_tag|>` aside) or a sentence (after `.`, `!`, `?`, `:`,
+//!   `<|python_tag|>` or a tag such as `<tool_code>` aside) or a sentence (after `.`, `!`, `?`, `:`,
 //!   `;`: `Action: f(x=1)`), or follows the model saying it calls ("I'll
 //!   call", "Let me use", "Calling"); and it ends its line or sentence ("I'll
 //!   call f(x=1) now." too), not before more prose ("Try calling f() later");

@@ -9,7 +9,8 @@
 //! - a definition outside fences: a `def`/`class`/`function`/`fn` line and
 //!   the lines indented under it;
 //! - inline code (`` `f(x)` ``) in a line of prose; inline code that is all
-//!   its line holds is read as that line.
+//!   its line holds (`` `f(x=1)` ``, ```` ```f(x=1)``` ````) is read as that
+//!   line.
 //!
 //! The text formats read only outside these; the Pythonic reader also asks
 //! where a call's line or sentence starts and ends ([`Layout::line_of`]).
@@ -92,7 +93,16 @@ impl Layout {
                 definition = None;
             }
             if let Some(marker) = marker {
-                fence = Some((marker, at, false));
+                let body = trimmed.trim_end();
+                if body.len() > 2 * marker.len() && body.ends_with(marker) {
+                    // ```f(x=1)``` on one line: code that is all its line holds.
+                    let from = start + indent + marker.len();
+                    layout
+                        .alone
+                        .push(from..start + indent + body.len() - marker.len());
+                } else {
+                    fence = Some((marker, at, false));
+                }
                 continue;
             }
             if opens_with(trimmed, &DEFINITIONS) {
@@ -215,6 +225,9 @@ mod tests {
         );
         let js = "async function f(a) {\n  g(a);\n}\nf(1)";
         assert_eq!(hidden(js), ["async function f(a) {\n  g(a);\n}\n"]);
+        let one_line = "```f(a=1)```\ng(b=2)";
+        assert_eq!(hidden(one_line), [] as [&str; 0]);
+        assert_eq!(Layout::new(one_line).line_of(3), Some(3..9));
         let inline = "Use `f(x)` or ``g(`y`)``.\n`h(a=1)`.";
         assert_eq!(hidden(inline), ["`f(x)`", "``g(`y`)``"]);
         let layout = Layout::new(inline);

@@ -156,7 +156,7 @@ const LOOK_BACK: usize = 160;
 
 /// Whether a call may start after `before` (the text from its line's start
 /// or the text's): at the start of a line (after Llama's
-/// `<|python_tag|>`), at the start of a sentence (after `.`, `!`, `?`, `:`
+/// `<|python_tag|>` or an opening tag such as `<tool_code>`), at the start of a sentence (after `.`, `!`, `?`, `:`
 /// or `;` and a space; bold markers aside: `**Action:**`), or after the
 /// model says it calls ("I'll call", "Let me use", "Calling"). Not in a
 /// list item (`- f()`, `1. f()`), which is prose, nor after any other word.
@@ -170,8 +170,7 @@ fn opens_a_call(before: &str) -> bool {
         Some(i) => &before[cut + i + 1..],
         None => &before[cut..],
     };
-    let line = line.trim_start();
-    let line = line.strip_prefix("<|python_tag|>").unwrap_or(line);
+    let line = without_tags(line.trim_start(), |tag| !tag.starts_with("</"));
     if line.is_empty() {
         return whole || before[cut..].contains('\n');
     }
@@ -184,6 +183,30 @@ fn opens_a_call(before: &str) -> bool {
     }
     let spoken = line.trim_end_matches(['*', '_']);
     spoken.ends_with(['.', '!', '?', ':', ';']) || announces_a_call(spoken)
+}
+
+/// `text` without the markup tags it starts with, and the blanks after
+/// each: a model's or a server's special tokens (`<|python_tag|>`,
+/// `<|eom_id|>`) and tags (`<tool_code>`), each a short word in angle
+/// brackets, that `keep` accepts.
+fn without_tags(text: &str, keep: impl Fn(&str) -> bool) -> &str {
+    let mut rest = text;
+    while rest.starts_with('<') {
+        let word = rest
+            .bytes()
+            .skip(1)
+            .take(32)
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'|' | b'/' | b'-'))
+            .count();
+        let tag = &rest[..1 + word];
+        match rest[1 + word..].strip_prefix('>') {
+            Some(after) if word > 0 && keep(tag) => {
+                rest = after.trim_start_matches([' ', '\t', '\r']);
+            }
+            _ => break,
+        }
+    }
+    rest
 }
 
 /// `-`, `*`, `+`, `1.`, `1)`: a list item's marker.
@@ -271,29 +294,23 @@ fn announces_a_call(line: &str) -> bool {
 const AFTER: [&str; 6] = ["now", "instead", "first", "again", "next", "for you"];
 
 /// Whether a call may end before `after` (the rest of its line): at the
-/// end of the line (Llama's `<|eom_id|>` and a closing fence aside), at the
+/// end of the line (Llama's `<|eom_id|>`, a closing tag and a closing fence
+/// aside), at the
 /// end of a sentence (`.`, `!` or `;`, then a space), or with one of a few
 /// words before that ("now", "instead"). Not before more prose: "f() later".
 fn closes_a_call(after: &str) -> bool {
-    let mut rest = after.trim_start_matches([' ', '\t', '\r']);
-    // Special tokens a server left in (`<|eom_id|>`), each a short word.
-    while let Some(token) = rest.strip_prefix("<|") {
-        let word = token
-            .bytes()
-            .take(32)
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            .count();
-        match token[word..].strip_prefix("|>") {
-            Some(after) => rest = after.trim_start_matches([' ', '\t', '\r']),
-            None => break,
-        }
-    }
+    // Special tokens a server left in (`<|eom_id|>`) and closing tags
+    // (`</tool_code>`).
+    let rest = without_tags(after.trim_start_matches([' ', '\t', '\r']), |tag| {
+        tag.starts_with("<|") || tag.starts_with("</")
+    });
     if rest.is_empty() || rest.starts_with('\n') || rest.starts_with("```") {
         return true;
     }
+    // `.`, `!` or `;` (or `...`), then a blank or the end.
     let ends_a_sentence = |rest: &str| {
-        rest.strip_prefix(['.', '!', ';'])
-            .is_some_and(|next| next.is_empty() || next.starts_with(char::is_whitespace))
+        let next = rest.trim_start_matches(['.', '!', ';']);
+        next.len() < rest.len() && (next.is_empty() || next.starts_with(char::is_whitespace))
     };
     if ends_a_sentence(rest) {
         return true;
@@ -725,6 +742,8 @@ mod tests {
             "Now, let me use the tool ",
             "Calling ",
             "OK, I'm calling ",
+            "<tool_code>",
+            "<|python_tag|> ",
         ] {
             assert!(opens_a_call(before), "{before:?}");
         }
@@ -739,6 +758,8 @@ mod tests {
             "print(",
             "I'll call",
             "If you want, I can call ",
+            "</tool_code>",
+            "<b>Note</b> ",
         ] {
             assert!(!opens_a_call(before), "{before:?}");
         }
@@ -752,7 +773,9 @@ mod tests {
             "; ",
             " now.",
             " instead",
+            "...",
             "<|eom_id|>",
+            "</tool_code>",
             "```",
         ] {
             assert!(closes_a_call(after), "{after:?}");
@@ -765,6 +788,7 @@ mod tests {
             " -> str",
             "<|eom_id",
             " now returns",
+            "<b> bold",
         ] {
             assert!(!closes_a_call(after), "{after:?}");
         }
