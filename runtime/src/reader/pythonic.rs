@@ -10,6 +10,9 @@ const FORMAT: CallFormat = CallFormat::Pythonic;
 /// Deeper literals than this are refused rather than risk the stack.
 const MAX_DEPTH: usize = 128;
 
+/// Every call (or `[...]` list of calls) in `text` that stands where a
+/// call may (see [`crate::reader`]'s "Where a call stands in text"); an
+/// error at the first one that does not parse, or when there is none.
 pub(super) fn read(
     text: &str,
     layout: &Layout,
@@ -30,8 +33,10 @@ pub(super) fn read(
         if !opens_a_call(&text[line_start..candidate.start]) {
             continue;
         }
-        // Unbalanced: a call that runs to the end of the text, cut or
-        // broken, is a call the model tried to write; the parser says where.
+        // A call whose brackets close stands only where it ends its line or
+        // sentence, and a signature there is a mention. One whose brackets
+        // never close (cut, or broken) is a call the model tried to write:
+        // the parser says where it broke.
         if let Some(end) = extent(text, candidate.start) {
             from = end;
             let list = text.as_bytes()[candidate.start] == b'[';
