@@ -696,6 +696,20 @@ fn a_plan_counts_against_the_tool_call_limit() {
     assert_eq!(calls(&shop).len(), 2);
 }
 
+/// A plan that does not parse is told with the line and column of the
+/// answer as the model wrote it, not of the block it was taken from.
+#[test]
+fn a_plans_parse_error_points_into_the_answer() {
+    let (toolbox, shop) = shop_toolbox(Policy::none());
+    let answer = "Here is the plan:\n\n```lambda-tool\nmatch exec tool lookup_account {id = \"cust_1\"} {\n  Ok(a) => a.email +,\n  Err(e) => e.message\n}\n```";
+    let model = ScriptedModel::new([answer, "Never mind."]);
+    let run = block_on(Agent::new(&toolbox, model).plans(true).run("Look."));
+    assert_eq!(run.answer(), Some("Never mind."));
+    let told = run.transcript[3].text();
+    assert!(told.contains("- line 5, column 21: "), "{told}");
+    assert!(calls(&shop).is_empty());
+}
+
 #[test]
 fn without_plans_a_plan_is_just_an_answer() {
     let (toolbox, shop) = shop_toolbox(Policy::none());

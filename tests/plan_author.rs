@@ -5,7 +5,9 @@
 //! failing, a JSON answer through the native `submit_plan` tool, and a model
 //! that is not a `ScriptedModel`. Nothing runs until a plan checks.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
 use futures::future::BoxFuture;
@@ -13,10 +15,10 @@ use typed_tools::effect::EffectSet;
 use typed_tools::model::{
     estimate_tokens, Message, Model, ModelError, Request, Response, Role, ScriptedModel, Usage,
 };
-use typed_tools::plan::author::{find_plan, AnswerError, AuthorError, Written};
+use typed_tools::plan::author::{find_plan, read_plan, AnswerError, AuthorError, Written};
 use typed_tools::plan::json::{self, SUBMIT_TOOL};
 use typed_tools::plan::prompt::{example_toolbox, EXAMPLES, FENCE, SYNTAX};
-use typed_tools::plan::{check, Author, Interpreter, Plan, PlanPrompt};
+use typed_tools::plan::{check, Author, Interpreter, ParseOptions, Plan, PlanPrompt};
 use typed_tools::{CatalogFormat, ToolCall};
 
 mod support;
@@ -133,6 +135,127 @@ fn the_prompt_for_10_and_50_tools_stays_small() {
     // What grows with the toolbox is its catalog, a line a tool.
     let per_tool = (sizes[1] - sizes[0]) / 40;
     assert!(per_tool < 80, "{per_tool} tokens a tool");
+}
+
+// ------------------------------------------------------ finding the plan
+
+/// Prose is no plan, however it starts: a numbered list ("1. Create an
+/// async ..." had been read as a plan and refused at `an`), lowercase
+/// sentences, bullets. The model is told to send a plan.
+#[test]
+fn prose_and_numbered_lists_are_no_plan() {
+    let no_plan = "no plan found in your answer, nothing ran; write the whole plan in one fenced block that starts with ```lambda-tool";
+    for answer in [
+        "Here is how:\n\n1. Create an async function that looks the account up.\n2. Refund the last charge.\n3. Reply to the customer.",
+        "1. Create an async task\n2) Then refund it",
+        "  10. Look the account up.",
+        "sure, here it is: i'd look the account up first, then refund it.",
+        "- look the account up\n- refund it",
+    ] {
+        assert_eq!(find_plan(answer), None, "{answer}");
+        let error = read_plan(answer, &ParseOptions::default()).unwrap_err();
+        assert_eq!(error.for_model(), no_plan, "{answer}");
+    }
+    // A plan after a numbered list is found; so is code that is no prose.
+    let answer = format!("The steps:\n1. Look up.\n2. Refund.\n\n{SUPPORT_AGENT}");
+    assert_eq!(find_plan(&answer), Some(Written::Text(SUPPORT_AGENT)));
+    assert!(find_plan("while true { retry }").is_some());
+    assert!(find_plan("for x in [1, 2]: x").is_some());
+}
+
+/// An empty fenced block, or a lone fence, holds no plan, and the model is
+/// told so (it had been an empty plan: "line 1, column 1: expected an
+/// expression"); a plan before a lone closing fence is read.
+#[test]
+fn an_empty_fence_is_no_plan_and_the_model_is_told_so() {
+    let told = "the fenced block in your answer holds no plan (it is empty, or a ``` with nothing after it), nothing ran; write the whole plan inside one fenced block: ```lambda-tool, the plan, then ```";
+    for answer in [
+        "```",
+        "Here it is:\n```lambda-tool\n```",
+        "```lambda-tool\n\n```\nDone.",
+        "Here:\n```\n",
+        "1. Look the account up.\n```",
+    ] {
+        assert_eq!(find_plan(answer), None, "{answer:?}");
+        let error = read_plan(answer, &ParseOptions::default()).unwrap_err();
+        assert_eq!(error.for_model(), told, "{answer:?}");
+    }
+    let answer = format!("{SUPPORT_AGENT}\n```");
+    assert_eq!(
+        find_plan(&answer),
+        Some(Written::Text(&answer[..SUPPORT_AGENT.len() + 1]))
+    );
+    let plan = read_plan(&answer, &ParseOptions::default()).unwrap();
+    assert_eq!(plan, Plan::parse(SUPPORT_AGENT).unwrap());
+}
+
+/// The text at a line and column (both from 1, the column in characters)
+/// of `answer`.
+fn at(answer: &str, line: usize, column: usize) -> &str {
+    let start = answer
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum::<usize>();
+    let rest = &answer[start..];
+    let skip = rest
+        .char_indices()
+        .nth(column - 1)
+        .map_or(rest.len(), |(i, _)| i);
+    &rest[skip..]
+}
+
+/// `line L, column C` (λ-Tool) or `line L column C` (JSON) in a message.
+fn position(message: &str) -> (usize, usize) {
+    let rest = &message[message.find("line ").unwrap() + 5..];
+    let numbers: Vec<usize> = rest
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|n| !n.is_empty())
+        .take(2)
+        .map(|n| n.parse().unwrap())
+        .collect();
+    (numbers[0], numbers[1])
+}
+
+/// Every error's line and column are the answer's, as the model wrote it:
+/// not the block's the plan was taken out of (they had counted from the
+/// extracted text, which the model never saw).
+#[test]
+fn errors_point_into_the_answer_as_the_model_wrote_it() {
+    let options = ParseOptions::default();
+    // λ-Tool text, fenced after prose: `,` on the block's second line.
+    let fenced = "Here is the plan:\n\n```lambda-tool\nmatch exec tool lookup_account {id = \"c1\"} {\n  Ok(a) => a.email +,\n  Err(e) => e.message\n}\n```";
+    // Unfenced and indented after prose: the end of the plan.
+    let indented = "I'll write it:\n\n   let x = 1 in x +";
+    // The JSON form, fenced and unfenced: the `}` after a trailing comma.
+    let json_fenced = "Here it is:\n```json\n{\"plan\": {\"kind\": \"int\", \"value\": 1,}}\n```";
+    let json_indented = "Plan below.\n\n    {\"plan\": {\"kind\": \"int\", \"value\": 1,}}";
+    for (answer, expected, there) in [
+        (fenced, (5, 21), ","),
+        (indented, (3, 20), ""),
+        (json_fenced, (3, 37), "}}"),
+        (json_indented, (3, 41), "}}"),
+    ] {
+        let told = read_plan(answer, &options).unwrap_err().for_model();
+        assert_eq!(position(&told), expected, "{told}");
+        // JSON columns count bytes; these lines are ASCII.
+        assert!(
+            at(answer, expected.0, expected.1).starts_with(there),
+            "{told}"
+        );
+    }
+    // What the author's loop sends is the same.
+    let (toolbox, _) = support::toolbox(None);
+    let model = ScriptedModel::new([fenced.to_owned(), self::fenced(SUPPORT_AGENT)]);
+    let authored = block_on(Author::new(&toolbox).write(&model, TASK)).unwrap();
+    let told = model.requests()[1]
+        .messages
+        .last()
+        .unwrap()
+        .text()
+        .to_owned();
+    assert!(told.contains("- line 5, column 21: "), "{told}");
+    assert_eq!(authored.attempts.len(), 2);
 }
 
 // ---------------------------------------------------------------- the loop
@@ -353,6 +476,68 @@ fn a_native_model_answers_in_json_through_submit_plan() {
         result.content
     );
     assert!(result.content.contains("hint: λ-Tool has no null"));
+    assert!(support::calls(&shop).is_empty());
+}
+
+/// A model that answers its first request with a slip, and never answers
+/// the next.
+struct Stalls {
+    asked: AtomicUsize,
+}
+
+impl Model for Stalls {
+    fn complete(&self, _: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
+        if self.asked.fetch_add(1, Ordering::SeqCst) == 0 {
+            Box::pin(async { Ok(Response::new(fenced(&slip()))) })
+        } else {
+            Box::pin(futures::future::pending())
+        }
+    }
+}
+
+/// The author has a deadline of its own, as the agent does: a request in
+/// progress when it passes is stopped, and the error holds the attempts so
+/// far. (It had none: a model that never answered held `write` forever.)
+#[test]
+fn the_author_stops_at_its_wall_time_with_the_attempts_so_far() {
+    let (toolbox, shop) = support::toolbox(None);
+    let limit = Duration::from_millis(100);
+    let model = Stalls {
+        asked: AtomicUsize::new(0),
+    };
+    let started = Instant::now();
+    let author = Author::new(&toolbox).wall_time(limit);
+    let error = block_on(author.write(&model, TASK)).unwrap_err();
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed >= limit && elapsed < Duration::from_secs(10),
+        "{elapsed:?}"
+    );
+    let AuthorError::Deadline {
+        limit: reached,
+        attempts,
+        ..
+    } = &error
+    else {
+        panic!("{error}")
+    };
+    assert_eq!(*reached, limit);
+    assert_eq!(attempts.len(), 1);
+    assert!(attempts[0].error.is_some());
+    assert_eq!(model.asked.load(Ordering::SeqCst), 2);
+    assert!(
+        error
+            .to_string()
+            .starts_with("the wall time of 100ms ran out after 1 attempt(s) before a plan checked; the last answer was refused: "),
+        "{error}"
+    );
+
+    // A limit already reached: nothing is asked.
+    let model = ScriptedModel::new([fenced(SUPPORT_AGENT)]);
+    let author = Author::new(&toolbox).wall_time(Duration::ZERO);
+    let error = block_on(author.write(&model, TASK)).unwrap_err();
+    assert!(matches!(&error, AuthorError::Deadline { attempts, .. } if attempts.is_empty()));
+    assert!(model.requests().is_empty());
     assert!(support::calls(&shop).is_empty());
 }
 

@@ -101,6 +101,7 @@ fn category(name: &str) -> &str {
 fn kind(error: &AnswerError) -> &'static str {
     match error {
         AnswerError::NoPlan => "no plan",
+        AnswerError::EmptyFence => "empty fence",
         AnswerError::Parse { .. } => "parse error",
         AnswerError::Json(_) => "JSON error",
         AnswerError::Refused { .. } => "refused",

@@ -19,6 +19,46 @@
 //! the tool's parameter order, which only a toolbox knows: use
 //! [`Toolbox::read_calls`](crate::Toolbox::read_calls) for them.
 //!
+//! # Where a call stands in text
+//!
+//! Text that calls tools also mentions them: "try `send_email()`", a
+//! `def get_weather(city):` in a code sample, "use `search(query)` to ...".
+//! A call in text is read only where the model is calling:
+//!
+//! - not in inline code in a line of prose (`` `f(x=1)` `` or
+//!   ```` ```f(x=1)``` ```` alone on its line is that line), nor in a fenced block that is a code sample (a
+//!   line in it defines or imports something: `def`, `class`, `import`,
+//!   `function`, `fn`, ...), nor in a definition outside fences (a `def`
+//!   line and the lines indented under it). This holds for every text
+//!   format: JSON objects and `<tool_call>` tags too;
+//! - a Pythonic call (or `[...]` list of them) starts a line (Llama's
+//!   `<|python_tag|>` or a tag such as `<tool_code>` aside) or a sentence (after `.`, `!`, `?`, `:`,
+//!   `;`: `Action: f(x=1)`), or follows the model saying it calls ("I'll
+//!   call", "Let me use", "Calling"); and it ends its line or sentence ("I'll
+//!   call f(x=1) now." too), not before more prose ("Try calling f() later");
+//!   nor is it a list item (`- f()`, `1. f()`);
+//! - a signature is not a call: `get_weather(city)`, `search(query: str)`
+//!   name a tool, with parameters where a call has values;
+//! - a JSON tool definition (a `name` with a `description`, or with
+//!   `parameters` that are an object's schema) is not a call.
+//!
+//! So a text that holds a definition and a call (a fenced sample with a
+//! `def`, then the call on a line of its own) is read as the call, and
+//! when that call cannot be read the error is at the call. A call cut
+//! short (its brackets never close) is read as far as it goes, and the
+//! error says where it broke.
+//!
+//! ```
+//! use typed_tools::reader::{read_calls, CallFormat};
+//!
+//! let prose = "You can use `get_weather(city)` to get the forecast, or try send_email() later.";
+//! assert_eq!(read_calls(CallFormat::Auto, prose).unwrap_err().found, "no call in the text");
+//!
+//! let sample_then_call = "```python\ndef get_weather(city: str) -> str: ...\n```\nget_weather(city=\"Lima\")";
+//! assert_eq!(read_calls(CallFormat::Auto, sample_then_call)?[0].arguments, r#"{"city":"Lima"}"#);
+//! # Ok::<(), typed_tools::reader::ReadError>(())
+//! ```
+//!
 //! ```
 //! use typed_tools::reader::{read_calls, CallFormat};
 //!
@@ -44,10 +84,13 @@ use std::fmt;
 
 use serde_json::Value;
 
+use layout::Layout;
+
 mod anthropic;
 mod common;
 mod hermes;
 mod json_text;
+mod layout;
 mod openai;
 mod pythonic;
 
@@ -226,9 +269,9 @@ pub(crate) fn read_calls_with(
         CallFormat::OpenAiChat => openai::chat(&parse_json(format, text)?),
         CallFormat::OpenAiResponses => openai::responses(&parse_json(format, text)?),
         CallFormat::Anthropic => anthropic::read(&parse_json(format, text)?),
-        CallFormat::Hermes => hermes::read(text),
-        CallFormat::Json => json_text::read(text),
-        CallFormat::Pythonic => pythonic::read(text, parameters),
+        CallFormat::Hermes => hermes::read(text, &Layout::new(text)),
+        CallFormat::Json => json_text::read(text, &Layout::new(text)),
+        CallFormat::Pythonic => pythonic::read(text, &Layout::new(text), parameters),
         CallFormat::Auto => auto(text, parameters),
     }
 }
@@ -242,23 +285,29 @@ fn auto(
             return read_calls_with(format, text, parameters);
         }
     }
-    if text.contains("<tool_call>") {
-        return hermes::read(text);
+    let layout = Layout::new(text);
+    if hermes::has_tag(text, &layout) {
+        return hermes::read(text, &layout);
     }
-    let json = json_text::read(text);
+    let json = json_text::read(text, &layout);
     if matches!(&json, Ok(calls) if !calls.is_empty()) {
         return json;
     }
-    match pythonic::read(text, parameters) {
-        Ok(calls) => Ok(calls),
-        Err(python) => match json {
-            // Text that looked like JSON tells more than a Python parse error.
-            Err(json) if text.trim_start().starts_with(['{', '[', '`']) => Err(json),
-            _ => Err(ReadError {
-                format: CallFormat::Auto,
-                ..python
-            }),
-        },
+    let python = match pythonic::read(text, &layout, parameters) {
+        Ok(calls) => return Ok(calls),
+        Err(python) => python,
+    };
+    match json {
+        // Text that looked like JSON tells more than a Python parse error.
+        Err(json)
+            if json.found != json_text::NONE && text.trim_start().starts_with(['{', '[', '`']) =>
+        {
+            Err(json)
+        }
+        _ => Err(ReadError {
+            format: CallFormat::Auto,
+            ..python
+        }),
     }
 }
 

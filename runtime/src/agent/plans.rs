@@ -53,8 +53,13 @@ impl<M: Model, A: Effects> Agent<M, A> {
             outcome,
         };
         // Read and checked as an author's plan is: every error at once,
-        // with hints, before anything runs.
-        let checked = author::read_written(written, &ParseOptions::default()).and_then(|plan| {
+        // with hints, before anything runs; a line and column are the
+        // answer's, the assistant message the step has just recorded.
+        let answer = match state.messages.last() {
+            Some(message @ Message::Assistant { .. }) => message.text(),
+            _ => text,
+        };
+        let checked = author::read_in(answer, written, &ParseOptions::default()).and_then(|plan| {
             author::check_plan(&plan, &self.toolbox, self.toolbox.allowed()).map(|_| plan)
         });
         let plan = match checked {

@@ -54,8 +54,12 @@ pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
 }
 
 /// Whether an answer the call readers could not read tried to call a tool
-/// (then the model is told what was wrong) or is prose (a final answer):
-/// it tried when it is shaped as calls are (JSON, a list, a code fence, a
+/// (then the model is told what was wrong) or is prose (a final answer).
+/// The readers look for calls only where a call stands (see
+/// [`reader`](crate::reader#where-a-call-stands-in-text)): prose that only
+/// mentions calls (inline code, a code sample, a signature, a call in the
+/// middle of a sentence) has "no call in the text", and is prose. Else it
+/// tried when it is shaped as calls are (JSON, a list, a code fence, a
 /// `<tool_call>` tag) or names one of `tools` before a `(`. Prose with
 /// parentheses, "the account (cust_1)", is not a call.
 pub(super) fn is_a_call_attempt<'t>(
@@ -88,6 +92,10 @@ mod tests {
             "Done. I looked up the account (cust_1) and refunded it.",
             "The weather in Lima is sunny: 24 °C.",
             "",
+            "Try `weather()` once the station is back.",
+            "You can use weather(city) for that.",
+            "```python\ndef weather(city):\n    ...\nprint(weather(\"Lima\"))\n```",
+            "I could call weather(city=\"Lima\") later, if you like.",
         ] {
             match read_calls(CallFormat::Auto, prose) {
                 Ok(calls) => assert!(calls.is_empty(), "{prose}"),
@@ -103,6 +111,7 @@ mod tests {
             "<tool_call>{\"name\": \"weather\", \"arguments\": {</tool_call>",
             "[weather(city=\"Lima\"",
             "I will call weather(city=\"Lima\" now",
+            "```python\ndef weather(city): ...\n```\nweather(city=)",
         ] {
             let error = read_calls(CallFormat::Auto, broken).unwrap_err();
             assert!(

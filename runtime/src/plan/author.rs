@@ -1,7 +1,8 @@
 //! Plans written by a model: find the plan in an answer ([`find_plan`],
 //! [`read_plan`]), check it with every error at once ([`check_plan`]), and
 //! the fix-and-resubmit loop ([`Author`]) that sends the errors back until
-//! a plan checks, within a number of attempts and a token budget.
+//! a plan checks, within a number of attempts, a token budget and a wall
+//! time.
 //!
 //! Nothing runs here: a plan is only read and checked. [`Author::write`]
 //! gives a checked plan with its [`Preview`], ready for an
@@ -30,6 +31,7 @@
 //! ```
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 
@@ -39,6 +41,7 @@ use crate::error::ToolError;
 use crate::model::{
     estimate_tokens, Message, Model, ModelError, Request, Response, ToolResult, Usage,
 };
+use crate::toolbox::timer::{within, Elapsed};
 use crate::toolbox::Toolbox;
 
 use super::check::TypeErrorKind;
@@ -82,12 +85,15 @@ const PLAN_STARTS: [&str; 12] = [
 /// - In fenced blocks (```` ``` ````, `~~~`), the last one tagged as a plan
 ///   (`lambda-tool`, `λ-tool`, `plan`, `json`, ...) that is more than tool
 ///   declarations, else the last one that is; an unclosed fence
-///   runs to the end.
+///   runs to the end. A block with nothing in it is no plan, nor is a lone
+///   fence (a closing one whose opening is missing: the text before it is
+///   read as text without fences).
 /// - Without fences: from the first line that starts like a plan (a
 ///   keyword such as `match`, `let` or `tool`, or `{`, `[`, `(`, a string, a
-///   number), else the first line that is not prose, to the line before the
-///   first line of prose after it (prose starts with a capital other than
-///   `Ok`/`Err`, a list marker or `#`).
+///   number), else the first line of code (a bracket, `=`, `<`, `;`, ...)
+///   that is not prose, to the line before the first line of prose after
+///   it (prose starts with a capital other than `Ok`/`Err`, a list marker
+///   such as `-` or `1.`, or `#`). A numbered list is prose, not a plan.
 /// - The plan is [`Written::Json`] when it is a JSON object (a `{` followed
 ///   by a quoted key and `:`), read up to where that JSON value ends; else
 ///   [`Written::Text`]. Leading λ-Tool declarations stay in the text: the
@@ -108,9 +114,31 @@ const PLAN_STARTS: [&str; 12] = [
 /// assert_eq!(find_plan("I cannot do that."), None);
 /// ```
 pub fn find_plan(answer: &str) -> Option<Written<'_>> {
-    let blocks = fenced_blocks(answer);
-    let candidate = if blocks.is_empty() {
-        unfenced(answer)?
+    match found(answer) {
+        Found::Plan(written, _) => Some(written),
+        Found::EmptyFence | Found::Nothing => None,
+    }
+}
+
+/// What an answer holds, as [`find_plan`] finds it.
+enum Found<'a> {
+    /// A plan, in the form it is written in, and the byte of the answer
+    /// it starts at.
+    Plan(Written<'a>, usize),
+    /// No plan, but a fenced block with nothing in it, or a lone fence.
+    EmptyFence,
+    /// Nothing like a plan.
+    Nothing,
+}
+
+fn found(answer: &str) -> Found<'_> {
+    let (blocks, empty) = fenced_blocks(answer);
+    let (candidate, at) = if blocks.is_empty() {
+        match unfenced(answer) {
+            Some(found) => found,
+            None if empty => return Found::EmptyFence,
+            None => return Found::Nothing,
+        }
     } else {
         // A tagged block over an untagged one, one with a plan over one of
         // declarations only, a later one over an earlier one.
@@ -118,34 +146,37 @@ pub fn find_plan(answer: &str) -> Option<Written<'_>> {
         let chosen = blocks
             .iter()
             .rev()
-            .find(|(tag, body)| tagged(tag) && !only_declarations(body))
+            .find(|(tag, body, _)| tagged(tag) && !only_declarations(body))
             .or_else(|| {
                 blocks
                     .iter()
                     .rev()
-                    .find(|(_, body)| !only_declarations(body))
+                    .find(|(_, body, _)| !only_declarations(body))
             })
             .unwrap_or(&blocks[blocks.len() - 1]);
-        chosen.1
+        (chosen.1, chosen.2)
     };
-    Some(classify(candidate))
+    let (written, offset) = classify(candidate);
+    Found::Plan(written, at + offset)
 }
 
-/// The fenced blocks of `answer`: each block's tag and its content.
-fn fenced_blocks(answer: &str) -> Vec<(&str, &str)> {
+/// The fenced blocks of `answer` that hold something: each block's tag, its
+/// content and the byte its content starts at; and whether there was a block with nothing in it, or a
+/// lone fence (a closing fence without its opening reads as a fence opened
+/// at the end).
+fn fenced_blocks(answer: &str) -> (Vec<(&str, &str, usize)>, bool) {
     let mut blocks = Vec::new();
     let mut open: Option<(&str, &str, usize)> = None;
     let mut at = 0;
     for line in answer.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        let fence = ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f));
-        match (open, fence) {
+        match (open, fence_of(trimmed)) {
             (None, Some(fence)) => {
                 let tag = trimmed[fence.len()..].trim();
                 open = Some((fence, tag, at + line.len()));
             }
             (Some((kind, tag, start)), Some(fence)) if fence == kind => {
-                blocks.push((tag, &answer[start..at]));
+                blocks.push((tag, &answer[start..at], start));
                 open = None;
             }
             _ => {}
@@ -153,16 +184,24 @@ fn fenced_blocks(answer: &str) -> Vec<(&str, &str)> {
         at += line.len();
     }
     if let Some((_, tag, start)) = open {
-        blocks.push((tag, &answer[start.min(answer.len())..]));
+        let start = start.min(answer.len());
+        blocks.push((tag, &answer[start..], start));
     }
-    blocks
+    let empty = blocks.iter().any(|(_, body, _)| body.trim().is_empty());
+    blocks.retain(|(_, body, _)| !body.trim().is_empty());
+    (blocks, empty)
+}
+
+/// The fence a line opens or closes with, if any.
+fn fence_of(trimmed: &str) -> Option<&'static str> {
+    ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f))
 }
 
 /// Whether `answer` has a fenced block tagged as λ-Tool text (`plan`,
 /// `lambda-tool`, ...; not `json`, which may as well be a tool call): a
 /// model that writes one means it as a plan, whether it parses or not.
 pub(crate) fn has_plan_fence(answer: &str) -> bool {
-    fenced_blocks(answer).iter().any(|(tag, body)| {
+    fenced_blocks(answer).0.iter().any(|(tag, body, _)| {
         let tag = tag.to_lowercase();
         tag != "json" && PLAN_TAGS.contains(&tag.as_str()) && !only_declarations(body)
     })
@@ -181,31 +220,49 @@ fn starts_with_word(line: &str, word: &str) -> bool {
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
 }
 
-/// Whether a line starts like plan text (or JSON).
+/// Whether a line starts like plan text (or JSON), and is not prose.
 fn starts_like_a_plan(line: &str) -> bool {
     let line = line.trim_start();
-    PLAN_STARTS.iter().any(|word| starts_with_word(line, word))
-        || line.starts_with(['{', '[', '(', '"'])
-        || line.starts_with(|c: char| c.is_ascii_digit())
-        || (line.starts_with('-') && line[1..].starts_with(|c: char| c.is_ascii_digit()))
+    !is_prose(line)
+        && (PLAN_STARTS.iter().any(|word| starts_with_word(line, word))
+            || line.starts_with(['{', '[', '(', '"'])
+            || line.starts_with(|c: char| c.is_ascii_digit())
+            || (line.starts_with('-') && line[1..].starts_with(|c: char| c.is_ascii_digit())))
 }
 
 /// Whether a line is prose: a capital other than `Ok`/`Err`, a list marker
-/// or a heading.
+/// (`- `, `* `, `+ `, `1. `, `2) `) or a heading.
 fn is_prose(line: &str) -> bool {
     let line = line.trim_start();
     let capital = line.starts_with(|c: char| c.is_uppercase())
         && !["Ok", "Err"].iter().any(|w| starts_with_word(line, w));
+    let numbered = || {
+        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0
+            && line[digits..]
+                .strip_prefix(['.', ')'])
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
+    };
     capital
         || line.starts_with("- ")
         || line.starts_with("* ")
+        || line.starts_with("+ ")
         || line.starts_with('#')
         || line.starts_with("**")
+        || numbered()
+}
+
+/// Whether a line that is not prose is code: it holds a bracket, `=`,
+/// `<`, `>`, `;`, `|` or `&`. A line of lowercase words ("sure, here it
+/// is") is prose all the same.
+fn looks_like_code(line: &str) -> bool {
+    line.contains(['{', '}', '[', ']', '(', ')', '=', '<', '>', ';', '|', '&'])
 }
 
 /// The plan in an answer without fences: from the first line that starts
-/// like one to the first line of prose after it.
-fn unfenced(answer: &str) -> Option<&str> {
+/// like one to the first line of prose (or a lone fence) after it; and the
+/// byte it starts at.
+fn unfenced(answer: &str) -> Option<(&str, usize)> {
     let first = |like_a_plan: fn(&str) -> bool| {
         let mut at = 0;
         for line in answer.split_inclusive('\n') {
@@ -216,22 +273,23 @@ fn unfenced(answer: &str) -> Option<&str> {
         }
         None
     };
-    // A line that starts like a plan, else any line that is not prose
-    // (`while true { ... }` is meant as a plan, if not a good one).
+    // A line that starts like a plan, else any line of code that is not
+    // prose (`while true { ... }` is meant as a plan, if not a good one).
     let start = first(starts_like_a_plan)
-        .or_else(|| first(|line| !line.trim().is_empty() && !is_prose(line)))?;
+        .or_else(|| first(|line| !is_prose(line) && looks_like_code(line)))?;
     let mut at = start;
     for line in answer[start..].split_inclusive('\n') {
-        if at > start && is_prose(line) {
-            return Some(&answer[start..at]);
+        if at > start && (is_prose(line) || fence_of(line.trim_start()).is_some()) {
+            return Some((&answer[start..at], start));
         }
         at += line.len();
     }
-    Some(&answer[start..])
+    Some((&answer[start..], start))
 }
 
-/// JSON when the candidate is a JSON object, or starts like one.
-fn classify(candidate: &str) -> Written<'_> {
+/// JSON when the candidate is a JSON object, or starts like one; and the
+/// byte of the candidate the plan starts at.
+fn classify(candidate: &str) -> (Written<'_>, usize) {
     let trimmed = candidate.trim_start();
     let offset = candidate.len() - trimmed.len();
     if let Some(inside) = trimmed.strip_prefix('{') {
@@ -239,18 +297,18 @@ fn classify(candidate: &str) -> Written<'_> {
             serde_json::Deserializer::from_str(trimmed).into_iter::<serde_json::Value>();
         if let Some(Ok(serde_json::Value::Object(_))) = values.next() {
             let end = offset + values.byte_offset();
-            return Written::Json(&candidate[offset..end]);
+            return (Written::Json(&candidate[offset..end]), offset);
         }
         // `{"key": ...`: meant as JSON, though it is not valid.
         if let Some(key) = inside.trim_start().strip_prefix('"') {
             if let Some(close) = key.find('"') {
                 if key[close + 1..].trim_start().starts_with(':') {
-                    return Written::Json(trimmed);
+                    return (Written::Json(trimmed), offset);
                 }
             }
         }
     }
-    Written::Text(candidate)
+    (Written::Text(candidate), 0)
 }
 
 /// Why a model's answer did not give a plan that checks. Nothing ran.
@@ -260,6 +318,10 @@ fn classify(candidate: &str) -> Written<'_> {
 pub enum AnswerError {
     /// No plan was found in the answer.
     NoPlan,
+    /// No plan was found, but a fenced block with nothing in it, or a lone
+    /// fence (```` ``` ````, perhaps a closing fence whose opening is
+    /// missing): the model is told the block is empty.
+    EmptyFence,
     /// The λ-Tool text does not parse.
     Parse {
         /// Where and why.
@@ -298,6 +360,9 @@ impl AnswerError {
         match self {
             AnswerError::NoPlan => format!(
                 "no plan found in your answer, nothing ran; write the whole plan in one fenced block that starts with ```{FENCE}"
+            ),
+            AnswerError::EmptyFence => format!(
+                "the fenced block in your answer holds no plan (it is empty, or a ``` with nothing after it), nothing ran; write the whole plan inside one fenced block: ```{FENCE}, the plan, then ```"
             ),
             AnswerError::Parse { error, hint } => {
                 let mut out = format!(
@@ -464,8 +529,9 @@ fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
 }
 
 /// Reads the plan in a model's answer ([`find_plan`]), text or JSON, within
-/// `options`' limits. Refuses an answer with no plan ([`AnswerError::NoPlan`])
-/// and one that does not parse ([`AnswerError::Parse`], [`AnswerError::Json`]);
+/// `options`' limits. Refuses an answer with no plan ([`AnswerError::NoPlan`],
+/// or [`AnswerError::EmptyFence`] when all it has is an empty fenced block
+/// or a lone fence) and one that does not parse ([`AnswerError::Parse`], [`AnswerError::Json`]);
 /// a parse error at a word models carry over from other languages (`while`,
 /// `null`, `def`, `True`, `;`) gets a hint.
 ///
@@ -478,13 +544,91 @@ fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
 /// let error = read_plan("```\nlet x = null in x\n```", &ParseOptions::default());
 /// assert!(error.is_ok(), "`null` is a variable to the parser; the checker refuses it");
 /// assert_eq!(read_plan("No.", &ParseOptions::default()), Err(AnswerError::NoPlan));
+/// assert_eq!(read_plan("Here:\n```lambda-tool\n```", &ParseOptions::default()), Err(AnswerError::EmptyFence));
 /// ```
 pub fn read_plan(answer: &str, options: &ParseOptions) -> Result<Plan, AnswerError> {
-    read_written(find_plan(answer).ok_or(AnswerError::NoPlan)?, options)
+    match found(answer) {
+        Found::Plan(written, at) => read_at(written, Origin::of(answer, at), options),
+        Found::EmptyFence => Err(AnswerError::EmptyFence),
+        Found::Nothing => Err(AnswerError::NoPlan),
+    }
+}
+
+/// Reads `written`, a plan [`find_plan`] found in `answer` (a copy of the
+/// answer will do), as [`read_plan`] does: its errors' lines and columns
+/// are the answer's. For the agent, which finds a plan in an answer and
+/// reads it later.
+pub(crate) fn read_in(
+    answer: &str,
+    written: Written<'_>,
+    options: &ParseOptions,
+) -> Result<Plan, AnswerError> {
+    let origin = match found(answer) {
+        Found::Plan(again, at) if again == written => Origin::of(answer, at),
+        // Not found there: positions from the plan's own start.
+        _ => Origin::START,
+    };
+    read_at(written, origin, options)
+}
+
+/// Where a plan starts in the answer it was found in: its line and column
+/// (from 1; the column in characters, as λ-Tool's errors count, and in
+/// bytes, as JSON's do).
+#[derive(Clone, Copy, Debug)]
+struct Origin {
+    line: usize,
+    chars: usize,
+    bytes: usize,
+}
+
+impl Origin {
+    const START: Origin = Origin {
+        line: 1,
+        chars: 1,
+        bytes: 1,
+    };
+
+    /// The origin of the text at byte `at` of `answer`.
+    fn of(answer: &str, at: usize) -> Origin {
+        let before = &answer[..at];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        Origin {
+            line: 1 + memchr::memchr_iter(b'\n', before.as_bytes()).count(),
+            chars: 1 + before[line_start..].chars().count(),
+            bytes: 1 + at - line_start,
+        }
+    }
+}
+
+/// [`read_written`], each error's line and column moved to where the plan
+/// starts in its answer (`origin`): on the plan's first line by its column
+/// there, on every line by its line.
+fn read_at(
+    written: Written<'_>,
+    origin: Origin,
+    options: &ParseOptions,
+) -> Result<Plan, AnswerError> {
+    match written {
+        Written::Json(text) => {
+            json::from_str_at(text, options, origin.line, origin.bytes).map_err(AnswerError::Json)
+        }
+        Written::Text(_) => read_written(written, options).map_err(|error| match error {
+            AnswerError::Parse { mut error, hint } => {
+                if error.line == 1 {
+                    error.column += origin.chars - 1;
+                }
+                error.line += origin.line - 1;
+                AnswerError::Parse { error, hint }
+            }
+            other => other,
+        }),
+    }
 }
 
 /// Reads a plan [`find_plan`] found: λ-Tool text or the JSON form, each
-/// error with what to write instead, as [`read_plan`] does.
+/// error with what to write instead, as [`read_plan`] does. The errors'
+/// lines and columns count from the start of `written`; [`read_plan`]
+/// counts them from the start of the answer, which the model wrote.
 ///
 /// ```
 /// use typed_tools::plan::author::{read_written, Written};
@@ -609,7 +753,8 @@ fn nearest_names<A: Effects>(name: &str, toolbox: &Toolbox<A>) -> Vec<String> {
 
 /// Writes plans with a model: asks for one, reads it from the answer (text
 /// or JSON), checks it, and sends every error back until a plan checks,
-/// within [`attempts`](Self::attempts) and a [`token_budget`](Self::token_budget).
+/// within [`attempts`](Self::attempts), a [`token_budget`](Self::token_budget)
+/// and a [`wall_time`](Self::wall_time) (5 minutes by default).
 /// Nothing runs: it gives a checked plan ([`Authored`]) for an
 /// [`Interpreter`](super::Interpreter) to preview and run.
 ///
@@ -646,6 +791,7 @@ pub struct Author<'t, A: Effects = ReadWriteNetwork> {
     allowed: EffectSet,
     attempts: usize,
     token_budget: Option<u64>,
+    wall_time: Duration,
     options: ParseOptions,
 }
 
@@ -697,6 +843,17 @@ pub enum AuthorError {
         /// Each answer and what was wrong with it.
         attempts: Vec<Attempt>,
     },
+    /// The wall time ran out before a plan checked: it had passed before a
+    /// request, or a request was still waiting for the model when it did
+    /// (that request is dropped; its answer is not among the attempts).
+    Deadline {
+        /// The wall time, as [`Author::wall_time`] set it.
+        limit: Duration,
+        /// Each answer before, and what was wrong with it.
+        attempts: Vec<Attempt>,
+        /// The tokens spent.
+        usage: Usage,
+    },
     /// The model could not answer.
     Model {
         /// Why.
@@ -714,6 +871,7 @@ impl AuthorError {
         match self {
             AuthorError::Attempts { attempts, .. }
             | AuthorError::Budget { attempts, .. }
+            | AuthorError::Deadline { attempts, .. }
             | AuthorError::Model { attempts, .. } => attempts,
         }
     }
@@ -731,6 +889,13 @@ impl fmt::Display for AuthorError {
                 attempts.len(),
                 usage.total()
             )?,
+            AuthorError::Deadline {
+                limit, attempts, ..
+            } => write!(
+                f,
+                "the wall time of {limit:?} ran out after {} attempt(s) before a plan checked",
+                attempts.len()
+            )?,
             AuthorError::Model { error, attempts, .. } => {
                 write!(f, "{error} (after {} attempts)", attempts.len())?
             }
@@ -746,13 +911,14 @@ impl std::error::Error for AuthorError {}
 
 impl<'t, A: Effects> Author<'t, A> {
     /// Writes plans for the tools `toolbox` allows: 3 attempts, no token
-    /// budget, the default [`ParseOptions`].
+    /// budget, 5 minutes of wall time, the default [`ParseOptions`].
     pub fn new(toolbox: &'t Toolbox<A>) -> Author<'t, A> {
         Author {
             toolbox,
             allowed: toolbox.allowed(),
             attempts: 3,
             token_budget: None,
+            wall_time: Duration::from_secs(5 * 60),
             options: ParseOptions::default(),
         }
     }
@@ -770,6 +936,32 @@ impl<'t, A: Effects> Author<'t, A> {
     /// what is left.
     pub fn token_budget(mut self, tokens: u64) -> Self {
         self.token_budget = Some(tokens);
+        self
+    }
+
+    /// At most `limit` of wall time for one [`write`](Self::write), from its
+    /// call (5 minutes by default, as an [agent's run](crate::agent::Limits)).
+    /// It is checked before each request, and a request still waiting for
+    /// the model when it passes is stopped (its future dropped, as the
+    /// agent's are, on the crate's own timer: no async runtime is named).
+    /// Then `write` gives [`AuthorError::Deadline`] with the attempts made
+    /// so far; nothing ran.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::plan::author::{Author, AuthorError};
+    /// use typed_tools::plan::prompt::example_toolbox;
+    ///
+    /// let toolbox = example_toolbox();
+    /// let model = ScriptedModel::new(["```lambda-tool\n1\n```"]);
+    /// let author = Author::new(&toolbox).wall_time(Duration::ZERO);
+    /// let error = futures::executor::block_on(author.write(&model, "Count.")).unwrap_err();
+    /// assert!(matches!(error, AuthorError::Deadline { limit: Duration::ZERO, .. }));
+    /// assert!(model.requests().is_empty());
+    /// ```
+    pub fn wall_time(mut self, limit: Duration) -> Self {
+        self.wall_time = limit;
         self
     }
 
@@ -821,7 +1013,17 @@ impl<'t, A: Effects> Author<'t, A> {
         let mut messages = vec![Message::system(prompt), Message::user(task)];
         let mut attempts: Vec<Attempt> = Vec::new();
         let mut usage = Usage::default();
+        // A limit too far to add to now is no limit.
+        let deadline = Instant::now().checked_add(self.wall_time);
+        let out_of_time = |attempts, usage| AuthorError::Deadline {
+            limit: self.wall_time,
+            attempts,
+            usage,
+        };
         for _ in 0..self.attempts {
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return Err(out_of_time(attempts, usage));
+            }
             let mut request = Request::new(messages.clone());
             if let Some(tools) = &tools {
                 request = request.tools(tools.clone());
@@ -842,15 +1044,16 @@ impl<'t, A: Effects> Author<'t, A> {
                 }
                 request = request.max_tokens(u32::try_from(left).unwrap_or(u32::MAX));
             }
-            let response = match model.complete(request).await {
-                Ok(response) => response,
-                Err(error) => {
+            let response = match within(model.complete(request), deadline).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => {
                     return Err(AuthorError::Model {
                         error,
                         attempts,
                         usage,
                     })
                 }
+                Err(Elapsed) => return Err(out_of_time(attempts, usage)),
             };
             usage += response.usage;
             let error = match self.check_answer(&response) {

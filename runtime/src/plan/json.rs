@@ -154,6 +154,18 @@ pub fn from_str(text: &str) -> Result<Plan, JsonError> {
 /// assert_eq!(error.message, "the plan is 16 bytes long, more than the 8 allowed; write a shorter plan");
 /// ```
 pub fn from_str_with(text: &str, options: &ParseOptions) -> Result<Plan, JsonError> {
+    from_str_at(text, options, 1, 1)
+}
+
+/// [`from_str_with`] for text that starts at `line`, `column` (from 1, the
+/// column in bytes) of a longer answer: a syntax error gives its line and
+/// column in the answer.
+pub(crate) fn from_str_at(
+    text: &str,
+    options: &ParseOptions,
+    line: usize,
+    column: usize,
+) -> Result<Plan, JsonError> {
     if text.len() > options.limit() {
         return Err(error(
             "$".into(),
@@ -164,9 +176,26 @@ pub fn from_str_with(text: &str, options: &ParseOptions) -> Result<Plan, JsonErr
             ),
         ));
     }
-    let json: Json =
-        serde_json::from_str(text).map_err(|e| error("$".into(), format!("not JSON: {e}")))?;
+    let json: Json = serde_json::from_str(text)
+        .map_err(|e| error("$".into(), format!("not JSON: {}", moved(&e, line, column))))?;
     from_value(&json)
+}
+
+/// serde_json's message for `error`, its position moved to a text that
+/// starts at `line`, `column` (serde_json counts both from 1, a column of 0
+/// being before a line's first byte).
+fn moved(error: &serde_json::Error, line: usize, column: usize) -> String {
+    let message = error.to_string();
+    if error.line() == 0 {
+        return message;
+    }
+    let at = format!(" at line {} column {}", error.line(), error.column());
+    let what = message.strip_suffix(&at).unwrap_or(&message);
+    let (line, column) = match error.line() {
+        1 => (line, column - 1 + error.column()),
+        n => (line + n - 1, error.column()),
+    };
+    format!("{what} at line {line} column {column}")
 }
 
 /// Reads a plan from its JSON form: `{"plan": EXPR}`, or an expression

@@ -3,17 +3,36 @@
 use serde_json::Value;
 
 use super::common::named_calls;
+use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
+
+const OPEN: &str = "<tool_call>";
+const CLOSE: &str = "</tool_call>";
+
+/// The byte after each `<tool_call>` tag where a call may stand (not in
+/// inline code or a code sample: "`<tool_call>` tags" is prose).
+fn tags<'a>(text: &'a str, layout: &'a Layout) -> impl Iterator<Item = usize> + 'a {
+    text.match_indices(OPEN)
+        .filter(|(at, _)| !layout.hidden(*at))
+        .map(|(at, _)| at + OPEN.len())
+}
+
+/// Whether `text` has a `<tool_call>` tag where a call may stand.
+pub(super) fn has_tag(text: &str, layout: &Layout) -> bool {
+    tags(text, layout).next().is_some()
+}
 
 /// `<tool_call>{...}</tool_call>`, several times; an unclosed last block (a
 /// truncated answer) is read to the end of the text.
-pub(super) fn read(text: &str) -> Result<Vec<ToolCall>, ReadError> {
+pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::Hermes;
-    const OPEN: &str = "<tool_call>";
-    const CLOSE: &str = "</tool_call>";
     let mut calls = Vec::new();
     let mut rest = 0;
-    while let Some(start) = text[rest..].find(OPEN).map(|i| rest + i + OPEN.len()) {
+    for start in tags(text, layout) {
+        if start < rest {
+            // Inside the block read before.
+            continue;
+        }
         let end = text[start..].find(CLOSE).map_or(text.len(), |i| start + i);
         let body = text[start..end].trim();
         let value: Value = serde_json::from_str(body).map_err(|error| {

@@ -4,13 +4,21 @@
 use serde_json::Value;
 
 use super::common::named_calls;
+use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
+
+/// What [`read`]'s error says it found when the text holds no JSON value
+/// where a call may stand.
+pub(super) const NONE: &str = "no JSON in the text";
 
 /// How many JSON values [`read`] tries to parse in one text at most.
 const MAX_ATTEMPTS: usize = 64;
 
-/// JSON values in text (fenced or not): each a call object or a list of them.
-pub(super) fn read(text: &str) -> Result<Vec<ToolCall>, ReadError> {
+/// JSON values in text (fenced or not): each a call object or a list of
+/// them. Not in inline code in a sentence or in a code sample (`layout`),
+/// and a tool's definition (`name` with `description` or a schema of
+/// `parameters`, as a catalog lists it) is no call.
+pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::Json;
     let mut calls = Vec::new();
     let mut first_error = None;
@@ -23,7 +31,7 @@ pub(super) fn read(text: &str) -> Result<Vec<ToolCall>, ReadError> {
             "{" => matches!(next, Some('"' | '}')),
             _ => next == Some('{'),
         };
-        if !plausible {
+        if !plausible || layout.hidden(start) {
             offset = start + 1;
             continue;
         }
@@ -36,6 +44,7 @@ pub(super) fn read(text: &str) -> Result<Vec<ToolCall>, ReadError> {
         match stream.next() {
             Some(Ok(value)) => {
                 let at = format!("byte {start}");
+                let value = without_definitions(value);
                 match named_calls(FORMAT, &value, &at) {
                     Ok(found) => calls.extend(found),
                     Err(error) => {
@@ -66,7 +75,46 @@ pub(super) fn read(text: &str) -> Result<Vec<ToolCall>, ReadError> {
             FORMAT,
             "byte 0",
             "a JSON object {\"name\": ..., \"arguments\": {...}}",
-            "no JSON in the text",
+            NONE,
         )
     }))
+}
+
+/// The value without the tools' definitions in it: a list without its
+/// definitions (perhaps empty); an empty list for a definition alone.
+fn without_definitions(value: Value) -> Value {
+    match value {
+        Value::Array(items) => {
+            Value::Array(items.into_iter().filter(|v| !is_definition(v)).collect())
+        }
+        value if is_definition(&value) => Value::Array(Vec::new()),
+        value => value,
+    }
+}
+
+/// Whether a JSON object is a tool's definition rather than a call: a name
+/// with a `description`, or with `parameters` that are a JSON Schema of an
+/// object (`"type": "object"` and `properties`), or an `input_schema`; or
+/// such a definition under `function` (OpenAI's catalog).
+fn is_definition(value: &Value) -> bool {
+    let Some(object) = value.as_object() else {
+        return false;
+    };
+    if let Some(function) = object.get("function") {
+        return is_definition(function);
+    }
+    let schema = |key: &str| {
+        object.get(key).is_some_and(|schema| {
+            schema.get("type").and_then(Value::as_str) == Some("object")
+                && schema.get("properties").is_some()
+        })
+    };
+    object.get("name").is_some_and(Value::is_string)
+        && !["arguments", "args", "input"]
+            .iter()
+            .any(|key| object.contains_key(*key))
+        && (object.contains_key("description")
+            || schema("parameters")
+            || object.contains_key("input_schema")
+            || object.contains_key("inputSchema"))
 }

@@ -3,54 +3,374 @@
 
 use serde_json::{Map, Value};
 
+use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
 
 const FORMAT: CallFormat = CallFormat::Pythonic;
 /// Deeper literals than this are refused rather than risk the stack.
 const MAX_DEPTH: usize = 128;
 
+/// Every call (or `[...]` list of calls) in `text` that stands where a
+/// call may (see [`crate::reader`]'s "Where a call stands in text"); an
+/// error at the first one that does not parse, or when there is none.
 pub(super) fn read(
     text: &str,
+    layout: &Layout,
     parameters: &dyn Fn(&str) -> Option<Vec<String>>,
 ) -> Result<Vec<ToolCall>, ReadError> {
-    let start = find_start(text).ok_or_else(|| {
-        ReadError::new(
+    let mut calls = Vec::new();
+    let mut from = 0;
+    while let Some(candidate) = next_candidate(text, from) {
+        from = candidate.after_paren;
+        if layout.hidden(candidate.start) {
+            continue;
+        }
+        let line = layout.line_of(candidate.start);
+        let (line_start, line_end) = match &line {
+            Some(span) => (span.start, span.end),
+            None => (0, text.len()),
+        };
+        if !opens_a_call(&text[line_start..candidate.start]) {
+            continue;
+        }
+        // A call whose brackets close stands only where it ends its line or
+        // sentence, and a signature there is a mention. One whose brackets
+        // never close (cut, or broken) is a call the model tried to write:
+        // the parser says where it broke.
+        if let Some(end) = extent(text, candidate.start) {
+            from = end;
+            let list = text.as_bytes()[candidate.start] == b'[';
+            if !closes_a_call(&text[end..line_end.max(end)])
+                || (!list && is_signature(&text[candidate.after_paren..end - 1]))
+            {
+                continue;
+            }
+        }
+        let mut parser = Parser {
+            text,
+            at: candidate.start,
+            depth: 0,
+        };
+        calls.extend(parser.calls(parameters)?);
+        from = from.max(parser.at);
+    }
+    if calls.is_empty() {
+        return Err(ReadError::new(
             FORMAT,
             "byte 0",
             "calls written as `[tool_name(arg=value), ...]`",
             "no call in the text",
-        )
-    })?;
-    let mut parser = Parser {
-        text,
-        at: start,
-        depth: 0,
-    };
-    let calls = parser.calls(parameters)?;
-    parser.blank();
+        ));
+    }
     Ok(calls)
 }
 
-/// The first `[name(` or `name(` in the text, skipping a `<|python_tag|>`.
-fn find_start(text: &str) -> Option<usize> {
+/// A place where a call may start: `name(` or `[name(`.
+struct Candidate {
+    /// The `[` or the name's first byte.
+    start: usize,
+    /// Just past the name's `(`.
+    after_paren: usize,
+}
+
+/// The next `name(` (or `[name(`, a list of calls) at or after byte `from`.
+/// A name is a word of letters, digits, `_` and `.` that starts with a
+/// letter or `_`, written right before its `(`.
+fn next_candidate(text: &str, from: usize) -> Option<Candidate> {
     let bytes = text.as_bytes();
-    text.char_indices().map(|(i, _)| i).find(|&i| {
-        let at_word_start = i == 0
-            || !(bytes[i - 1].is_ascii_alphanumeric()
-                || bytes[i - 1] == b'_'
-                || bytes[i - 1] == b'.');
-        if !at_word_start {
-            return false;
+    let mut at = from;
+    while let Some(paren) = memchr::memchr(b'(', &bytes[at..]).map(|i| at + i) {
+        at = paren + 1;
+        let head = &text[from..paren];
+        let word = head
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| c.is_alphanumeric() || c == '_' || c == '.')
+            .last()
+            .map_or(paren, |(i, _)| from + i);
+        let name = &text[word..paren];
+        // A word cut at `from` is the rest of a word read before.
+        if name.is_empty()
+            || (word == from && from > 0 && is_word_byte(bytes[from - 1]))
+            || !name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+        {
+            continue;
         }
-        let rest = &text[i..];
-        let rest = rest.strip_prefix('[').map(str::trim_start).unwrap_or(rest);
-        let name_len = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
-            .unwrap_or(rest.len());
-        name_len > 0
-            && rest.starts_with(|c: char| c.is_alphabetic() || c == '_')
-            && rest[name_len..].trim_start().starts_with('(')
+        let before = text[..word].trim_end();
+        let start = match before.strip_suffix('[') {
+            Some(list) => list.len(),
+            None => word,
+        };
+        return Some(Candidate {
+            start,
+            after_paren: paren + 1,
+        });
+    }
+    None
+}
+
+fn is_word_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'.' || byte >= 0x80
+}
+
+/// Where the call (or list of calls) starting at `start` ends: just past
+/// its closing bracket, strings skipped. `None` when the text ends first,
+/// or a one-line string runs past its line.
+fn extent(text: &str, start: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            quote @ (b'\'' | b'"') => {
+                let triple = bytes[i..].starts_with(&[quote; 3]);
+                let width = if triple { 3 } else { 1 };
+                i += width;
+                loop {
+                    match bytes.get(i) {
+                        None => return None,
+                        Some(b'\\') => i += 2,
+                        Some(b'\n') if !triple => return None,
+                        Some(&b)
+                            if b == quote && (!triple || bytes[i..].starts_with(&[quote; 3])) =>
+                        {
+                            i += width;
+                            break;
+                        }
+                        Some(_) => i += 1,
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// How far back a call's line is read for the words that open it.
+const LOOK_BACK: usize = 160;
+
+/// Whether a call may start after `before` (the text from its line's start
+/// or the text's): at the start of a line (after Llama's
+/// `<|python_tag|>` or an opening tag such as `<tool_code>`), at the start of a sentence (after `.`, `!`, `?`, `:`
+/// or `;` and a space; bold markers aside: `**Action:**`), or after the
+/// model says it calls ("I'll call", "Let me use", "Calling"). Not in a
+/// list item (`- f()`, `1. f()`), which is prose, nor after any other word.
+fn opens_a_call(before: &str) -> bool {
+    let mut cut = before.len().saturating_sub(LOOK_BACK);
+    while !before.is_char_boundary(cut) {
+        cut += 1;
+    }
+    let whole = cut == 0;
+    let line = match before[cut..].rfind('\n') {
+        Some(i) => &before[cut + i + 1..],
+        None => &before[cut..],
+    };
+    let line = without_tags(line.trim_start(), |tag| !tag.starts_with("</"));
+    if line.is_empty() {
+        return whole || before[cut..].contains('\n');
+    }
+    if !line.ends_with(char::is_whitespace) {
+        return false;
+    }
+    let line = line.trim_end();
+    if is_list_marker(line) {
+        return false;
+    }
+    let spoken = line.trim_end_matches(['*', '_']);
+    spoken.ends_with(['.', '!', '?', ':', ';']) || announces_a_call(spoken)
+}
+
+/// `text` without the markup tags it starts with, and the blanks after
+/// each: a model's or a server's special tokens (`<|python_tag|>`,
+/// `<|eom_id|>`) and tags (`<tool_code>`), each a short word in angle
+/// brackets, that `keep` accepts.
+fn without_tags(text: &str, keep: impl Fn(&str) -> bool) -> &str {
+    let mut rest = text;
+    while rest.starts_with('<') {
+        let word = rest
+            .bytes()
+            .skip(1)
+            .take(32)
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'|' | b'/' | b'-'))
+            .count();
+        let tag = &rest[..1 + word];
+        match rest[1 + word..].strip_prefix('>') {
+            Some(after) if word > 0 && keep(tag) => {
+                rest = after.trim_start_matches([' ', '\t', '\r']);
+            }
+            _ => break,
+        }
+    }
+    rest
+}
+
+/// `-`, `*`, `+`, `1.`, `1)`: a list item's marker.
+fn is_list_marker(line: &str) -> bool {
+    matches!(line, "-" | "*" | "+")
+        || line
+            .strip_suffix(['.', ')'])
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Words that may open a sentence before the model says it calls.
+const OPENERS: [&str; 10] = [
+    "now", "first", "next", "then", "ok", "okay", "sure", "so", "alright", "and",
+];
+/// Who calls, in the first person.
+const SUBJECTS: [&[&str]; 11] = [
+    &["i'll"],
+    &["i", "will"],
+    &["i'm", "going", "to"],
+    &["i", "am", "going", "to"],
+    &["let", "me"],
+    &["let's"],
+    &["i", "shall"],
+    &["we'll"],
+    &["we", "will"],
+    &["i'm"],
+    &["i", "am"],
+];
+/// The verbs of calling.
+const VERBS: [&str; 6] = ["call", "use", "invoke", "run", "execute", "try"];
+const VERBS_ING: [&str; 6] = [
+    "calling",
+    "using",
+    "invoking",
+    "running",
+    "executing",
+    "trying",
+];
+
+/// Whether the sentence that ends `line` is the model saying it calls a
+/// tool now: an opener or two ("Now", "OK,"), a first-person subject
+/// ("I'll", "Let me", "I'm"), a verb of calling ("call", "use", "calling"),
+/// and at most "the tool" or "the function" after it. "Calling" alone
+/// opens a sentence too. "You can use" and "Try calling" do not.
+fn announces_a_call(line: &str) -> bool {
+    let sentence = match line.rfind(['.', '!', '?', ':', ';']) {
+        Some(i) => &line[i + 1..],
+        None => line,
+    };
+    let sentence = sentence
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+        .replace('’', "'");
+    let mut words: Vec<&str> = sentence
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(','))
+        .collect();
+    while words.first().is_some_and(|w| OPENERS.contains(w)) {
+        words.remove(0);
+    }
+    while matches!(words.last(), Some(&"tool" | &"function")) {
+        words.pop();
+        if words.last() == Some(&"the") {
+            words.pop();
+        }
+    }
+    let Some((verb, subject)) = words.split_last() else {
+        return false;
+    };
+    let subject = subject.strip_suffix(&["now"]).unwrap_or(subject);
+    if subject.is_empty() {
+        return VERBS_ING.contains(verb);
+    }
+    let progressive = matches!(subject, ["i'm"] | ["i", "am"]);
+    SUBJECTS.contains(&subject)
+        && if progressive {
+            VERBS_ING.contains(verb)
+        } else {
+            VERBS.contains(verb)
+        }
+}
+
+/// Words that may end a sentence after a call the model says it makes:
+/// "I'll call f(x=1) now."
+const AFTER: [&str; 6] = ["now", "instead", "first", "again", "next", "for you"];
+
+/// Whether a call may end before `after` (the rest of its line): at the
+/// end of the line (Llama's `<|eom_id|>`, a closing tag and a closing fence
+/// aside), at the
+/// end of a sentence (`.`, `!` or `;`, then a space), or with one of a few
+/// words before that ("now", "instead"). Not before more prose: "f() later".
+fn closes_a_call(after: &str) -> bool {
+    // Special tokens a server left in (`<|eom_id|>`) and closing tags
+    // (`</tool_code>`).
+    let rest = without_tags(after.trim_start_matches([' ', '\t', '\r']), |tag| {
+        tag.starts_with("<|") || tag.starts_with("</")
+    });
+    if rest.is_empty() || rest.starts_with('\n') || rest.starts_with("```") {
+        return true;
+    }
+    // `.`, `!` or `;` (or `...`), then a blank or the end.
+    let ends_a_sentence = |rest: &str| {
+        let next = rest.trim_start_matches(['.', '!', ';']);
+        next.len() < rest.len() && (next.is_empty() || next.starts_with(char::is_whitespace))
+    };
+    if ends_a_sentence(rest) {
+        return true;
+    }
+    AFTER.iter().any(|word| {
+        rest.get(..word.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(word))
+            && {
+                let next = &rest[word.len()..];
+                next.is_empty() || next.starts_with(['\n', '\r']) || ends_a_sentence(next)
+            }
     })
+}
+
+/// Whether an argument list (the text between a name's parentheses) is a
+/// signature rather than a call's arguments: a parameter with a type
+/// (`city: str`; a call never has a `:` outside brackets), or only bare
+/// names (`city`, `*args`, `...`). A call passes values: in prose,
+/// `get_weather(city)` names the tool.
+fn is_signature(arguments: &str) -> bool {
+    let bytes = arguments.as_bytes();
+    let mut depth = 0usize;
+    let mut parts = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            quote @ (b'\'' | b'"') => {
+                // Skip the string: a value, unless a type's annotation
+                // holds it, which the `:` before it has settled.
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b':' if depth == 0 => return true,
+            b',' if depth == 0 => {
+                parts.push(&arguments[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&arguments[from..]);
+    let bare = |part: &str| {
+        let name = part.trim().trim_start_matches('*');
+        matches!(part.trim(), "..." | "…" | "/" | "*")
+            || (name.starts_with(|c: char| c.is_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+                && !matches!(name, "True" | "False" | "None" | "true" | "false" | "null"))
+    };
+    !arguments.trim().is_empty() && parts.into_iter().all(bare)
 }
 
 struct Parser<'t> {
@@ -408,6 +728,106 @@ mod tests {
         assert_eq!(
             calls[0].arguments,
             r#"{"a":"it's","b":[1,2.5,-3],"c":{"k":[true,null]},"d":"x\"y","e":1000}"#
+        );
+    }
+
+    #[test]
+    fn a_call_stands_where_the_model_calls() {
+        use super::{announces_a_call, closes_a_call, is_signature, opens_a_call};
+
+        for before in [
+            "",
+            "  ",
+            "<|python_tag|>",
+            "Let me check.\n",
+            "I'll check. ",
+            "Action: ",
+            "**Action:** ",
+            "I'll call ",
+            "Now, let me use the tool ",
+            "Calling ",
+            "OK, I'm calling ",
+            "<tool_code>",
+            "<|python_tag|> ",
+        ] {
+            assert!(opens_a_call(before), "{before:?}");
+        }
+        for before in [
+            "Try calling ",
+            "You can use ",
+            "The function ",
+            "x = ",
+            "- ",
+            "1. ",
+            ">>> ",
+            "print(",
+            "I'll call",
+            "If you want, I can call ",
+            "</tool_code>",
+            "<b>Note</b> ",
+        ] {
+            assert!(!opens_a_call(before), "{before:?}");
+        }
+        assert!(announces_a_call("Done. I will invoke the function"));
+        assert!(!announces_a_call("Let me know if you call"));
+        for after in [
+            "",
+            "\nmore",
+            ".",
+            ". Then",
+            "; ",
+            " now.",
+            " instead",
+            "...",
+            "<|eom_id|>",
+            "</tool_code>",
+            "```",
+        ] {
+            assert!(closes_a_call(after), "{after:?}");
+        }
+        for after in [
+            " later",
+            ", then",
+            ": returns",
+            ".5",
+            " -> str",
+            "<|eom_id",
+            " now returns",
+            "<b> bold",
+        ] {
+            assert!(!closes_a_call(after), "{after:?}");
+        }
+        for signature in [
+            "city",
+            "to, subject, body",
+            "city: str, unit: str = 'C'",
+            "*args, **kwargs",
+            "...",
+        ] {
+            assert!(is_signature(signature), "{signature:?}");
+        }
+        for arguments in [
+            "",
+            "'Lima'",
+            "city=\"Lima\"",
+            "city=Lima",
+            "True",
+            "[1]",
+            "x, 2",
+        ] {
+            assert!(!is_signature(arguments), "{arguments:?}");
+        }
+    }
+
+    #[test]
+    fn every_call_that_stands_is_read_and_mentions_are_not() {
+        let text =
+            "`f(a=0)` is how.\nf(a=1)\nThen g(b=2) helps. I'll call g(b=3).\n[h(c=4), h(c=5)]";
+        let calls = read_calls(CallFormat::Pythonic, text).unwrap();
+        let arguments: Vec<&str> = calls.iter().map(|c| c.arguments.as_str()).collect();
+        assert_eq!(
+            arguments,
+            [r#"{"a":1}"#, r#"{"b":3}"#, r#"{"c":4}"#, r#"{"c":5}"#]
         );
     }
 

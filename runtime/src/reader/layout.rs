@@ -1,0 +1,243 @@
+//! Where in a text a call may stand. A model that takes its tools as text
+//! calls them alone on a line, as the whole answer, in a fence of calls, or
+//! after saying it will; the same text also holds prose that only mentions
+//! calls. [`Layout`] marks what is never a call's place:
+//!
+//! - a fenced block that is a code sample: one with a line that defines
+//!   or imports something (`def`, `class`, `import`, `function`, `fn`,
+//!   `const`, ...), so the calls in it are the sample's own;
+//! - a definition outside fences: a `def`/`class`/`function`/`fn` line and
+//!   the lines indented under it;
+//! - inline code (`` `f(x)` ``) in a line of prose; inline code that is all
+//!   its line holds (`` `f(x=1)` ``, ```` ```f(x=1)``` ````) is read as that
+//!   line.
+//!
+//! The text formats read only outside these; the Pythonic reader also asks
+//! where a call's line or sentence starts and ends ([`Layout::line_of`]).
+
+use std::ops::Range;
+
+/// What in a text is no place for a call; see the [module docs](self).
+pub(super) struct Layout {
+    /// Sorted, disjoint byte ranges where no call stands.
+    hidden: Vec<Range<usize>>,
+    /// Inline code spans that are all their line holds: their content,
+    /// which is read as a line of its own. Sorted, disjoint.
+    alone: Vec<Range<usize>>,
+}
+
+/// The words that open a line of code that defines or imports something:
+/// a fenced block with such a line is a code sample.
+const DEFINES: [&str; 16] = [
+    "def",
+    "class",
+    "import",
+    "from",
+    "function",
+    "fn",
+    "func",
+    "const",
+    "let",
+    "var",
+    "struct",
+    "impl",
+    "interface",
+    "package",
+    "#include",
+    "using",
+];
+
+/// The words that open a definition outside fences, whose indented lines
+/// are its body.
+const DEFINITIONS: [&str; 5] = ["def", "class", "function", "fn", "func"];
+
+/// Words a definition's line may start with before its keyword.
+const MODIFIERS: [&str; 5] = ["async", "pub", "export", "public", "static"];
+
+impl Layout {
+    pub(super) fn new(text: &str) -> Layout {
+        let mut layout = Layout {
+            hidden: Vec::new(),
+            alone: Vec::new(),
+        };
+        // An open fence: its marker, where its body starts, whether it is a sample.
+        let mut fence: Option<(&str, usize, bool)> = None;
+        // An open definition outside fences: where it starts, its indentation.
+        let mut definition: Option<(usize, usize)> = None;
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
+            if let Some((open, body, sample)) = fence {
+                if marker == Some(open) {
+                    if sample {
+                        layout.hidden.push(body..start);
+                    }
+                    fence = None;
+                } else if !sample && opens_with(trimmed, &DEFINES) {
+                    fence = Some((open, body, true));
+                }
+                continue;
+            }
+            if let Some((from, depth)) = definition {
+                let body = trimmed.trim().is_empty()
+                    || indent > depth
+                    || (indent == depth && trimmed.starts_with('}'));
+                if body && marker.is_none() {
+                    continue;
+                }
+                layout.hidden.push(from..start);
+                definition = None;
+            }
+            if let Some(marker) = marker {
+                let body = trimmed.trim_end();
+                if body.len() > 2 * marker.len() && body.ends_with(marker) {
+                    // ```f(x=1)``` on one line: code that is all its line holds.
+                    let from = start + indent + marker.len();
+                    layout
+                        .alone
+                        .push(from..start + indent + body.len() - marker.len());
+                } else {
+                    fence = Some((marker, at, false));
+                }
+                continue;
+            }
+            if opens_with(trimmed, &DEFINITIONS) {
+                definition = Some((start, indent));
+                continue;
+            }
+            layout.inline_code(start, line);
+        }
+        if let Some((_, body, true)) = fence {
+            layout.hidden.push(body..text.len());
+        }
+        if let Some((from, _)) = definition {
+            layout.hidden.push(from..text.len());
+        }
+        layout
+    }
+
+    /// The inline code spans of one line of prose, starting at byte `start`.
+    fn inline_code(&mut self, start: usize, line: &str) {
+        let bytes = line.as_bytes();
+        let mut i = 0;
+        while let Some(open) = memchr::memchr(b'`', &bytes[i..]).map(|j| i + j) {
+            let ticks = bytes[open..].iter().take_while(|&&b| b == b'`').count();
+            let body = open + ticks;
+            // Spans open with one or two backticks (longer runs are fences'
+            // or stray); a failed search for a run of one length means none
+            // follows, so a line is searched at most twice past its spans.
+            if ticks > 2 {
+                i = body;
+                continue;
+            }
+            // The next run of exactly as many backticks closes the span.
+            let mut close = None;
+            let mut j = body;
+            while let Some(k) = memchr::memchr(b'`', &bytes[j..]).map(|k| j + k) {
+                let run = bytes[k..].iter().take_while(|&&b| b == b'`').count();
+                if run == ticks {
+                    close = Some(k);
+                    break;
+                }
+                j = k + run;
+            }
+            let Some(close) = close else {
+                i = body;
+                continue;
+            };
+            let span = start + open..start + close + ticks;
+            let rest = line.trim_end().trim_end_matches(['.', ';', '!', ':']);
+            if line[..open].trim().is_empty() && close + ticks == rest.len() {
+                self.alone.push(start + body..start + close);
+            } else {
+                self.hidden.push(span);
+            }
+            i = close + ticks;
+        }
+    }
+
+    /// Whether byte `at` is where no call stands.
+    pub(super) fn hidden(&self, at: usize) -> bool {
+        contains(&self.hidden, at)
+    }
+
+    /// The bounds of the line that byte `at` is read in: the content of an
+    /// inline code span that is all its line holds, else `None` (the text's
+    /// own line).
+    pub(super) fn line_of(&self, at: usize) -> Option<Range<usize>> {
+        let i = self.alone.partition_point(|span| span.end < at);
+        self.alone
+            .get(i)
+            .filter(|span| span.start <= at && at <= span.end)
+            .cloned()
+    }
+}
+
+/// Whether a sorted list of disjoint ranges holds `at`.
+fn contains(ranges: &[Range<usize>], at: usize) -> bool {
+    let i = ranges.partition_point(|range| range.end <= at);
+    ranges.get(i).is_some_and(|range| range.start <= at)
+}
+
+/// Whether a line opens with one of `words` (after modifiers such as
+/// `async` or `pub`), followed by a space.
+fn opens_with(line: &str, words: &[&str]) -> bool {
+    let mut rest = line;
+    loop {
+        let word_end = rest.find([' ', '\t']).unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        if word_end < rest.len() && words.contains(&word) {
+            return true;
+        }
+        if word_end == rest.len() || !MODIFIERS.contains(&word) {
+            return false;
+        }
+        rest = rest[word_end..].trim_start();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hidden(text: &str) -> Vec<&str> {
+        Layout::new(text)
+            .hidden
+            .iter()
+            .map(|range| &text[range.clone()])
+            .collect()
+    }
+
+    #[test]
+    fn samples_definitions_and_inline_code_are_hidden() {
+        let sample = "Like this:\n```python\nimport x\nf(a=1)\n```\nf(a=2)";
+        assert_eq!(hidden(sample), ["import x\nf(a=1)\n"]);
+        let calls = "```tool_code\nf(a=1)\n```";
+        assert_eq!(hidden(calls), [] as [&str; 0]);
+        let definition = "def f(a):\n    g(a)\n\n    return a\nf(a=1)";
+        assert_eq!(
+            hidden(definition),
+            ["def f(a):\n    g(a)\n\n    return a\n"]
+        );
+        let js = "async function f(a) {\n  g(a);\n}\nf(1)";
+        assert_eq!(hidden(js), ["async function f(a) {\n  g(a);\n}\n"]);
+        let one_line = "```f(a=1)```\ng(b=2)";
+        assert_eq!(hidden(one_line), [] as [&str; 0]);
+        assert_eq!(Layout::new(one_line).line_of(3), Some(3..9));
+        let inline = "Use `f(x)` or ``g(`y`)``.\n`h(a=1)`.";
+        assert_eq!(hidden(inline), ["`f(x)`", "``g(`y`)``"]);
+        let layout = Layout::new(inline);
+        let alone = inline.find("h(").unwrap();
+        assert_eq!(layout.line_of(alone), Some(alone..alone + 6));
+        assert_eq!(layout.line_of(5), None);
+        assert!(layout.hidden(5) && !layout.hidden(alone));
+        // An unclosed fence that is a sample runs to the end; an unclosed
+        // backtick is only a backtick.
+        assert_eq!(hidden("```\nclass A:\n  f(1)"), ["class A:\n  f(1)"]);
+        assert_eq!(hidden("it`s f(a=1)"), [] as [&str; 0]);
+    }
+}
