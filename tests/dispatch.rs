@@ -191,8 +191,20 @@ fn unknown_tool_names_the_nearest_and_the_available() {
     assert_eq!(suggestions, &["lookup_account"]);
     assert_eq!(available.len(), 5);
     assert_eq!(error.next_step(), NextStep::FixCall);
-    assert!(error.for_model().contains("Did you mean `lookup_account`?"));
-    assert!(error.for_model().contains("`issue_refund`"));
+    // The model is told the nearest name, not the whole list.
+    assert_eq!(
+        error.for_model(),
+        "There is no tool named `lookupAccount`. Did you mean `lookup_account`?"
+    );
+    // With no name near, the tools it may call.
+    let error = block_on(tools.call("weather", "{}")).unwrap_err();
+    assert!(
+        error
+            .for_model()
+            .starts_with("There is no tool named `weather`. Available tools: `lookup_account`, `issue_refund`"),
+        "{}",
+        error.for_model()
+    );
     assert_eq!(store.calls.load(Ordering::SeqCst), 0, "nothing ran");
 }
 

@@ -228,6 +228,38 @@ impl ToolError {
         }
     }
 
+    /// Whether the tool's own code ran before this error: it returned its
+    /// own error or panicked ([`Execution`](Self::Execution)), or recovery
+    /// escalated from such a failure. Every other error was raised before
+    /// the tool was called, and nothing ran.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> Result<String, String> { Err(format!("there is no note {id}")) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// assert!(toolbox.call("get_note", r#"{"id": 1}"#).await.unwrap_err().ran());
+    /// assert!(!toolbox.call("get_note", r#"{"id": "one"}"#).await.unwrap_err().ran());
+    /// assert!(!toolbox.call("get_notes", "{}").await.unwrap_err().ran());
+    /// # });
+    /// ```
+    pub fn ran(&self) -> bool {
+        match self {
+            ToolError::Execution { .. } => true,
+            ToolError::Escalation(escalation) => escalation.original.ran(),
+            ToolError::UnknownTool { .. }
+            | ToolError::EffectDenied { .. }
+            | ToolError::ArgsTooLarge { .. }
+            | ToolError::InvalidArgs { .. }
+            | ToolError::Deserialization { .. }
+            | ToolError::Refused { .. } => false,
+        }
+    }
+
     /// The tool the error is about, when there is one: the name the model
     /// used, for an unknown tool.
     ///
@@ -423,6 +455,10 @@ pub(crate) fn write_effect_denied(
 /// model's 100,000-element array of wrong values must not become a 5 MB message.
 const MAX_PROBLEMS_SHOWN: usize = 20;
 
+/// An unknown name with no near match is answered with this many of the
+/// tools' names: a toolbox of 300 tools must not become the message.
+const MAX_TOOLS_SHOWN: usize = 20;
+
 struct ForModel<'e>(&'e ToolError);
 
 impl fmt::Display for ForModel<'_> {
@@ -434,15 +470,23 @@ impl fmt::Display for ForModel<'_> {
                 available,
             } => {
                 write!(f, "There is no tool named `{name}`.")?;
-                if let [best, ..] = suggestions.as_slice() {
-                    write!(f, " Did you mean `{best}`?")?;
-                }
-                if available.is_empty() {
-                    f.write_str(" No tools are available.")
-                } else {
-                    f.write_str(" Available tools: ")?;
-                    crate::schema::write_list(f, available)?;
-                    f.write_str(".")
+                match (suggestions.as_slice(), available.len()) {
+                    ([best], _) => write!(f, " Did you mean `{best}`?"),
+                    ([_, ..], _) => {
+                        f.write_str(" The nearest tools: ")?;
+                        crate::schema::write_list(f, suggestions)?;
+                        f.write_str(".")
+                    }
+                    ([], 0) => f.write_str(" No tools are available."),
+                    ([], count) => {
+                        f.write_str(" Available tools: ")?;
+                        let shown = count.min(MAX_TOOLS_SHOWN);
+                        crate::schema::write_list(f, &available[..shown])?;
+                        match count - shown {
+                            0 => f.write_str("."),
+                            more => write!(f, " and {more} more."),
+                        }
+                    }
                 }
             }
             ToolError::EffectDenied {

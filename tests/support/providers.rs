@@ -141,6 +141,8 @@ pub(crate) struct Received {
 struct Script {
     replies: Mutex<VecDeque<Reply>>,
     received: Mutex<Vec<Received>>,
+    /// Whether requests are validated as llama-cpp-python validates them.
+    strict: bool,
 }
 
 /// The server, running on the test's tokio runtime until it ends.
@@ -154,9 +156,24 @@ impl Server {
     /// Serves `replies`, one per request, in order; a request past the last
     /// is answered 599, which no test expects.
     pub(crate) async fn start(replies: impl IntoIterator<Item = Reply>) -> Server {
+        Server::serve(replies, false).await
+    }
+
+    /// A server as strict as small OpenAI-compatible servers are: a request
+    /// whose messages llama-cpp-python's schema refuses (a `content` that is
+    /// `null` where its pydantic model says a string) is answered with the
+    /// 500 that server sends, and uses no reply. The replies themselves are
+    /// what such a server sends: it ignores `max_tokens` and
+    /// `stream_options.include_usage`, so they say what the test says.
+    pub(crate) async fn strict(replies: impl IntoIterator<Item = Reply>) -> Server {
+        Server::serve(replies, true).await
+    }
+
+    async fn serve(replies: impl IntoIterator<Item = Reply>, strict: bool) -> Server {
         let script = Arc::new(Script {
             replies: Mutex::new(replies.into_iter().collect()),
             received: Mutex::default(),
+            strict,
         });
         let app = Router::new().fallback(answer).with_state(script.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -182,12 +199,22 @@ async fn answer(
     headers: HeaderMap,
     body: Bytes,
 ) -> axum::response::Response {
+    let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let refusal = script
+        .strict
+        .then(|| llama_cpp_python_refusal(&body))
+        .flatten();
     script.received.lock().unwrap().push(Received {
         path: uri.path().to_owned(),
         headers,
-        body: serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+        body,
         at: Instant::now(),
     });
+    if let Some(refusal) = refusal {
+        let mut map = HeaderMap::new();
+        map.insert("content-type", HeaderValue::from_static("application/json"));
+        return (StatusCode::INTERNAL_SERVER_ERROR, map, refusal).into_response();
+    }
     let reply = script.replies.lock().unwrap().pop_front();
     match reply {
         Some(Reply::Whole {
@@ -224,4 +251,34 @@ async fn answer(
         }
         None => (StatusCode::from_u16(599).unwrap(), "no reply left").into_response(),
     }
+}
+
+/// The 500 llama-cpp-python's server answers a chat request with when a
+/// message breaks its schema (`llama_cpp/llama_types.py`: a system, user,
+/// tool or assistant message's `content` is a string, and may be left out
+/// of an assistant message that calls tools, but is never `null`); its
+/// `RouteErrorHandler` turns the pydantic `ValidationError` into an
+/// `internal_server_error`. `None` for a request it takes.
+pub(crate) fn llama_cpp_python_refusal(body: &serde_json::Value) -> Option<String> {
+    let messages = body["messages"].as_array()?;
+    for message in messages {
+        let role = message["role"].as_str().unwrap_or_default();
+        let class = match role {
+            "system" => "ChatCompletionRequestSystemMessage",
+            "user" => "ChatCompletionRequestUserMessage",
+            "assistant" => "ChatCompletionRequestAssistantMessage",
+            "tool" => "ChatCompletionRequestToolMessage",
+            _ => "ChatCompletionRequestMessage",
+        };
+        if matches!(message.get("content"), Some(serde_json::Value::Null)) {
+            let text = format!(
+                "1 validation error for {class}\ncontent\n  Input should be a valid string [type=string_type, input_value=None, input_type=NoneType]\n    For further information visit https://errors.pydantic.dev/2.9/v/string_type"
+            );
+            return Some(
+                serde_json::json!({"error": {"message": text, "type": "internal_server_error", "param": null, "code": null}})
+                    .to_string(),
+            );
+        }
+    }
+    None
 }

@@ -6,11 +6,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{Agent, CallOutcome, CallRecord, Exit, OnRefusal, State};
+use super::{Agent, CallOutcome, CallRecord, Event, Exit, OnRefusal, State};
 use crate::effect::{Effect, Effects};
 use crate::model::{Message, Model, ToolResult};
 use crate::reader::ToolCall;
 use crate::toolbox::timer::within;
+use crate::toolbox::trace::WithCallId;
+use crate::toolbox::Toolbox;
 use crate::ToolError;
 
 /// A call that failed: sent again unchanged, it is not run again.
@@ -48,7 +50,7 @@ enum Admit {
     Stop(Exit, String),
 }
 
-impl State {
+impl<A: Effects> State<A> {
     fn admit(&mut self, call: &ToolCall, limits: &super::Limits) -> Admit {
         if self.dispatched >= limits.tool_calls {
             return Admit::Stop(
@@ -126,12 +128,14 @@ impl State {
             CallOutcome::NotRun { reason } => ToolResult::refused(call, reason.clone()),
         };
         self.messages.push(Message::tool_result(result));
-        self.calls.push(CallRecord {
+        let record = CallRecord {
             step,
             call: call.clone(),
             outcome,
             duration,
-        });
+        };
+        self.emit(|_| Event::CallFinished(record.clone()));
+        self.calls.push(record);
     }
 
     fn fail(&mut self, call: &ToolCall, error: String) {
@@ -158,17 +162,14 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// Runs the calls of one answer: `Some` exit if the run stops.
     pub(super) async fn run_calls(
         &self,
-        state: &mut State,
+        state: &mut State<A>,
         step: u32,
         calls: &[ToolCall],
     ) -> Option<Exit> {
-        if state.over_budget(&self.limits) {
-            state.not_run(step, calls, "Not run: the token budget is spent.");
-            return Some(state.out_of_tokens(&self.limits));
-        }
+        let toolbox = state.toolbox.clone();
         let mut next = 0;
         while next < calls.len() {
-            let end = self.batch_end(calls, next);
+            let end = batch_end(&toolbox, calls, next);
             let batch = &calls[next..end];
             let mut outcomes: Vec<Option<(CallOutcome, Duration)>> = vec![None; batch.len()];
             let mut running = Vec::new();
@@ -187,7 +188,9 @@ impl<M: Model, A: Effects> Agent<M, A> {
             }
             let deadline = state.deadline;
             let results = futures::future::join_all(
-                running.iter().map(|&i| self.dispatch(&batch[i], deadline)),
+                running
+                    .iter()
+                    .map(|&i| self.dispatch(&toolbox, &batch[i], deadline)),
             )
             .await;
             for (&i, result) in running.iter().zip(results) {
@@ -223,7 +226,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
     }
 
     /// Whether this outcome ends the run.
-    fn stops(&self, outcome: &CallOutcome, state: &State) -> Option<Exit> {
+    fn stops(&self, outcome: &CallOutcome, state: &State<A>) -> Option<Exit> {
         match outcome {
             CallOutcome::Err(ToolError::Escalation(escalation)) => {
                 Some(Exit::Escalation(escalation.clone()))
@@ -243,28 +246,10 @@ impl<M: Model, A: Effects> Agent<M, A> {
         }
     }
 
-    /// The end of the batch starting at `start`: one `Write` call, or every
-    /// call up to the next `Write` one (an unknown name does not write: it
-    /// is refused unrun).
-    fn batch_end(&self, calls: &[ToolCall], start: usize) -> usize {
-        let writes = |call: &ToolCall| {
-            self.toolbox
-                .spec(&call.name)
-                .is_some_and(|spec| spec.effects().contains(Effect::Write))
-        };
-        if writes(&calls[start]) {
-            return start + 1;
-        }
-        start
-            + calls[start..]
-                .iter()
-                .take_while(|call| !writes(call))
-                .count()
-    }
-
     /// Dispatches one call within the per-call limit and the run's deadline.
     async fn dispatch(
         &self,
+        toolbox: &Toolbox<A>,
         call: &ToolCall,
         deadline: Option<Instant>,
     ) -> (CallOutcome, Duration) {
@@ -273,7 +258,11 @@ impl<M: Model, A: Effects> Agent<M, A> {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let outcome = match within(self.toolbox.call(&call.name, &call.arguments), until).await {
+        let dispatched = WithCallId::new(
+            call.id.as_deref(),
+            toolbox.call(&call.name, &call.arguments),
+        );
+        let outcome = match within(dispatched, until).await {
             Ok(Ok(output)) => CallOutcome::Ok(output),
             Ok(Err(error)) => CallOutcome::Err(error),
             Err(_) => CallOutcome::TimedOut {
@@ -282,4 +271,23 @@ impl<M: Model, A: Effects> Agent<M, A> {
         };
         (outcome, start.elapsed())
     }
+}
+
+/// The end of the batch starting at `start`: one `Write` call, or every
+/// call up to the next `Write` one (an unknown name does not write: it is
+/// refused unrun).
+fn batch_end<A: Effects>(toolbox: &Toolbox<A>, calls: &[ToolCall], start: usize) -> usize {
+    let writes = |call: &ToolCall| {
+        toolbox
+            .spec(&call.name)
+            .is_some_and(|spec| spec.effects().contains(Effect::Write))
+    };
+    if writes(&calls[start]) {
+        return start + 1;
+    }
+    start
+        + calls[start..]
+            .iter()
+            .take_while(|call| !writes(call))
+            .count()
 }

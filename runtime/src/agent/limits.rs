@@ -11,13 +11,20 @@ use std::time::Duration;
 /// |---|---|---|---|
 /// | [`steps`](Self::steps) | 16 | requests to the model | [`OutOfSteps`](super::Exit::OutOfSteps) |
 /// | [`tool_calls`](Self::tool_calls) | 64 | calls dispatched, a plan's included | [`OutOfToolCalls`](super::Exit::OutOfToolCalls) |
-/// | [`tokens`](Self::tokens) | 200,000 | tokens in and out, as the model reports them ([`Usage`](crate::model::Usage)) | [`OutOfTokens`](super::Exit::OutOfTokens) |
+/// | [`tokens`](Self::tokens) | 200,000 | tokens in and out, as the model reports them ([`Usage`](crate::model::Usage); estimated where it reports none) | [`OutOfTokens`](super::Exit::OutOfTokens) |
+/// | [`answer_tokens`](Self::answer_tokens) | 4,096 | one answer's tokens: each request asks for at most this, or the budget left if less | [`Truncated`](super::Exit::Truncated) when an answer is cut off |
 /// | [`wall_time`](Self::wall_time) | 5 min | time since the run started; a model request or a call in progress is stopped when it passes | [`Deadline`](super::Exit::Deadline) |
 /// | [`per_call`](Self::per_call) | 60 s | one tool call; the model is told that it timed out | — |
 ///
 /// Tokens are known only once the model has answered, so the budget is
 /// checked before each step and before the calls of an answer: an answer
-/// that goes past it runs none of its calls. A sync tool runs to its end
+/// that goes past it runs none of its calls. Each request also tells the
+/// model the most it may write (`max_tokens`): the smaller of
+/// [`answer_tokens`](Self::answer_tokens) and what the budget leaves once
+/// the request itself (estimated, a token per four bytes) is counted; a
+/// server that ignores it still has its answer counted. An answer cut off
+/// at that limit is not a final answer: the run ends with
+/// [`Exit::Truncated`](super::Exit::Truncated), its calls not run. A sync tool runs to its end
 /// inside the first poll of its call and cannot be stopped; the time limits
 /// stop async tools and the model.
 ///
@@ -33,6 +40,7 @@ pub struct Limits {
     pub(super) steps: u32,
     pub(super) tool_calls: u32,
     pub(super) tokens: u64,
+    pub(super) answer_tokens: u32,
     pub(super) wall_time: Duration,
     pub(super) per_call: Duration,
 }
@@ -50,6 +58,7 @@ impl Limits {
             steps: 16,
             tool_calls: 64,
             tokens: 200_000,
+            answer_tokens: 4096,
             wall_time: Duration::from_secs(5 * 60),
             per_call: Duration::from_secs(60),
         }
@@ -72,6 +81,15 @@ impl Limits {
     /// answer reports.
     pub const fn tokens(mut self, tokens: u64) -> Limits {
         self.tokens = tokens;
+        self
+    }
+
+    /// At most `tokens` written in one answer: sent with each request as
+    /// its `max_tokens` (or the budget left, if less). 4,096 by default,
+    /// which every provider's models accept; raise it for long answers and
+    /// for reasoning models, whose thinking counts too.
+    pub const fn answer_tokens(mut self, tokens: u32) -> Limits {
+        self.answer_tokens = tokens;
         self
     }
 

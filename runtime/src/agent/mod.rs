@@ -60,17 +60,23 @@
 //! ```
 
 mod calls;
+pub mod events;
 mod limits;
 mod plans;
 mod prompt;
 mod run;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use futures::{FutureExt, StreamExt};
 
 use crate::catalog::CatalogFormat;
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
-use crate::model::{Message, Model, Request, Response, Usage};
+use crate::model::{
+    request_tokens, Message, Model, ModelError, Request, Response, StopReason, StreamEvent, Usage,
+};
 use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::toolbox::timer::{within, Elapsed};
 use crate::toolbox::{trace, Approval, Toolbox};
@@ -78,8 +84,10 @@ use crate::toolbox::{trace, Approval, Toolbox};
 use tracing::field::Empty;
 use tracing::Instrument;
 
+use events::Sink;
+pub use events::{Event, RunStream};
 pub use limits::Limits;
-pub use run::{CallOutcome, CallRecord, Exit, PlanRecord, PlanRefusal, Run};
+pub use run::{AnswerRecord, CallOutcome, CallRecord, Exit, PlanRecord, PlanRefusal, Run};
 
 /// A bounded loop of model steps over a toolbox; see the [module docs](self).
 ///
@@ -219,13 +227,77 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// Runs the agent on `task` from the start: the system prompt, then
     /// `task` as the user's message.
     pub async fn run(&self, task: impl Into<String>) -> Run {
-        let messages = vec![Message::system(self.system_prompt()), Message::user(task)];
-        self.resume(messages).await
+        self.resume(self.start(task)).await
     }
 
     /// Runs the agent on a conversation: a transcript of an earlier run, a
     /// person's answer added, say. The limits count from here.
     pub async fn resume(&self, transcript: Vec<Message>) -> Run {
+        self.drive(transcript, None).await
+    }
+
+    /// Runs the agent on `task` as [`run`](Self::run) does, live: a stream of
+    /// the run's [`Event`]s as they happen (the model's text and reasoning
+    /// as it writes them, each call proposed, approved, and what became of
+    /// it, each plan checked and run, the limits used after each step), the
+    /// last of them [`Event::Finished`] with the whole [`Run`]. Dropping the
+    /// stream cancels the run. See [`events`](self::events).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use futures::StreamExt;
+    /// use typed_tools::agent::{Agent, Event};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Look up the weather in a city.
+    /// #[tool(effects = Read)]
+    /// fn weather(city: String) -> String { format!("sunny in {city}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Weather).build().unwrap();
+    /// let model = ScriptedModel::new([
+    ///     r#"[{"name": "weather", "arguments": {"city": "Lima"}}]"#,
+    ///     "It is sunny in Lima.",
+    /// ]);
+    /// let agent = Agent::new(&toolbox, model);
+    /// let mut events = agent.run_stream("Weather in Lima?");
+    /// while let Some(event) = events.next().await {
+    ///     match event {
+    ///         Event::CallProposed { call, .. } => println!("calling {}…", call.name),
+    ///         Event::CallFinished(record) => println!("{} done in {:?}", record.call.name, record.duration),
+    ///         Event::Text(piece) => print!("{piece}"),
+    ///         Event::Finished(run) => assert_eq!(run.answer(), Some("It is sunny in Lima.")),
+    ///         _ => {}
+    ///     }
+    /// }
+    /// # });
+    /// ```
+    pub fn run_stream(&self, task: impl Into<String>) -> RunStream<'_> {
+        self.resume_stream(self.start(task))
+    }
+
+    /// Runs the agent on a conversation as [`resume`](Self::resume) does,
+    /// live, as [`run_stream`](Self::run_stream) does.
+    pub fn resume_stream(&self, transcript: Vec<Message>) -> RunStream<'_> {
+        let sink = Arc::new(Sink::default());
+        RunStream::new(
+            self.drive(transcript, Some(Arc::clone(&sink))).boxed(),
+            sink,
+        )
+    }
+
+    /// The conversation a run on `task` starts with.
+    fn start(&self, task: impl Into<String>) -> Vec<Message> {
+        vec![Message::system(self.system_prompt()), Message::user(task)]
+    }
+
+    /// The loop of steps, telling `sink` what happens when it streams.
+    async fn drive(&self, transcript: Vec<Message>, sink: Option<Arc<Sink>>) -> Run {
+        let (provider, model) = self
+            .model
+            .name()
+            .split_once('/')
+            .unwrap_or(("unknown", self.model.name()));
         let span = tracing::info_span!(
             "agent_run",
             model = self.model.name(),
@@ -234,8 +306,27 @@ impl<M: Model, A: Effects> Agent<M, A> {
             tool_calls = Empty,
             tokens = Empty,
             exit = Empty,
+            otel.name = "invoke_agent",
+            gen_ai.operation.name = "invoke_agent",
+            gen_ai.provider.name = provider,
+            gen_ai.request.model = model,
+            gen_ai.usage.input_tokens = Empty,
+            gen_ai.usage.output_tokens = Empty,
         );
-        let mut state = State::new(transcript, &self.limits);
+        // A streamed run hears of each call its approvals approved.
+        let toolbox = match &sink {
+            Some(sink) => {
+                let sink = Arc::clone(sink);
+                self.toolbox.observe_approvals(move |request| {
+                    sink.push(Event::Approved {
+                        tool: request.tool.clone(),
+                        args: request.args.clone(),
+                    })
+                })
+            }
+            None => self.toolbox.clone(),
+        };
+        let mut state = State::new(transcript, &self.limits, toolbox, sink);
         let exit = async {
             loop {
                 if let Some(exit) = state.before_step(&self.limits) {
@@ -243,7 +334,14 @@ impl<M: Model, A: Effects> Agent<M, A> {
                 }
                 state.steps += 1;
                 let step = tracing::info_span!("agent_step", step = state.steps, answer = Empty);
-                if let Some(exit) = self.step(&mut state, &step).instrument(step.clone()).await {
+                let exit = self.step(&mut state, &step).instrument(step.clone()).await;
+                state.emit(|state| Event::Used {
+                    steps: state.steps,
+                    tool_calls: state.dispatched,
+                    usage: state.usage,
+                    elapsed: state.started.elapsed(),
+                });
+                if let Some(exit) = exit {
                     break exit;
                 }
             }
@@ -256,16 +354,24 @@ impl<M: Model, A: Effects> Agent<M, A> {
             span.record("tool_calls", run.tool_calls());
             span.record("tokens", run.usage.total());
             span.record("exit", run.exit.name());
+            span.record("gen_ai.usage.input_tokens", run.usage.input_tokens);
+            span.record("gen_ai.usage.output_tokens", run.usage.output_tokens);
         }
         run
     }
 
     /// One step: ask the model, then do what it answered. `Some` exit if the
     /// run stops.
-    async fn step(&self, state: &mut State, current: &tracing::Span) -> Option<Exit> {
+    async fn step(&self, state: &mut State<A>, current: &tracing::Span) -> Option<Exit> {
         let step = state.steps;
-        let request = self.request(&state.messages);
-        let response = match within(trace::complete(&self.model, request), state.deadline).await {
+        state.emit(|_| Event::Step { step });
+        let request = match self.request(state) {
+            Ok(request) => request,
+            Err(exit) => return Some(exit),
+        };
+        let max_tokens = request.max_tokens;
+        let response = match within(self.ask(request, state.sink.as_deref()), state.deadline).await
+        {
             Err(Elapsed) => {
                 return Some(Exit::Deadline {
                     limit: self.limits.wall_time,
@@ -275,42 +381,128 @@ impl<M: Model, A: Effects> Agent<M, A> {
             Ok(Ok(response)) => response,
         };
         state.usage += response.usage;
-        let answer = self.read(&response);
+        state.answers.push(AnswerRecord {
+            step,
+            stop: response.stop.clone(),
+            usage: response.usage,
+        });
+        state.emit(|_| Event::Answered {
+            step,
+            stop: response.stop.clone(),
+            usage: response.usage,
+        });
+        let answer = self.read(&state.toolbox, &response);
+        let native = self.native().is_some();
+        // The answer goes into the conversation as the model gave it: its
+        // native calls (each will be answered), never calls read from its
+        // text, which the provider did not see as calls.
+        let mut message = response.to_message();
+        if let (Message::Assistant { calls, .. }, false) = (&mut message, native) {
+            calls.clear();
+        }
+        state.messages.push(message);
+        if response.stop == StopReason::MaxTokens {
+            // Cut off: not a final answer, and its calls may be cut too (an
+            // amount that lost a digit still reads), so none runs.
+            current.record("answer", "truncated");
+            if let Answer::Calls(calls) = &answer {
+                state.propose(step, calls);
+                state.not_run(
+                    step,
+                    calls,
+                    "Not run: the answer was cut off at the token limit, and the call may be cut too.",
+                );
+            }
+            return Some(Exit::Truncated {
+                text: response.text,
+                max_tokens,
+            });
+        }
+        if state.over_budget(&self.limits) {
+            // Past the budget (a server that ignored `max_tokens`, an input
+            // longer than estimated): the answer is kept, nothing it asks
+            // for runs, and the run ends, as a limit is a limit.
+            current.record("answer", "over_budget");
+            if let Answer::Calls(calls) = &answer {
+                state.propose(step, calls);
+                state.not_run(step, calls, "Not run: the token budget is spent.");
+            }
+            return Some(state.out_of_tokens(&self.limits));
+        }
         match answer {
             Answer::Calls(calls) => {
                 current.record("answer", "calls");
-                state.messages.push(Message::Assistant {
-                    text: response.text,
-                    calls: if self.native().is_some() {
-                        calls.clone()
-                    } else {
-                        Vec::new()
-                    },
-                    reasoning: response.reasoning,
-                });
+                state.propose(step, &calls);
                 self.run_calls(state, step, &calls).await
             }
             Answer::Plan(written) => {
                 current.record("answer", "plan");
-                state
-                    .messages
-                    .push(Message::assistant(response.text.clone()));
                 self.run_plan(state, step, written).await
             }
             Answer::Unreadable(error) => {
                 current.record("answer", "unreadable");
-                state.messages.push(Message::assistant(response.text));
                 state.messages.push(Message::user(error.for_model()));
+                None
+            }
+            Answer::Final if response.stop == StopReason::Other("pause_turn".into()) => {
+                // Anthropic paused a long turn: asked again with its answer
+                // last, the model goes on with it.
+                current.record("answer", "paused");
                 None
             }
             Answer::Final => {
                 current.record("answer", "final");
-                state
-                    .messages
-                    .push(Message::assistant(response.text.clone()));
                 Some(Exit::Answer(response.text))
             }
         }
+    }
+
+    /// Asks the model, in a `model_request` span; when the run streams,
+    /// with [`Model::stream`], telling the sink the text and reasoning as
+    /// they come.
+    async fn ask(&self, request: Request, sink: Option<&Sink>) -> Result<Response, ModelError> {
+        let Some(sink) = sink else {
+            return trace::complete(&self.model, request).await;
+        };
+        let span = trace::model_span(&self.model, &request);
+        let answer = async {
+            let mut events = self.model.stream(request);
+            let mut streamed = false;
+            while let Some(event) = events.next().await {
+                match event? {
+                    StreamEvent::Text(piece) => {
+                        streamed = true;
+                        sink.push(Event::Text(piece));
+                    }
+                    StreamEvent::Reasoning(piece) => {
+                        streamed = true;
+                        sink.push(Event::Reasoning(piece));
+                    }
+                    StreamEvent::Done(response) => {
+                        // A model that does not stream gives its answer whole.
+                        if !streamed {
+                            let reasoning = response.reasoning_text();
+                            if !reasoning.is_empty() {
+                                sink.push(Event::Reasoning(reasoning));
+                            }
+                            if !response.text.is_empty() {
+                                sink.push(Event::Text(response.text.clone()));
+                            }
+                        }
+                        return Ok(response);
+                    }
+                    _ => {}
+                }
+            }
+            Err(ModelError::Malformed {
+                message: "the stream ended before the answer did".into(),
+                body: String::new(),
+            })
+        }
+        .instrument(span.clone())
+        .await;
+        trace::record_answer(&span, &answer);
+        answer
     }
 
     /// The format the model takes tools in natively, if any.
@@ -318,26 +510,39 @@ impl<M: Model, A: Effects> Agent<M, A> {
         self.model.tool_format().filter(|format| format.is_json())
     }
 
-    fn request(&self, messages: &[Message]) -> Request {
-        let request = Request::new(messages.to_vec());
-        match self.native() {
-            Some(format) => request.tools(self.toolbox.catalog(format)),
-            None => request,
+    /// The next request: the conversation, the tools when the model takes
+    /// them natively, and the most tokens its answer may take: the smaller
+    /// of [`Limits::answer_tokens`] and the budget left once the request
+    /// itself (estimated) is counted. No budget left is the run's end.
+    fn request(&self, state: &State<A>) -> Result<Request, Exit> {
+        let mut request = Request::new(state.messages.clone());
+        if let Some(format) = self.native() {
+            request = request.tools(state.toolbox.catalog(format));
         }
+        let asked = request_tokens(&request);
+        let left = self
+            .limits
+            .tokens
+            .saturating_sub(state.usage.total().saturating_add(asked));
+        if left == 0 {
+            return Err(state.out_of_tokens(&self.limits));
+        }
+        let cap = u64::from(self.limits.answer_tokens).min(left);
+        Ok(request.max_tokens(u32::try_from(cap).unwrap_or(u32::MAX)))
     }
 
     /// What an answer asks for.
-    fn read<'r>(&self, response: &'r Response) -> Answer<'r> {
+    fn read<'r>(&self, toolbox: &Toolbox<A>, response: &'r Response) -> Answer<'r> {
         if self.native().is_some() {
             if !response.calls.is_empty() {
                 return Answer::Calls(response.calls.clone());
             }
         } else {
-            match self.toolbox.read_calls(CallFormat::Auto, &response.text) {
+            match toolbox.read_calls(CallFormat::Auto, &response.text) {
                 Ok(calls) if !calls.is_empty() => return Answer::Calls(calls),
                 Ok(_) => {}
                 Err(error)
-                    if prompt::is_a_call_attempt(&response.text, &error, self.toolbox.names()) =>
+                    if prompt::is_a_call_attempt(&response.text, &error, toolbox.names()) =>
                 {
                     if let Some(plan) = self.plans.then(|| plans::find(&response.text)).flatten() {
                         return Answer::Plan(plan);
@@ -366,11 +571,14 @@ enum Answer<'r> {
     Final,
 }
 
-/// A run in progress.
-struct State {
+/// A run in progress, over `toolbox`: the agent's view, which a streamed
+/// run observes.
+struct State<A: Effects> {
+    toolbox: Toolbox<A>,
     messages: Vec<Message>,
     calls: Vec<CallRecord>,
     plans: Vec<PlanRecord>,
+    answers: Vec<AnswerRecord>,
     steps: u32,
     usage: Usage,
     /// Tool calls dispatched, a plan's included.
@@ -379,21 +587,49 @@ struct State {
     deadline: Option<Instant>,
     /// Calls that failed, to notice one sent again unchanged.
     failed: Vec<calls::Failed>,
+    /// Where a streamed run's events go; `None` for a plain run.
+    sink: Option<Arc<Sink>>,
 }
 
-impl State {
-    fn new(messages: Vec<Message>, limits: &Limits) -> State {
+impl<A: Effects> State<A> {
+    fn new(
+        messages: Vec<Message>,
+        limits: &Limits,
+        toolbox: Toolbox<A>,
+        sink: Option<Arc<Sink>>,
+    ) -> State<A> {
         let started = Instant::now();
         State {
+            toolbox,
             messages,
             calls: Vec::new(),
             plans: Vec::new(),
+            answers: Vec::new(),
             steps: 0,
             usage: Usage::default(),
             dispatched: 0,
             started,
             deadline: started.checked_add(limits.wall_time),
             failed: Vec::new(),
+            sink,
+        }
+    }
+
+    /// Tells a streamed run's stream what happened; nothing is made for a
+    /// plain run.
+    fn emit(&self, event: impl FnOnce(&Self) -> Event) {
+        if let Some(sink) = &self.sink {
+            sink.push(event(self));
+        }
+    }
+
+    /// The calls of an answer, proposed: told before any is decided.
+    fn propose(&self, step: u32, calls: &[ToolCall]) {
+        for call in calls {
+            self.emit(|_| Event::CallProposed {
+                step,
+                call: call.clone(),
+            });
         }
     }
 
@@ -443,6 +679,7 @@ impl State {
             transcript: self.messages,
             calls: self.calls,
             plans: self.plans,
+            answers: self.answers,
             steps: self.steps,
             usage: self.usage,
             elapsed: self.started.elapsed(),

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 use std::time::Duration;
 
-use super::{Agent, Exit, OnRefusal, PlanRecord, PlanRefusal, State};
+use super::{Agent, Event, Exit, OnRefusal, PlanRecord, PlanRefusal, State};
 use crate::effect::Effects;
 use crate::model::{Message, Model};
 use crate::plan::author::{self, Written};
@@ -37,16 +37,13 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// Runs a plan the model wrote: `Some` exit if the run stops.
     pub(super) async fn run_plan(
         &self,
-        state: &mut State,
+        state: &mut State<A>,
         step: u32,
         written: Written<'_>,
     ) -> Option<Exit> {
         let text = match written {
             Written::Text(text) | Written::Json(text) => text,
         };
-        if state.over_budget(&self.limits) {
-            return Some(state.out_of_tokens(&self.limits));
-        }
         let record = |outcome| PlanRecord {
             step,
             text: text.to_owned(),
@@ -59,14 +56,18 @@ impl<M: Model, A: Effects> Agent<M, A> {
             Some(message @ Message::Assistant { .. }) => message.text(),
             _ => text,
         };
+        let toolbox = state.toolbox.clone();
         let checked = author::read_in(answer, written, &ParseOptions::default()).and_then(|plan| {
-            author::check_plan(&plan, &self.toolbox, self.toolbox.allowed()).map(|_| plan)
+            author::check_plan(&plan, &toolbox, toolbox.allowed()).map(|preview| (plan, preview))
         });
         let plan = match checked {
-            Ok(plan) => plan,
+            Ok((plan, preview)) => {
+                state.emit(|_| Event::PlanChecked { step, preview });
+                plan
+            }
             Err(error) => {
                 state.messages.push(Message::user(error.for_model()));
-                state.plans.push(record(Err(PlanRefusal::Refused(error))));
+                state.finish_plan(record(Err(PlanRefusal::Refused(error))));
                 return None;
             }
         };
@@ -74,10 +75,10 @@ impl<M: Model, A: Effects> Agent<M, A> {
         let limits = plan::Limits::new()
             .calls(u64::from(calls_left))
             .wall_time(state.time_left().unwrap_or(Duration::MAX));
-        let interpreter = Interpreter::new(&self.toolbox).limits(limits);
+        let interpreter = Interpreter::new(&toolbox).limits(limits);
         let run = match within(interpreter.run(&plan), state.deadline).await {
             Err(_) => {
-                state.plans.push(record(Err(PlanRefusal::Deadline)));
+                state.finish_plan(record(Err(PlanRefusal::Deadline)));
                 return Some(Exit::Deadline {
                     limit: self.limits.wall_time,
                 });
@@ -89,7 +90,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
                     nearest: Vec::new(),
                 };
                 state.messages.push(Message::user(error.for_model()));
-                state.plans.push(record(Err(PlanRefusal::Refused(error))));
+                state.finish_plan(record(Err(PlanRefusal::Refused(error))));
                 return None;
             }
             Ok(Ok(run)) => run,
@@ -99,7 +100,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
             .saturating_add(u32::try_from(run.trace.len()).unwrap_or(u32::MAX));
         state.messages.push(Message::user(report(&run)));
         let exit = self.plan_stops(&run);
-        state.plans.push(record(Ok(run)));
+        state.finish_plan(record(Ok(run)));
         exit
     }
 
@@ -132,6 +133,14 @@ impl<M: Model, A: Effects> Agent<M, A> {
             }),
             _ => None,
         }
+    }
+}
+
+impl<A: Effects> State<A> {
+    /// Records what became of a plan, and tells a streamed run.
+    fn finish_plan(&mut self, record: PlanRecord) {
+        self.emit(|_| Event::PlanFinished(record.clone()));
+        self.plans.push(record);
     }
 }
 

@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::error::Escalation;
-use crate::model::{Message, ModelError, Usage};
+use crate::model::{Message, ModelError, StopReason, Usage};
 use crate::plan;
 use crate::reader::ToolCall;
 use crate::toolbox::ToolOutput;
@@ -26,9 +26,12 @@ pub struct Run {
     pub calls: Vec<CallRecord>,
     /// Each plan the model wrote, in order, with its outcome.
     pub plans: Vec<PlanRecord>,
+    /// Each answer of the model, in order: why it stopped and what it cost.
+    pub answers: Vec<AnswerRecord>,
     /// The requests made to the model.
     pub steps: u32,
-    /// The tokens spent, as the model reported them.
+    /// The tokens spent, as the model reported them; where a provider
+    /// reported none, estimated, and [`Usage::estimated`] says so.
     pub usage: Usage,
     /// How long the run took.
     pub elapsed: Duration,
@@ -43,22 +46,99 @@ impl Run {
         }
     }
 
-    /// How many tool calls were dispatched, a plan's included (calls that
-    /// were not run are not counted).
+    /// How many tool calls were dispatched, a plan's included: what
+    /// [`Limits::tool_calls`](super::Limits::tool_calls) counts. A call
+    /// dispatch refused (an unknown name, a tool outside the allowed
+    /// effects, bad arguments, an approval's refusal) counts, since dispatch
+    /// saw it; a call the agent did not dispatch (a limit reached, a failed
+    /// call repeated) does not. For what ran, see
+    /// [`calls_run`](Self::calls_run).
+    ///
+    /// | count | what |
+    /// |---|---|
+    /// | [`calls_proposed`](Self::calls_proposed) | every call the model made: in its answers, and the calls its plans made |
+    /// | [`calls_run`](Self::calls_run) | the calls whose tool ran: an output, the tool's own error, a time-out |
+    /// | [`calls_refused`](Self::calls_refused) | the others: refused by dispatch or an approval, or not dispatched; nothing ran |
+    /// | [`tool_calls`](Self::tool_calls) | the calls dispatched (run or refused by dispatch), what the limit counts |
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Look up the weather in a city.
+    /// #[tool(effects = Read)]
+    /// fn weather(city: String) -> String { format!("sunny in {city}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Weather).build().unwrap();
+    /// let model = ScriptedModel::new([
+    ///     r#"[{"name": "weather", "arguments": {"city": "Lima"}}, {"name": "wether", "arguments": {}}]"#,
+    ///     "Sunny.",
+    /// ]);
+    /// let run = Agent::new(&toolbox, model).run("Weather in Lima?").await;
+    /// assert_eq!((run.calls_proposed(), run.calls_run(), run.calls_refused()), (2, 1, 1));
+    /// // The unknown name was dispatched, and refused there.
+    /// assert_eq!(run.tool_calls(), 2);
+    /// # });
+    /// ```
     pub fn tool_calls(&self) -> usize {
         let direct = self
             .calls
             .iter()
             .filter(|record| !matches!(record.outcome, CallOutcome::NotRun { .. }))
             .count();
-        let planned: usize = self
-            .plans
-            .iter()
-            .filter_map(|plan| plan.outcome.as_ref().ok())
-            .map(|run| run.trace.len())
-            .sum();
+        direct + self.planned().count()
+    }
+
+    /// Every call the model made: each call of its answers, and each call
+    /// its plans made.
+    pub fn calls_proposed(&self) -> usize {
+        self.calls.len() + self.planned().count()
+    }
+
+    /// The calls whose tool ran: it gave an output, failed with its own
+    /// error, or was stopped at its time limit ([`ToolError::ran`]); a
+    /// plan's included.
+    pub fn calls_run(&self) -> usize {
+        let direct = self.calls.iter().filter(|r| r.outcome.ran()).count();
+        let planned = self
+            .planned()
+            .filter(|call| match call.result() {
+                plan::CallResult::Ok(_) => true,
+                plan::CallResult::Err(error) => error.ran(),
+                plan::CallResult::Refused(_) => false,
+            })
+            .count();
         direct + planned
     }
+
+    /// The calls that did not run: refused by dispatch (an unknown name, a
+    /// tool outside the allowed effects, bad arguments) or an approval, or
+    /// not dispatched (a limit reached, a failed call repeated); a plan's
+    /// included.
+    pub fn calls_refused(&self) -> usize {
+        self.calls_proposed() - self.calls_run()
+    }
+
+    /// The calls the plans that ran made.
+    fn planned(&self) -> impl Iterator<Item = &plan::TracedCall> {
+        self.plans
+            .iter()
+            .filter_map(|plan| plan.outcome.as_ref().ok())
+            .flat_map(|run| &run.trace)
+    }
+}
+
+/// One answer of the model: why it stopped and what it cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerRecord {
+    /// The step (from 1) it answered.
+    pub step: u32,
+    /// Why the model stopped.
+    pub stop: StopReason,
+    /// What it cost (estimated, when the provider reported nothing).
+    pub usage: Usage,
 }
 
 /// Why a run stopped.
@@ -90,6 +170,16 @@ pub enum Exit {
         used: u64,
         /// The budget.
         limit: u64,
+    },
+    /// The model's answer was cut off at its token limit: not a final
+    /// answer, and none of its calls ran (a call cut short may still read,
+    /// with a value that lost its end).
+    Truncated {
+        /// The text it wrote before it was cut off.
+        text: String,
+        /// The limit the request set ([`Limits::answer_tokens`](super::Limits::answer_tokens),
+        /// or the budget left).
+        max_tokens: Option<u32>,
     },
     /// The wall-time limit passed.
     Deadline {
@@ -138,6 +228,7 @@ impl Exit {
             Exit::OutOfSteps { .. } => "out_of_steps",
             Exit::OutOfToolCalls { .. } => "out_of_tool_calls",
             Exit::OutOfTokens { .. } => "out_of_tokens",
+            Exit::Truncated { .. } => "truncated",
             Exit::Deadline { .. } => "deadline",
             Exit::Escalation(_) => "escalation",
             Exit::Refused { .. } => "refused",
@@ -160,11 +251,22 @@ impl fmt::Display for Exit {
                     "stopped: the model asked for more than {limit} tool calls"
                 )
             }
-            Exit::OutOfTokens { used, limit } => {
+            Exit::OutOfTokens { used, limit } if used >= limit => {
                 write!(
                     f,
                     "stopped: {used} tokens spent, over the budget of {limit}"
                 )
+            }
+            Exit::OutOfTokens { used, limit } => write!(
+                f,
+                "stopped: {used} tokens spent of the budget of {limit}, too few left for the next request"
+            ),
+            Exit::Truncated { max_tokens, .. } => {
+                f.write_str("stopped: the answer was cut off at the token limit")?;
+                if let Some(max) = max_tokens {
+                    write!(f, " ({max} tokens)")?;
+                }
+                f.write_str("; raise `Limits::answer_tokens` (or the budget) for longer answers")
             }
             Exit::Deadline { limit } => write!(f, "stopped: the run took longer than {limit:?}"),
             Exit::Escalation(escalation) => write!(
@@ -219,6 +321,17 @@ pub enum CallOutcome {
         /// Why, as the model was told.
         reason: String,
     },
+}
+
+impl CallOutcome {
+    /// Whether the tool ran: an output, its own error, a time-out.
+    pub fn ran(&self) -> bool {
+        match self {
+            CallOutcome::Ok(_) | CallOutcome::TimedOut { .. } => true,
+            CallOutcome::Err(error) => error.ran(),
+            CallOutcome::NotRun { .. } => false,
+        }
+    }
 }
 
 /// One plan the model wrote, and its outcome.

@@ -331,6 +331,27 @@ impl Approvals {
     pub(crate) fn len(&self) -> usize {
         self.gates.len()
     }
+
+    /// These approvals and an observer asked after them about the tools they
+    /// ask about: it hears of each call they all approved, with the
+    /// arguments that run, and approves it (a streamed agent run reports
+    /// approvals so).
+    pub(crate) fn observed(
+        &self,
+        observer: impl Fn(&ApprovalRequest) + Send + Sync + 'static,
+    ) -> Approvals {
+        let count = self.gates.first().map_or(0, |(_, asks)| asks.len());
+        let asks: Arc<[bool]> = (0..count)
+            .map(|index| self.gates.iter().any(|(_, asks)| asks[index]))
+            .collect();
+        let approval = Approval::new(move |request| {
+            observer(request);
+            Decision::Approve
+        });
+        let mut gates = self.gates.clone();
+        gates.push((approval, asks));
+        Approvals { gates }
+    }
 }
 
 /// The approvals one call passes: its toolbox view's, and one more given

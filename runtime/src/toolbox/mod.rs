@@ -261,6 +261,24 @@ impl<A: Effects> Toolbox<A> {
         }
     }
 
+    /// This view, with `observer` told of each call its approvals approved
+    /// (after all of them did, with the arguments that run); the same view
+    /// when it asks no approval.
+    pub(crate) fn observe_approvals(
+        &self,
+        observer: impl Fn(&ApprovalRequest) + Send + Sync + 'static,
+    ) -> Toolbox<A> {
+        let Some(approvals) = &self.approvals else {
+            return self.clone();
+        };
+        Toolbox {
+            shared: Arc::clone(&self.shared),
+            allowed: self.allowed,
+            approvals: Some(Arc::new(approvals.observed(observer))),
+            _allowed: PhantomData,
+        }
+    }
+
     fn gates(&self) -> Gates<'_> {
         Gates {
             view: self.approvals.as_deref(),

@@ -8,8 +8,24 @@
 //! |---|---|
 //! | `tool_call` | `tool`, `effects`, `outcome` (`ok` or the error's [kind](crate::ToolError::kind)), `duration_us`, `recovered` (what recovery changed, counted), `approval` (`approved`, `refused`, or empty when none was asked) |
 //! | `model_request` | `model` ([`Model::name`]), `messages`, `input_tokens`, `output_tokens`, `stop`, `calls`, `error` |
+//!
+//! Each also carries the attributes of OpenTelemetry's semantic conventions
+//! for generative AI, so that an OpenTelemetry backend (through
+//! `tracing-opentelemetry`) shows them without a mapping: `otel.name` (the
+//! span's name there: `execute_tool {tool}`, `chat {model}`), `otel.kind`,
+//! `gen_ai.operation.name` (`execute_tool`, `chat`), `gen_ai.tool.name`,
+//! `gen_ai.tool.call.id` (when an agent made the call), `gen_ai.tool.type`,
+//! `gen_ai.provider.name` and `gen_ai.request.model` (from [`Model::name`],
+//! `provider/model`), `gen_ai.request.max_tokens`,
+//! `gen_ai.response.finish_reasons`, `gen_ai.usage.input_tokens`,
+//! `gen_ai.usage.output_tokens`, and `error.type` on a failure.
 
+use std::cell::RefCell;
+use std::future::Future;
 use std::mem::ManuallyDrop;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
 use tracing::field::Empty;
@@ -20,7 +36,7 @@ use tracing::{Level, Span};
 use super::output::ToolOutput;
 use crate::effect::EffectSet;
 use crate::error::ToolError;
-use crate::model::{Model, ModelError, Request, Response};
+use crate::model::{Model, ModelError, Request, Response, StopReason};
 
 /// The span of one tool call, and when it started: only when a subscriber
 /// records it (a call holds `None` otherwise, and pays no more).
@@ -53,10 +69,22 @@ impl CallTrace {
             duration_us = Empty,
             recovered = Empty,
             approval = Empty,
+            otel.name = format!("execute_tool {tool}"),
+            otel.kind = "internal",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = tool,
+            gen_ai.tool.type = "function",
+            gen_ai.tool.call.id = Empty,
+            error.r#type = Empty,
         );
         if span.is_disabled() {
             return None;
         }
+        CALL_ID.with(|id| {
+            if let Some(id) = &*id.borrow() {
+                span.record("gen_ai.tool.call.id", &**id);
+            }
+        });
         Some(Box::new(CallTrace {
             span,
             started: Instant::now(),
@@ -104,6 +132,7 @@ impl CallTrace {
             }
             Err(error) => {
                 span.record("outcome", error.kind());
+                span.record("error.type", error.kind());
             }
         }
     }
@@ -134,12 +163,16 @@ fn exit(entered: EnteredSpan) {
     drop(entered);
 }
 
-/// Asks `model`, in a `model_request` span that records what it cost.
-pub(crate) async fn complete<M: Model + ?Sized>(
-    model: &M,
-    request: Request,
-) -> Result<Response, ModelError> {
-    let span = tracing::info_span!(
+/// The provider and the model, as OpenTelemetry names them, from
+/// [`Model::name`] (`provider/model`; a name with no `/` is the model's).
+fn provider_and_model(name: &str) -> (&str, &str) {
+    name.split_once('/').unwrap_or(("unknown", name))
+}
+
+/// A `model_request` span for `request` to `model`.
+pub(crate) fn model_span<M: Model + ?Sized>(model: &M, request: &Request) -> Span {
+    let (provider, model_name) = provider_and_model(model.name());
+    tracing::info_span!(
         "model_request",
         model = model.name(),
         messages = request.messages.len(),
@@ -148,20 +181,113 @@ pub(crate) async fn complete<M: Model + ?Sized>(
         stop = Empty,
         calls = Empty,
         error = Empty,
-    );
-    let answer = tracing::Instrument::instrument(model.complete(request), span.clone()).await;
-    if !span.is_disabled() {
-        match &answer {
-            Ok(response) => {
-                span.record("input_tokens", response.usage.input_tokens);
-                span.record("output_tokens", response.usage.output_tokens);
-                span.record("stop", tracing::field::debug(&response.stop));
-                span.record("calls", response.calls.len());
-            }
-            Err(error) => {
-                span.record("error", tracing::field::display(error));
-            }
+        otel.name = format!("chat {model_name}"),
+        otel.kind = "client",
+        gen_ai.operation.name = "chat",
+        gen_ai.provider.name = provider,
+        gen_ai.request.model = model_name,
+        gen_ai.request.max_tokens = request.max_tokens,
+        gen_ai.response.finish_reasons = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        error.r#type = Empty,
+    )
+}
+
+/// Records on a `model_request` span what the request came to.
+pub(crate) fn record_answer(span: &Span, answer: &Result<Response, ModelError>) {
+    if span.is_disabled() {
+        return;
+    }
+    match answer {
+        Ok(response) => {
+            span.record("input_tokens", response.usage.input_tokens);
+            span.record("output_tokens", response.usage.output_tokens);
+            span.record("gen_ai.usage.input_tokens", response.usage.input_tokens);
+            span.record("gen_ai.usage.output_tokens", response.usage.output_tokens);
+            span.record("stop", tracing::field::debug(&response.stop));
+            span.record(
+                "gen_ai.response.finish_reasons",
+                format!("[\"{}\"]", finish_reason(&response.stop)),
+            );
+            span.record("calls", response.calls.len());
+        }
+        Err(error) => {
+            span.record("error", tracing::field::display(error));
+            span.record("error.type", error_type(error));
         }
     }
+}
+
+/// A stop reason in OpenTelemetry's words (OpenAI's finish reasons).
+fn finish_reason(stop: &StopReason) -> &str {
+    match stop {
+        StopReason::EndTurn => "stop",
+        StopReason::ToolUse => "tool_calls",
+        StopReason::MaxTokens => "length",
+        StopReason::StopSequence => "stop",
+        StopReason::Refused => "content_filter",
+        StopReason::Other(other) => other,
+    }
+}
+
+fn error_type(error: &ModelError) -> &'static str {
+    match error {
+        ModelError::Status { .. } => "status",
+        ModelError::RateLimited { .. } => "rate_limited",
+        ModelError::Timeout { .. } => "timeout",
+        ModelError::Connection { .. } => "connection",
+        ModelError::Malformed { .. } => "malformed",
+        ModelError::Config { .. } => "config",
+        _ => "other",
+    }
+}
+
+/// Asks `model`, in a `model_request` span that records what it cost.
+pub(crate) async fn complete<M: Model + ?Sized>(
+    model: &M,
+    request: Request,
+) -> Result<Response, ModelError> {
+    let span = model_span(model, &request);
+    let answer = tracing::Instrument::instrument(model.complete(request), span.clone()).await;
+    record_answer(&span, &answer);
     answer
+}
+
+thread_local! {
+    /// The provider's id of the call being polled, for its span: set by
+    /// [`WithCallId`] around each poll, read when the span is made.
+    static CALL_ID: RefCell<Option<Arc<str>>> = const { RefCell::new(None) };
+}
+
+/// A call polled with its provider's id at hand, so that its `tool_call`
+/// span records it (`gen_ai.tool.call.id`). Only when spans are recorded is
+/// anything set.
+pub(crate) struct WithCallId<F> {
+    id: Option<Arc<str>>,
+    inner: Pin<Box<F>>,
+}
+
+impl<F> WithCallId<F> {
+    pub(crate) fn new(id: Option<&str>, inner: F) -> WithCallId<F> {
+        let recorded = Level::INFO <= STATIC_MAX_LEVEL && Level::INFO <= LevelFilter::current();
+        WithCallId {
+            id: id.filter(|_| recorded).map(Arc::from),
+            inner: Box::pin(inner),
+        }
+    }
+}
+
+impl<F: Future> Future for WithCallId<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let Some(id) = self.id.clone() else {
+            return self.inner.as_mut().poll(cx);
+        };
+        let previous = CALL_ID.with(|slot| slot.replace(Some(id)));
+        let polled = self.inner.as_mut().poll(cx);
+        CALL_ID.with(|slot| *slot.borrow_mut() = previous);
+        polled
+    }
 }
