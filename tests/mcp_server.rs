@@ -3,8 +3,8 @@
 //! over stdio and over streamable HTTP on 127.0.0.1. What a user of an MCP
 //! client checks: the tools listed with annotations derived from their
 //! effects, a good call with `structuredContent`, a wrong argument type, an
-//! unknown tool, and a Write tool refused by a read-only view, each as a tool
-//! result the model can read. Then statelessness over HTTP, a clean shutdown
+//! unknown tool, and a Write tool hidden by a read-only view (unknown to the
+//! client), each as a tool result the model can read. Then statelessness over HTTP, a clean shutdown
 //! on both transports, and cancellation of a call in flight.
 
 use std::io::{BufRead, BufReader, Write};
@@ -189,22 +189,42 @@ async fn check_full_server(client: &Client) {
     );
 }
 
-/// A read-only view: the Write tools are neither listed nor run.
+/// A read-only view: the Write tools are neither listed nor run, and to a
+/// client they do not exist: a call of one is answered as a call of a name
+/// the server does not have, suggesting only listed tools.
 async fn check_read_only_server(client: &Client) {
     let tools = client.list_all_tools().await.expect("tools/list answers");
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(names, ["lookup_account", "format_cents"]);
-    let refused = call(
+    let hidden = call(
         client,
         "issue_refund",
         json!({"account_id": "cust_12345", "amount": 100}),
     )
     .await;
-    assert_eq!(refused.is_error, Some(true));
-    let message = text(&refused);
-    assert!(
-        message.contains("effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here"),
-        "{message}"
+    assert_eq!(hidden.is_error, Some(true));
+    assert_eq!(
+        text(&hidden),
+        "There is no tool named `issue_refund`. Available tools: `lookup_account`, `format_cents`."
+    );
+    // The same words as for a name that was never there.
+    let never = call(client, "refund_customer", json!({"id": "cust_12345"})).await;
+    assert_eq!(
+        text(&never),
+        text(&hidden).replace("issue_refund", "refund_customer")
+    );
+    // A slip of a hidden tool's name is not pointed at it; a slip of a
+    // listed one is.
+    let slip = call(client, "charges", json!({"id": 7, "amount": 5})).await;
+    assert_eq!(
+        text(&slip),
+        "There is no tool named `charges`. Available tools: `lookup_account`, `format_cents`."
+    );
+    let listed_slip = call(client, "format_cent", json!({"cents": 5})).await;
+    assert_eq!(
+        text(&listed_slip),
+        "There is no tool named `format_cent`. Did you mean `format_cents`? \
+         Available tools: `lookup_account`, `format_cents`."
     );
 }
 
