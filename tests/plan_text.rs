@@ -553,3 +553,80 @@ match exec tool lookup_account {id = "c"} {
     // Only at the start: `tool` inside a plan is still an error.
     assert!(Plan::parse("1 + 2\ntool f: Int -{}-> Int;").is_err());
 }
+
+/// The grammar in `plan::text`'s module docs, production by production:
+/// what it says parses, parses to what it says (printed back in the
+/// printer's form), and its `keyword` production is the parser's list.
+#[test]
+fn the_grammar_in_the_module_docs_is_what_the_parser_reads() {
+    for (text, printed) in [
+        // decl: read, not checked; ends at `;` or at the end of a line, and
+        // `--` starts a description.
+        ("tool a: {x: Int} -{Read}-> Int;\ntool b: {} -{}-> {y: [String]}  -- Bee.\n1", "1"),
+        // Comments between tokens.
+        ("(* a *) 1 (* b *) + (* c *) 2", "1 + 2"),
+        // Precedence, low to high: or, and, comparison, ++, + -, * / %.
+        ("a or b and c", "a or b and c"),
+        ("(a or b) and c", "(a or b) and c"),
+        ("x ++ y == z", "x ++ y == z"),
+        ("1 + 2 * 3 - 4 / 2 % 3", "1 + 2 * 3 - 4 / 2 % 3"),
+        ("1 != 2", "1 != 2"),
+        // app: `not` and the combinators take postfix arguments; a field of
+        // an argument is part of it.
+        ("not x.ok", "not x.ok"),
+        ("map (fn o => o.id) xs.items", "map (fn o => o.id) xs.items"),
+        ("fold (fn acc, x => acc + x) 0 xs", "fold (fn acc, x => acc + x) 0 xs"),
+        // atom: literals, unit, a parenthesized expression.
+        ("[true, false, (), 1.5, -2, -0.5]", "[true, false, (), 1.5, -2, -0.5]"),
+        // float: an exponent, with or without a fraction.
+        ("[2e3, 1.5E-2, 1e+2]", "[2000.0, 0.015, 100.0]"),
+        // record and list: a trailing comma.
+        ("{a = 1, b = [1, 2,],}", "{a = 1, b = [1, 2]}"),
+        // field: a keyword, or a string.
+        (r#"{"two words" = 1}."two words" + e.tool"#, r#"{"two words" = 1}."two words" + e.tool"#),
+        // string: every escape.
+        (r#""q\" b\\ n\n r\r t\t u\u{e9}\u{7}""#, r#""q\" b\\ n\n r\r t\t ué\u{7}""#),
+        // match: `Err` first, and a trailing comma.
+        (
+            "match exec tool t {} { Err(e) => 0, Ok(x) => x, }",
+            "match exec tool t {} {\n  Ok(x) => x,\n  Err(e) => 0\n}",
+        ),
+        // toolname: `-` between parts, written without spaces.
+        (
+            "match exec tool get-weather-2 {} { Ok(x) => x, Err(e) => e }",
+            "match exec tool get-weather-2 {} {\n  Ok(x) => x,\n  Err(e) => e\n}",
+        ),
+        // step: traverse's body is a step; a param's type annotation.
+        (
+            "match traverse (fn o: {id: Int, tags: [String]} => exec tool t o) xs { Ok(r) => r, Err(e) => [] }",
+            "match traverse (fn o: {id: Int, tags: [String]} => exec tool t o) xs {\n  Ok(r) => r,\n  Err(e) => []\n}",
+        ),
+        // type: every kind.
+        (
+            "map (fn x: {u: Unit, b: Bool, i: Int, f: Float, s: String, l: [{}]} => x) []",
+            "map (fn x: {u: Unit, b: Bool, i: Int, f: Float, s: String, l: [{}]} => x) []",
+        ),
+    ] {
+        let plan = Plan::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(plan.to_string(), printed, "{text}");
+    }
+    // Spaces around `-` make it subtraction, not part of a tool name.
+    assert!(Plan::parse("match exec tool get - weather {} { Ok(x) => x, Err(e) => e }").is_err());
+    // ident = word - keyword.
+    for keyword in typed_tools::plan::text::KEYWORDS {
+        assert!(
+            Plan::parse(&format!("let {keyword} = 1 in 2")).is_err(),
+            "{keyword}"
+        );
+    }
+
+    // The docs' `keyword` production lists the parser's keywords, in order.
+    let docs = include_str!("../runtime/src/plan/text.rs");
+    let production: String = docs
+        .lines()
+        .skip_while(|line| !line.starts_with("//! keyword  ="))
+        .take_while(|line| line.starts_with("//! keyword") || line.starts_with("//!          |"))
+        .collect();
+    let listed: Vec<&str> = production.split('"').skip(1).step_by(2).collect();
+    assert_eq!(listed, typed_tools::plan::text::KEYWORDS);
+}
