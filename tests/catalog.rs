@@ -50,7 +50,7 @@
 
 use serde_json::{json, Value};
 use typed_tools::effect::{Effect, EffectSet};
-use typed_tools::{catalog, CatalogFormat, DynamicTool, ToolSpec, Toolbox};
+use typed_tools::{catalog, tool, CatalogFormat, DynamicTool, ToolSpec, Toolbox};
 
 mod provider_rules;
 mod support;
@@ -863,6 +863,64 @@ fn snapshot_of_one_tool_in_every_format() {
     assert_eq!(
         render(CatalogFormat::Text),
         json!("tool update_address: {account_id: String, address: {street: String, city: String, postcode?: String}, priority: \"low\" | \"normal\" | \"high\", note?: String} -{Write}-> Bool  -- Change the address of an account.")
+    );
+}
+
+/// Look up a customer account by its id; returns the
+/// account with its email, or an error when there is
+/// none.
+///
+/// Reads only: safe to call
+/// as often as needed.
+///
+/// # Arguments
+/// * `id` - The account id, like
+///   `cust_123`.
+#[tool(effects = Read)]
+fn find_account(
+    id: String,
+    /// Only these fields,
+    /// when given.
+    fields: Option<Vec<String>>,
+) -> String {
+    let _ = fields;
+    id
+}
+
+/// A doc comment wrapped over several lines, as rustfmt and editors wrap
+/// them, is read as rustdoc renders it: each paragraph one line of text, in
+/// every format; the compact catalog shows the first paragraph whole.
+#[test]
+fn a_wrapped_doc_comment_reads_as_rustdoc_renders_it_in_every_format() {
+    let toolbox = Toolbox::builder().tool(FindAccount).build().unwrap();
+    let description = "Look up a customer account by its id; returns the account with its email, \
+                       or an error when there is none.\n\nReads only: safe to call as often as needed.";
+    for format in json_formats() {
+        let catalog = toolbox.catalog(format).to_json();
+        let entry = &entries(format, &catalog)[0];
+        let written = match format {
+            CatalogFormat::OpenAiChat | CatalogFormat::OpenAiChatStrict => {
+                &entry["function"]["description"]
+            }
+            _ => &entry["description"],
+        };
+        assert_eq!(written, description, "{format:?}");
+        let schema = input_schema(format, entry).expect("an input schema");
+        let properties = &schema["properties"];
+        assert_eq!(
+            properties["id"]["description"], "The account id, like `cust_123`.",
+            "{format:?}"
+        );
+        assert_eq!(
+            properties["fields"]["description"], "Only these fields, when given.",
+            "{format:?}"
+        );
+    }
+    assert_eq!(
+        toolbox.catalog(CatalogFormat::Text).to_string(),
+        "tool find_account: {id: String, fields?: [String]} -{Read}-> String  \
+         -- Look up a customer account by its id; returns the account with its email, \
+         or an error when there is none."
     );
 }
 

@@ -416,13 +416,17 @@ fn schemas_are_the_derives() {
         json!(["type", "tags", "pinned", "ratio"])
     );
     assert_eq!(spec.input_schema()["additionalProperties"], json!(false));
+    // The input's schema keeps schemars' line breaks; the tool's shows the
+    // lines of a paragraph joined, as its description does.
+    let input = schemars::schema_for!(DocumentedInput);
+    assert_eq!(
+        input.as_value()["properties"]["days"]["description"],
+        "How many days ahead,\ntoday if absent."
+    );
     let spec = ToolSpec::of::<Documented>();
     let days = &spec.input_schema()["properties"]["days"];
     assert_eq!(days["title"], "Days");
-    assert_eq!(
-        days["description"],
-        "How many days ahead,\ntoday if absent."
-    );
+    assert_eq!(days["description"], "How many days ahead, today if absent.");
     let level = &spec.input_schema()["properties"]["level"];
     assert_eq!(level["description"], "spaced out");
 }

@@ -1,11 +1,13 @@
 //! Our MCP server, driven by a client nobody here wrote: rmcp's. The server
-//! is the `mcp_server` example (the support tools) as a real child process,
-//! over stdio and over streamable HTTP on 127.0.0.1. What a user of an MCP
-//! client checks: the tools listed with annotations derived from their
-//! effects, a good call with `structuredContent`, a wrong argument type, an
-//! unknown tool, and a Write tool refused by a read-only view, each as a tool
-//! result the model can read. Then statelessness over HTTP, a clean shutdown
-//! on both transports, and cancellation of a call in flight.
+//! is the `mcp_server` example (a shop's support tools, written in the
+//! example) as a real child process, over stdio and over streamable HTTP on
+//! 127.0.0.1. What a user of an MCP client checks: the tools listed with
+//! annotations derived from their effects, a good call with
+//! `structuredContent`, a wrong argument type, an unknown tool, the tools'
+//! own errors, and a Write tool hidden by a read-only view (unknown to the
+//! client), each as a tool result the model can read. Then statelessness
+//! over HTTP, a clean shutdown on both transports, and cancellation of a
+//! call in flight.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
@@ -187,25 +189,94 @@ async fn check_full_server(client: &Client) {
         message.contains("The tool `charge` failed: order 7: negative amount"),
         "{message}"
     );
+
+    // The example's shop: an account it does not have, and a refund past
+    // the account's last charge, are the tools' own errors.
+    let nobody = call(client, "lookup_account", json!({"id": "cust_0"})).await;
+    assert_eq!(nobody.is_error, Some(true));
+    let message = text(&nobody);
+    assert!(
+        message.contains("The tool `lookup_account` failed: there is no account `cust_0`"),
+        "{message}"
+    );
+    let too_much = call(
+        client,
+        "issue_refund",
+        json!({"account_id": "cust_12345", "amount": 5000}),
+    )
+    .await;
+    assert_eq!(too_much.is_error, Some(true));
+    let message = text(&too_much);
+    assert!(
+        message.contains("a refund to `cust_12345` is between 1 and 1299 cents, not 5000"),
+        "{message}"
+    );
 }
 
-/// A read-only view: the Write tools are neither listed nor run.
+/// A read-only view: the Write tools are neither listed nor run, and to a
+/// client they do not exist: a call of one is answered as a call of a name
+/// the server does not have, suggesting only listed tools.
 async fn check_read_only_server(client: &Client) {
     let tools = client.list_all_tools().await.expect("tools/list answers");
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(names, ["lookup_account", "format_cents"]);
-    let refused = call(
+    let hidden = call(
         client,
         "issue_refund",
         json!({"account_id": "cust_12345", "amount": 100}),
     )
     .await;
-    assert_eq!(refused.is_error, Some(true));
-    let message = text(&refused);
-    assert!(
-        message.contains("effect violation: tool `issue_refund` has effects {Write}, but only {Read} are allowed here"),
-        "{message}"
+    assert_eq!(hidden.is_error, Some(true));
+    assert_eq!(
+        text(&hidden),
+        "There is no tool named `issue_refund`. Available tools: `lookup_account`, `format_cents`."
     );
+    // The same words as for a name that was never there.
+    let never = call(client, "refund_customer", json!({"id": "cust_12345"})).await;
+    assert_eq!(
+        text(&never),
+        text(&hidden).replace("issue_refund", "refund_customer")
+    );
+    // A slip of a hidden tool's name is not pointed at it; a slip of a
+    // listed one is.
+    let slip = call(client, "charges", json!({"id": 7, "amount": 5})).await;
+    assert_eq!(
+        text(&slip),
+        "There is no tool named `charges`. Available tools: `lookup_account`, `format_cents`."
+    );
+    let listed_slip = call(client, "format_cent", json!({"cents": 5})).await;
+    assert_eq!(
+        text(&listed_slip),
+        "There is no tool named `format_cent`. Did you mean `format_cents`? \
+         Available tools: `lookup_account`, `format_cents`."
+    );
+}
+
+/// The example is what a reader copies to serve tools of their own, so it
+/// writes the tools it serves: no module from elsewhere, a `#[tool]` fn for
+/// each tool listed.
+#[test]
+fn the_example_defines_the_tools_it_serves() {
+    let source = include_str!("../examples/mcp_server.rs");
+    for borrowed in ["#[path", "mod support", "tests/"] {
+        assert!(!source.contains(borrowed), "the example uses `{borrowed}`");
+    }
+    for name in [
+        "lookup_account",
+        "issue_refund",
+        "send_reply",
+        "charge",
+        "format_cents",
+    ] {
+        let at = source
+            .find(&format!("\nfn {name}("))
+            .unwrap_or_else(|| panic!("the example has no `fn {name}`"));
+        let attribute = source[..at].rfind("#[tool(").expect("a #[tool]");
+        assert!(
+            !source[attribute..at].contains("\nfn "),
+            "`{name}` is a #[tool] fn"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1223,3 +1223,64 @@ fn a_prepared_plan_builds_its_constants_once_and_fails_where_a_run_would() {
         }
     }
 }
+
+/// Gives `n` back after waiting once (pending, then woken), writing down
+/// when it starts and ends.
+#[tool(effects = Write)]
+async fn slow_echo(#[state] log: &Mutex<Vec<String>>, n: i64) -> i64 {
+    log.lock().unwrap().push(format!("start {n}"));
+    let mut waited = false;
+    futures::future::poll_fn(|cx| {
+        if waited {
+            std::task::Poll::Ready(())
+        } else {
+            waited = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    log.lock().unwrap().push(format!("end {n}"));
+    n
+}
+
+/// `plan::interpret`'s docs: the interpreter "awaits each tool call in turn
+/// (a plan is sequential: the order of calls is the order of the text)":
+/// in a list, a record, an operator's operands and a `traverse`, each call
+/// ends before the next starts, in the order written.
+#[test]
+fn calls_run_one_at_a_time_in_the_order_of_the_text() {
+    let log = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let toolbox = Toolbox::builder()
+        .tool(SlowEcho::new(std::sync::Arc::clone(&log)))
+        .build()
+        .unwrap();
+    let echo =
+        |n: i64| format!("(match exec tool slow_echo {{n = {n}}} {{ Ok(v) => v, Err(e) => 0 }})");
+    let text = format!(
+        "{{b = [{}, {}], a = {} + {}, c = match traverse (fn n => exec tool slow_echo {{n = n}}) [7, 6] {{ Ok(all) => all, Err(e) => [] }}}}",
+        echo(2),
+        echo(1),
+        echo(4),
+        echo(3),
+    );
+    let run = block_on(Interpreter::new(&toolbox).run(&Plan::parse(&text).unwrap())).unwrap();
+    assert_eq!(
+        run.outcome.unwrap().to_string(),
+        "{b = [2, 1], a = 7, c = [7, 6]}"
+    );
+    let expected: Vec<String> = [2, 1, 4, 3, 7, 6]
+        .iter()
+        .flat_map(|n| [format!("start {n}"), format!("end {n}")])
+        .collect();
+    assert_eq!(*log.lock().unwrap(), expected);
+    let order: Vec<String> = run
+        .trace
+        .iter()
+        .map(|call| call.args().to_string())
+        .collect();
+    assert_eq!(
+        order,
+        ["{n = 2}", "{n = 1}", "{n = 4}", "{n = 3}", "{n = 7}", "{n = 6}"]
+    );
+}

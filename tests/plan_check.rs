@@ -1420,3 +1420,185 @@ fn an_output_that_breaks_its_declared_type_is_the_tools_error_not_a_type_error_l
     let price = run("match exec tool get_price {} { Ok(p) => p, Err(e) => 0.0 }");
     assert_eq!(price.outcome.unwrap(), Value::Float(2.0));
 }
+
+#[derive(Debug, Serialize, serde::Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Free,
+    Pro,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Found {
+    pub id: i64,
+    /// Left out when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Find a record; `ident` is an alias of `id`.
+#[tool(effects = Read)]
+fn find(#[serde(alias = "ident")] id: i64) -> Found {
+    Found { id, note: None }
+}
+
+/// Set an account's tier.
+#[tool(effects = Write)]
+fn set_tier(tier: Tier) -> String {
+    match tier {
+        Tier::Free => "free".into(),
+        Tier::Pro => "pro".into(),
+    }
+}
+
+/// Each rule and refusal `plan::check`'s module docs state, one by one (the
+/// classes of error are in `each_class_of_error_is_refused_...` above).
+#[test]
+fn the_rules_the_checkers_docs_state_hold() {
+    let toolbox = Toolbox::builder()
+        .tool(Opaque)
+        .tool(Place)
+        .tool(support::FormatCents)
+        .tool(Find)
+        .tool(SetTier)
+        .build()
+        .unwrap();
+    let checks = |text: &str| {
+        check(&Plan::parse(text).unwrap(), &toolbox).unwrap_or_else(|e| panic!("{text}\n{e}"))
+    };
+    let refused = |text: &str| -> String {
+        match check(&Plan::parse(text).unwrap(), &toolbox) {
+            Err(PlanError::TypeErrors(errors)) => errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            other => panic!("{text}: {other:?}"),
+        }
+    };
+    let run = |text: &str| block_on(Interpreter::new(&toolbox).run(&Plan::parse(text).unwrap()));
+    // An unknown value, from a tool whose output is free-form JSON.
+    let unknown = "(call tool opaque {v = 5})";
+
+    // "the lists of `map`/`filter`/`fold`/`traverse`" are checked.
+    for (text, message) in [
+        (
+            "filter (fn x => true) 5",
+            "the list of `filter` `5`: `filter` goes over a list, found Int",
+        ),
+        (
+            "fold (fn a, x => a) 0 \"abc\"",
+            "the list of `fold` `\"abc\"`: `fold` goes over a list, found String",
+        ),
+        (
+            "match traverse (fn x => exec tool place {id = x, amount = 1}) 5 { Ok(r) => 1, Err(e) => 0 }",
+            "the list of `traverse` `5`: `traverse` goes over a list, found Int",
+        ),
+    ] {
+        assert_eq!(refused(text), message, "{text}");
+    }
+    // "the arguments of `exec` and `call` (unknown, missing and mistyped
+    // fields)": `call`'s unknown and missing too.
+    assert_eq!(
+        refused("call tool format_cents {cents = 1, currency = \"EUR\"}"),
+        "argument `currency` of `call tool format_cents`: `format_cents` takes no argument `currency`; its arguments are: `cents`"
+    );
+    assert_eq!(
+        refused("call tool format_cents {}"),
+        "`call tool format_cents`: missing argument `cents` of type Int; add `cents = ...` to the arguments"
+    );
+
+    // "`[]`'s elements are `Nothing`: no value, so they join any type."
+    assert_eq!(
+        checks("[[], [1]]"),
+        Ty::List(Box::new(Ty::List(Box::new(Ty::Int))))
+    );
+    assert_eq!(
+        checks("if true then [] else [\"a\"]"),
+        Ty::List(Box::new(Ty::String))
+    );
+    // "a step that wraps its accumulator ... is refused, unless the
+    // accumulator's type is `Any`, which wrapped is `Any` still".
+    assert!(refused("fold (fn acc, x => [acc]) 0 [1]").contains("the step of `fold` gives a List"));
+    assert_eq!(
+        checks(&format!("fold (fn acc, x => [acc]) {unknown} [1]")),
+        Ty::Any
+    );
+
+    // "An `Any` can be returned, compared with `==`, put in a record and
+    // passed to `exec` (the tool checks it: a misfit is its `Err` branch),
+    // but not used as one kind of value" (nor passed to `call`, below).
+    assert_eq!(checks(unknown), Ty::Any);
+    checks(&format!("{unknown} == 5"));
+    checks(&format!("{{v = {unknown}}}"));
+    let misfit = "match exec tool place {id = (call tool opaque {v = \"x\"}), amount = 1} \
+                  { Ok(r) => \"placed\", Err(e) => e.kind }";
+    checks(misfit);
+    assert_eq!(
+        run(misfit).unwrap().outcome,
+        Ok(Value::String("deserialization".into()))
+    );
+    assert!(refused(&format!("{unknown} + 1")).contains("found Any + Int"));
+
+    // "`call` arguments must fit for every value; `exec` arguments are
+    // refused only when they surely do not fit."
+    assert_eq!(
+        refused(&format!("call tool format_cents {{cents = {unknown}}}")),
+        "argument `cents` of `call tool format_cents`: expected Int, found Any"
+    );
+    checks(&format!(
+        "match exec tool place {{id = {unknown}, amount = 1}} {{ Ok(r) => r.tx_id, Err(e) => e.message }}"
+    ));
+
+    // "A field is read only when every value has it: listed and required":
+    // a field the tool leaves out when empty is not.
+    assert_eq!(
+        refused("match exec tool find {id = 1} { Ok(f) => f.note, Err(e) => () }"),
+        "`f.note`: field `note` of {id: Int, note?: String?} may be absent (the tool leaves it out when it has no value), so a plan cannot read it"
+    );
+
+    // "A callback's annotation is checked against the list's elements, not
+    // trusted: the parameter has the elements' type": a narrower
+    // annotation that the elements fit still reads every field they have.
+    assert_eq!(
+        checks("map (fn o: {id: Int} => o.amount) [{id = 1, amount = 2}]"),
+        Ty::List(Box::new(Ty::Int))
+    );
+    // "(the interpreter does not check annotations)": unchecked, a wrong
+    // one runs as if it were not there.
+    let wrong = Plan::parse("map (fn o: {id: String} => o.id + 1) [{id = 1}]").unwrap();
+    assert!(check(&wrong, &toolbox).is_err());
+    let unchecked = block_on(Interpreter::new(&toolbox).__run_without_type_check(&wrong)).unwrap();
+    assert_eq!(unchecked.outcome.unwrap().to_string(), "[2]");
+
+    // "code a run may not reach is checked (`if false then "a" + 1 else 0`,
+    // the right side of `and`/`or`)".
+    let never =
+        "`\"a\" + 1`: `+` needs an Int on both sides, found String + Int; join text with `++`";
+    assert_eq!(refused("if false then \"a\" + 1 else 0"), never);
+    assert_eq!(refused("true or \"a\" + 1 == 1"), never);
+    assert_eq!(refused("false and \"a\" + 1 == 1"), never);
+
+    // "argument names are the ones the schema shows, not
+    // `#[serde(alias)]`es": the toolbox would take `ident`, the checker not.
+    assert_eq!(
+        block_on(toolbox.call("find", r#"{"ident": 3}"#))
+            .unwrap()
+            .json(),
+        r#"{"id":3}"#
+    );
+    assert!(
+        refused("match exec tool find {ident = 3} { Ok(f) => f.id, Err(e) => 0 }")
+            .starts_with("argument `ident` of `exec tool find`: `find` takes no argument `ident`")
+    );
+
+    // "integer ranges and string enums are not types here": a string out of
+    // the enum checks, and the `exec` takes the `Err` branch (the `u8` case
+    // is the module's doc example).
+    let gold = "match exec tool set_tier {tier = \"gold\"} { Ok(t) => t, Err(e) => e.kind }";
+    assert_eq!(checks(gold), Ty::String);
+    assert_eq!(
+        run(gold).unwrap().outcome,
+        Ok(Value::String("deserialization".into()))
+    );
+}

@@ -210,3 +210,38 @@ fn each_slip_is_fixed_on_the_second_attempt() {
     assert!(slips >= 60);
     assert!(support::calls(&shop).is_empty());
 }
+
+/// A `map` written as `fold`'s list without its parentheses: the message
+/// writes the argument as it must be, and that text, put in place of what
+/// the model wrote, makes a plan that checks. What the model needs to fix
+/// it on the next attempt is in the message.
+#[test]
+fn the_parenthesized_argument_a_parse_error_writes_makes_the_plan_check() {
+    let (toolbox, shop) = toolbox();
+    let author = Author::new(&toolbox);
+    let (_, answer) = corpus()
+        .into_iter()
+        .find(|(name, _)| name == "123_other_combinator_as_argument")
+        .expect("the case");
+    let told = author
+        .check_answer(&Response::new(answer.as_str()))
+        .unwrap_err()
+        .for_model();
+    let fix = told
+        .trim_end()
+        .rsplit_once("write `")
+        .and_then(|(_, fix)| fix.strip_suffix('`'))
+        .expect("a fix in the message");
+    let wrote = "map (fn o: {id: Int, amount: Int, status: String} => o.amount) \
+                 filter (fn o => o.status == \"paid\") orders";
+    assert!(answer.contains(wrote));
+    let fixed = answer.replace(wrote, fix);
+    let (plan, _) = author
+        .check_answer(&Response::new(fixed.as_str()))
+        .unwrap_or_else(|error| panic!("{}", error.for_model()));
+    assert!(plan.to_string().contains(
+        "fold (fn total, n => total + n) 0 (map (fn o: {id: Int, amount: Int, status: String} => o.amount) \
+         (filter (fn o => o.status == \"paid\") orders))"
+    ));
+    assert!(support::calls(&shop).is_empty());
+}

@@ -100,7 +100,8 @@ fn layout_of_let_if_and_callbacks() {
     assert_eq!((error.line, error.column), (1, 43));
     assert_eq!(
         error.message,
-        "expected an expression, found the keyword `map`"
+        "`map` as the list of `fold` must be in parentheses: \
+         write `(map (fn n => n * 2) (filter (fn n => n > 1) [1, 2, 3]))`"
     );
     let text = "let total = fold (fn acc, x => acc + x) 0 (map (fn n => n * 2) (filter (fn n => n > 1) [1, 2, 3])) in\nif total >= 10 and not false then \"big\" ++ \"!\" else \"small\"";
     let plan = Plan::parse(text).unwrap();
@@ -189,6 +190,110 @@ fn parse_errors_say_where_and_what_was_expected() {
     );
 }
 
+/// A `map`, `filter`, `fold`, `call`, `not`, `let` or `if` written as an
+/// argument without parentheses: the error says which argument it is and
+/// writes the fix, the form read as if parenthesized (and any inside it).
+#[test]
+fn a_form_used_as_an_argument_is_told_to_take_parentheses() {
+    let cases = [
+        (
+            "map (fn x: Int => x) filter (fn y => y > 1) xs",
+            (1, 22),
+            "`filter` as the list of `map` must be in parentheses: write `(filter (fn y => y > 1) xs)`",
+        ),
+        (
+            "filter (fn x => x > 1) map (fn x => x * 2) xs",
+            (1, 24),
+            "`map` as the list of `filter` must be in parentheses: write `(map (fn x => x * 2) xs)`",
+        ),
+        (
+            "fold (fn acc, x => acc + x) 0 map (fn o => o.amount) filter (fn o => o.amount > 0) orders",
+            (1, 31),
+            "`map` as the list of `fold` must be in parentheses: \
+             write `(map (fn o => o.amount) (filter (fn o => o.amount > 0) orders))`",
+        ),
+        (
+            "fold (fn acc, x => acc ++ x) fold (fn a, b => a) \"\" [] names",
+            (1, 30),
+            "`fold` as the initial value of `fold` must be in parentheses: \
+             write `(fold (fn a, b => a) \"\" [])`",
+        ),
+        (
+            "match traverse (fn o => exec tool charge o) filter (fn o => o.amount > 0) orders {\n  Ok(r) => r,\n  Err(e) => []\n}",
+            (1, 45),
+            "`filter` as the list of `traverse` must be in parentheses: \
+             write `(filter (fn o => o.amount > 0) orders)`",
+        ),
+        (
+            "match exec tool charge_all map (fn o => o.id) orders {\n  Ok(r) => r,\n  Err(e) => e\n}",
+            (1, 28),
+            "`map` as the argument of `exec tool NAME` must be in parentheses: \
+             write `(map (fn o => o.id) orders)`",
+        ),
+        (
+            "call tool format_cents fold (fn acc, o => acc + o.amount) 0 orders",
+            (1, 24),
+            "`fold` as the argument of `call tool NAME` must be in parentheses: \
+             write `(fold (fn acc, o => acc + o.amount) 0 orders)`",
+        ),
+        (
+            "map (fn x => x) call tool format_cents 5",
+            (1, 17),
+            "`call` as the list of `map` must be in parentheses: write `(call tool format_cents 5)`",
+        ),
+        (
+            "not not true",
+            (1, 5),
+            "`not` as the operand of `not` must be in parentheses: write `(not true)`",
+        ),
+        (
+            "map (fn x => x) let y = [1] in y",
+            (1, 17),
+            "`let` as the list of `map` must be in parentheses: write `(let y = [1] in y)`",
+        ),
+        (
+            "1 + if c then 1 else 2",
+            (1, 5),
+            "`if` as the right side of `+` must be in parentheses: write `(if c then 1 else 2)`",
+        ),
+        // What does not read is given the form's shape.
+        (
+            "map (fn x => x) filter xs",
+            (1, 17),
+            "`filter` as the list of `map` must be in parentheses: write `(filter (fn x => ...) LIST)`",
+        ),
+    ];
+    for (text, at, message) in cases {
+        assert_eq!(error(text), (at.0, at.1, message.to_owned()), "{text}");
+        // And the fix parses.
+        let fix = message.rsplit_once("write `").unwrap().1;
+        let fix = fix.strip_suffix('`').unwrap();
+        if !fix.contains("...") {
+            assert!(Plan::parse(fix).is_ok(), "{fix}");
+        }
+    }
+    // A long argument is given the shape, not the whole text.
+    let long = format!(
+        "map (fn x => x) filter (fn y => y > 1) [{}]",
+        "1, ".repeat(100)
+    );
+    assert_eq!(
+        error(&long).2,
+        "`filter` as the list of `map` must be in parentheses: write `(filter (fn x => ...) LIST)`"
+    );
+    // Where an expression is due (a record's field, a list's element, a
+    // callback's body, an operand), a form needs no parentheses.
+    for text in [
+        "{a = map (fn x => x) [1], b = filter (fn x => x > 1) [2]}",
+        "[fold (fn a, x => a + x) 0 [1], call tool f 1]",
+        "map (fn x => filter (fn y => y > x) [1, 2]) [1]",
+        "1 + fold (fn a, x => a + x) 0 [1]",
+        "match exec tool f {items = map (fn x => x) [1]} {\n  Ok(a) => a,\n  Err(e) => e\n}",
+    ] {
+        assert!(Plan::parse(text).is_ok(), "{text}");
+    }
+}
+
 #[test]
 fn hostile_nesting_is_an_error_not_a_stack_overflow() {
     for text in [
@@ -208,6 +313,13 @@ fn hostile_nesting_is_an_error_not_a_stack_overflow() {
         assert!(e.message.contains("nests deeper than"), "{e}");
         assert_eq!(e.limit, Some(ParseLimit::Depth { max: MAX_DEPTH }));
     }
+    // Forms without their parentheses, each the list of the one before: read
+    // for the fix as deep as the bound allows, then given the form's shape.
+    let text = format!("{}[1]", "map (fn x => x) ".repeat(60_000));
+    assert_eq!(
+        Plan::parse(&text).unwrap_err().message,
+        "`map` as the list of `map` must be in parentheses: write `(map (fn x => ...) LIST)`"
+    );
     // The bound leaves room for real plans.
     let text = format!("{}1{}", "(".repeat(40), ")".repeat(40));
     assert_eq!(Plan::parse(&text).unwrap(), Plan::new(Expr::int(1)));
@@ -440,4 +552,81 @@ match exec tool lookup_account {id = "c"} {
 
     // Only at the start: `tool` inside a plan is still an error.
     assert!(Plan::parse("1 + 2\ntool f: Int -{}-> Int;").is_err());
+}
+
+/// The grammar in `plan::text`'s module docs, production by production:
+/// what it says parses, parses to what it says (printed back in the
+/// printer's form), and its `keyword` production is the parser's list.
+#[test]
+fn the_grammar_in_the_module_docs_is_what_the_parser_reads() {
+    for (text, printed) in [
+        // decl: read, not checked; ends at `;` or at the end of a line, and
+        // `--` starts a description.
+        ("tool a: {x: Int} -{Read}-> Int;\ntool b: {} -{}-> {y: [String]}  -- Bee.\n1", "1"),
+        // Comments between tokens.
+        ("(* a *) 1 (* b *) + (* c *) 2", "1 + 2"),
+        // Precedence, low to high: or, and, comparison, ++, + -, * / %.
+        ("a or b and c", "a or b and c"),
+        ("(a or b) and c", "(a or b) and c"),
+        ("x ++ y == z", "x ++ y == z"),
+        ("1 + 2 * 3 - 4 / 2 % 3", "1 + 2 * 3 - 4 / 2 % 3"),
+        ("1 != 2", "1 != 2"),
+        // app: `not` and the combinators take postfix arguments; a field of
+        // an argument is part of it.
+        ("not x.ok", "not x.ok"),
+        ("map (fn o => o.id) xs.items", "map (fn o => o.id) xs.items"),
+        ("fold (fn acc, x => acc + x) 0 xs", "fold (fn acc, x => acc + x) 0 xs"),
+        // atom: literals, unit, a parenthesized expression.
+        ("[true, false, (), 1.5, -2, -0.5]", "[true, false, (), 1.5, -2, -0.5]"),
+        // float: an exponent, with or without a fraction.
+        ("[2e3, 1.5E-2, 1e+2]", "[2000.0, 0.015, 100.0]"),
+        // record and list: a trailing comma.
+        ("{a = 1, b = [1, 2,],}", "{a = 1, b = [1, 2]}"),
+        // field: a keyword, or a string.
+        (r#"{"two words" = 1}."two words" + e.tool"#, r#"{"two words" = 1}."two words" + e.tool"#),
+        // string: every escape.
+        (r#""q\" b\\ n\n r\r t\t u\u{e9}\u{7}""#, r#""q\" b\\ n\n r\r t\t ué\u{7}""#),
+        // match: `Err` first, and a trailing comma.
+        (
+            "match exec tool t {} { Err(e) => 0, Ok(x) => x, }",
+            "match exec tool t {} {\n  Ok(x) => x,\n  Err(e) => 0\n}",
+        ),
+        // toolname: `-` between parts, written without spaces.
+        (
+            "match exec tool get-weather-2 {} { Ok(x) => x, Err(e) => e }",
+            "match exec tool get-weather-2 {} {\n  Ok(x) => x,\n  Err(e) => e\n}",
+        ),
+        // step: traverse's body is a step; a param's type annotation.
+        (
+            "match traverse (fn o: {id: Int, tags: [String]} => exec tool t o) xs { Ok(r) => r, Err(e) => [] }",
+            "match traverse (fn o: {id: Int, tags: [String]} => exec tool t o) xs {\n  Ok(r) => r,\n  Err(e) => []\n}",
+        ),
+        // type: every kind.
+        (
+            "map (fn x: {u: Unit, b: Bool, i: Int, f: Float, s: String, l: [{}]} => x) []",
+            "map (fn x: {u: Unit, b: Bool, i: Int, f: Float, s: String, l: [{}]} => x) []",
+        ),
+    ] {
+        let plan = Plan::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(plan.to_string(), printed, "{text}");
+    }
+    // Spaces around `-` make it subtraction, not part of a tool name.
+    assert!(Plan::parse("match exec tool get - weather {} { Ok(x) => x, Err(e) => e }").is_err());
+    // ident = word - keyword.
+    for keyword in typed_tools::plan::text::KEYWORDS {
+        assert!(
+            Plan::parse(&format!("let {keyword} = 1 in 2")).is_err(),
+            "{keyword}"
+        );
+    }
+
+    // The docs' `keyword` production lists the parser's keywords, in order.
+    let docs = include_str!("../runtime/src/plan/text.rs");
+    let production: String = docs
+        .lines()
+        .skip_while(|line| !line.starts_with("//! keyword  ="))
+        .take_while(|line| line.starts_with("//! keyword") || line.starts_with("//!          |"))
+        .collect();
+    let listed: Vec<&str> = production.split('"').skip(1).step_by(2).collect();
+    assert_eq!(listed, typed_tools::plan::text::KEYWORDS);
 }

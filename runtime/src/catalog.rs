@@ -143,8 +143,9 @@ pub enum CatalogFormat {
     /// tool lookup_account: {id: String} -{Read}-> {id: String, email: String}  -- Look up an account.
     /// ```
     ///
-    /// The tools come in the toolbox's order, fields in declaration order, so
-    /// the text is the same on every run. A recursive type is written once and
+    /// After `--` comes the first paragraph of the tool's description, whole,
+    /// on one line. The tools come in the toolbox's order, fields in
+    /// declaration order, so the text is the same on every run. A recursive type is written once and
     /// named where it recurs: `{name: String, children: [Folder]}`. Put it in the system prompt as it is
     /// (see [`Catalog`]).
     Text,

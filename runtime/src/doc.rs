@@ -5,26 +5,38 @@
 //! descriptions live here, as plain functions.
 //!
 //! The rules, after rustdoc's conventions:
-//! - each line loses one leading space (the one after `///`) and its trailing
-//!   white space; blank lines at the start and end are dropped;
+//! - each line loses one leading space (the one after `///`); blank lines at
+//!   the start and end are dropped;
+//! - the lines of one paragraph are joined with a space, as rustdoc renders
+//!   them: a doc comment wrapped at 80 columns is one line of text per
+//!   paragraph, and a blank line separates paragraphs. What Markdown puts on
+//!   lines of their own stays there: list items (a wrapped item is joined
+//!   too), headings, code blocks (fenced or indented, kept as written),
+//!   block quotes, table rows, rules, and hard breaks (a line ending in two
+//!   spaces or a backslash);
 //! - a section headed `# Arguments` (or `# Parameters`) lists the arguments as
 //!   `` * `name` - text `` (also `-` bullets, `:` separators, and bare names);
-//!   an entry continues on indented lines. That section is taken out of the
-//!   description and its entries describe the input schema's properties;
+//!   an entry continues on indented lines, joined with a space. That section
+//!   is taken out of the description and its entries describe the input
+//!   schema's properties;
 //! - other sections (`# Errors`, `# Examples`, ...) stay in the description.
 //!
 //! ```
 //! use typed_tools::doc::ToolDoc;
 //!
 //! let doc = ToolDoc::parse(&[
-//!     " Look up a customer account.",
+//!     " Look up a customer account by its id; returns the",
+//!     " account, or an error when there is none.",
 //!     "",
 //!     " # Arguments",
 //!     "",
 //!     " * `id` - The account id,",
 //!     "   as printed on the invoice.",
 //! ]);
-//! assert_eq!(doc.description, "Look up a customer account.");
+//! assert_eq!(
+//!     doc.description,
+//!     "Look up a customer account by its id; returns the account, or an error when there is none."
+//! );
 //! assert_eq!(doc.argument("id"), Some("The account id, as printed on the invoice."));
 //! ```
 
@@ -74,7 +86,7 @@ impl ToolDoc {
             }
         }
         ToolDoc {
-            description: trim_blank_lines(&description).join("\n"),
+            description: join_lines(trim_blank_lines(&description)),
             arguments,
         }
     }
@@ -88,27 +100,253 @@ impl ToolDoc {
     }
 }
 
-/// Splits values that hold several lines (`include_str!`, `#[doc = "a\nb"]`),
-/// drops the one space after `///` and trailing white space.
+/// Splits values that hold several lines (`include_str!`, `#[doc = "a\nb"]`)
+/// and drops the one space after `///`. Trailing white space stays until
+/// the lines are joined: two spaces there are a hard break.
 fn normalize<'a>(lines: &[&'a str]) -> Vec<&'a str> {
     lines
         .iter()
         // `split`, not `lines`: an empty `///` line is a paragraph break.
         .flat_map(|value| value.strip_suffix('\n').unwrap_or(value).split('\n'))
-        .map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end())
+        // A `\r` is what is left of a `\r\n` line end in an `include_str!`ed file.
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .map(|line| line.strip_prefix(' ').unwrap_or(line))
         .collect()
 }
 
 fn trim_blank_lines<'a, 'b>(lines: &'b [&'a str]) -> &'b [&'a str] {
-    let start = lines
-        .iter()
-        .position(|l| !l.is_empty())
-        .unwrap_or(lines.len());
-    let end = lines
-        .iter()
-        .rposition(|l| !l.is_empty())
-        .map_or(start, |i| i + 1);
+    let is_text = |line: &&str| !line.trim().is_empty();
+    let start = lines.iter().position(is_text).unwrap_or(lines.len());
+    let end = lines.iter().rposition(is_text).map_or(start, |i| i + 1);
     &lines[start..end]
+}
+
+/// Text from a doc comment (a parameter's `///`, as schemars' derive passes
+/// it on: lines joined by `\n`) with the lines of each paragraph joined, by
+/// the rules of the [module docs](self).
+pub(crate) fn join_text(text: &str) -> String {
+    let lines: Vec<&str> = text.split('\n').collect();
+    join_lines(trim_blank_lines(&lines))
+}
+
+/// The first paragraph of a description, on one line: what the compact
+/// text catalog shows. It ends at a blank line, a heading or a code block;
+/// the lines before are joined with a space (a tool made at run time, or
+/// imported over MCP, may wrap its description's lines), so it is never
+/// cut mid-sentence.
+pub(crate) fn summary(description: &str) -> String {
+    let mut summary = String::new();
+    for line in description.lines() {
+        let line = line.trim();
+        if line.is_empty() && summary.is_empty() {
+            continue;
+        }
+        if line.is_empty() || is_heading(line) || fence(line).is_some() {
+            break;
+        }
+        if !summary.is_empty() {
+            summary.push(' ');
+        }
+        summary.push_str(line);
+    }
+    summary
+}
+
+/// Where the previous line leaves the text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// Nothing written yet.
+    Start,
+    /// A paragraph or a list item: the next line may continue it.
+    Text,
+    /// A line that no other continues: a heading, a quote, a table row, a
+    /// rule, a closed code block.
+    Line,
+    /// Inside a fenced code block opened by this many of this character.
+    Fenced(char, usize),
+    /// Inside a code block indented by four spaces.
+    Indented,
+}
+
+/// The lines of a description joined as rustdoc renders them: the lines of
+/// a paragraph (or of one list item) with a space, hard breaks kept as line
+/// breaks, a blank line between paragraphs, and what Markdown puts on lines
+/// of their own on lines of their own; code blocks as written.
+fn join_lines(lines: &[&str]) -> String {
+    let mut out = String::new();
+    let mut block = Block::Start;
+    // Blank lines since the last line written.
+    let mut blanks = 0;
+    // Inside a list: any item marker starts an item, and an indented
+    // paragraph after a blank line belongs to the item.
+    let mut in_list = false;
+    // How the last line of text ended: `Some(true)` a backslash, `Some(false)`
+    // two spaces (hard breaks, if a line of the same paragraph follows).
+    let mut hard_break = None;
+    for line in lines {
+        let text = line.trim_end();
+        let trimmed = text.trim_start();
+        let indent = text.len() - trimmed.len();
+        if let Block::Fenced(marker, len) = block {
+            out.push('\n');
+            out.push_str(text);
+            if closes_fence(trimmed, marker, len) {
+                block = Block::Line;
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
+            blanks += 1;
+            continue;
+        }
+        let ended_with = hard_break.take();
+        if block == Block::Indented && indent >= 4 {
+            // Blank lines inside a code block are its own.
+            out.push_str(&"\n".repeat(blanks + 1));
+            out.push_str(text);
+            blanks = 0;
+            continue;
+        }
+        if blanks == 0 && block == Block::Text && !interrupts(trimmed, in_list) {
+            // The paragraph goes on.
+            match ended_with {
+                Some(backslash) => {
+                    if backslash {
+                        out.pop();
+                    }
+                    out.push('\n');
+                }
+                None => out.push(' '),
+            }
+            out.push_str(trimmed);
+        } else {
+            if !out.is_empty() {
+                out.push_str(if blanks > 0 { "\n\n" } else { "\n" });
+            }
+            let code_may_start = blanks > 0 || block != Block::Text;
+            if let Some((marker, len)) = fence(trimmed) {
+                block = Block::Fenced(marker, len);
+                in_list = false;
+                out.push_str(text);
+            } else if in_list && blanks > 0 && indent >= 2 {
+                // A paragraph of the list item above: indented as written.
+                block = Block::Text;
+                out.push_str(text);
+            } else if code_may_start && indent >= 4 {
+                block = Block::Indented;
+                in_list = false;
+                out.push_str(text);
+            } else if is_line_of_its_own(trimmed) {
+                block = Block::Line;
+                in_list = false;
+                out.push_str(trimmed);
+            } else if list_item(trimmed).is_some() {
+                block = Block::Text;
+                in_list = true;
+                // A nested item keeps its indentation.
+                out.push_str(text);
+            } else {
+                block = Block::Text;
+                in_list = false;
+                out.push_str(trimmed);
+            }
+        }
+        blanks = 0;
+        if block == Block::Text {
+            hard_break = if line.ends_with("  ") {
+                Some(false)
+            } else if text.ends_with('\\') {
+                Some(true)
+            } else {
+                None
+            };
+        }
+    }
+    out
+}
+
+/// Whether a line that follows a paragraph or list item without a blank
+/// line starts something else, as CommonMark has it.
+fn interrupts(trimmed: &str, in_list: bool) -> bool {
+    if fence(trimmed).is_some() || is_line_of_its_own(trimmed) {
+        return true;
+    }
+    match list_item(trimmed) {
+        // In a list, every marker starts an item.
+        Some(_) if in_list => true,
+        // A list starts inside a paragraph only with a bullet and text, or
+        // at `1.`: a wrapped line that begins `2024. ` goes on.
+        Some(Marker::Bullet { empty }) => !empty,
+        Some(Marker::Ordered { number }) => number == 1,
+        None => false,
+    }
+}
+
+/// A heading, a block quote, a table row, a rule (or a heading's underline).
+fn is_line_of_its_own(trimmed: &str) -> bool {
+    is_heading(trimmed) || trimmed.starts_with('>') || trimmed.starts_with('|') || is_rule(trimmed)
+}
+
+/// `# Heading`: one to six `#` and a space, or `#` alone.
+fn is_heading(trimmed: &str) -> bool {
+    let hashes = trimmed.bytes().take_while(|&b| b == b'#').count();
+    (1..=6).contains(&hashes) && matches!(trimmed.as_bytes().get(hashes), None | Some(b' ' | b'\t'))
+}
+
+/// `---`, `***`, `___` (spaces between allowed), or a heading's underline,
+/// `===` or `---` of any length.
+fn is_rule(trimmed: &str) -> bool {
+    let Some(first) = trimmed.chars().next() else {
+        return false;
+    };
+    let marks = trimmed.chars().filter(|c| !c.is_whitespace());
+    match first {
+        '-' | '*' | '_' => marks.clone().all(|c| c == first) && marks.count() >= 3,
+        '=' => trimmed.chars().all(|c| c == '='),
+        _ => false,
+    }
+}
+
+/// The fence a line opens a code block with: ```` ``` ```` or `~~~` (or
+/// longer), with an info string (`rust`, `text`) after it.
+fn fence(trimmed: &str) -> Option<(char, usize)> {
+    let marker = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+    let len = trimmed.chars().take_while(|&c| c == marker).count();
+    // ```` ```a``` ```` is inline code, not a fence.
+    let info_ok = marker == '~' || !trimmed[len..].contains('`');
+    (len >= 3 && info_ok).then_some((marker, len))
+}
+
+fn closes_fence(trimmed: &str, marker: char, len: usize) -> bool {
+    let run = trimmed.chars().take_while(|&c| c == marker).count();
+    run >= len && trimmed[run * marker.len_utf8()..].trim().is_empty()
+}
+
+/// A list item's marker.
+enum Marker {
+    /// `-`, `*` or `+`; `empty` when no text follows it on the line.
+    Bullet { empty: bool },
+    /// `1.` or `1)`.
+    Ordered { number: u64 },
+}
+
+fn list_item(trimmed: &str) -> Option<Marker> {
+    let bytes = trimmed.as_bytes();
+    let spaced = |at: usize| matches!(bytes.get(at), None | Some(b' ' | b'\t'));
+    if matches!(bytes.first(), Some(b'-' | b'*' | b'+')) && spaced(1) {
+        return Some(Marker::Bullet {
+            empty: trimmed[1..].trim().is_empty(),
+        });
+    }
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if (1..=9).contains(&digits)
+        && matches!(bytes.get(digits), Some(b'.' | b')'))
+        && spaced(digits + 1)
+    {
+        let number = trimmed[..digits].parse().ok()?;
+        return Some(Marker::Ordered { number });
+    }
+    None
 }
 
 /// `` * `name` - text ``, `- name: text`, `` `name`: text ``, `name - text`.
@@ -197,8 +435,178 @@ mod tests {
     #[test]
     fn include_str_values_are_split_into_lines() {
         let doc = ToolDoc::parse(&["First line.\nSecond line.\n\n# Arguments\n* `x` - An x.\n"]);
-        assert_eq!(doc.description, "First line.\nSecond line.");
+        assert_eq!(doc.description, "First line. Second line.");
         assert_eq!(doc.argument("x"), Some("An x."));
+        // Windows line ends.
+        let doc = ToolDoc::parse(&["First line,\r\nsecond line.\r\n\r\nMore.\r\n"]);
+        assert_eq!(doc.description, "First line, second line.\n\nMore.");
+    }
+
+    /// `///` lines as rustc passes them, each with its leading space.
+    fn description(lines: &[&str]) -> String {
+        let lines: Vec<String> = lines.iter().map(|line| format!(" {line}")).collect();
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        ToolDoc::parse(&lines).description
+    }
+
+    #[test]
+    fn the_lines_of_a_paragraph_are_joined() {
+        assert_eq!(
+            description(&[
+                "Look up a customer account by its id; returns the",
+                "account, or an error when there is none.",
+                "",
+                "",
+                "Reads the accounts table",
+                "  (indented lines join too).",
+            ]),
+            "Look up a customer account by its id; returns the account, or an error when there is none.\n\n\
+             Reads the accounts table (indented lines join too)."
+        );
+    }
+
+    #[test]
+    fn list_items_keep_their_lines_and_a_wrapped_item_is_joined() {
+        assert_eq!(
+            description(&[
+                "Modes:",
+                "- `fast`: skips the",
+                "  checks;",
+                "- `safe`: checks",
+                "every row.",
+                "  * nested, wrapped",
+                "    here.",
+                "",
+                "  A second paragraph of the item,",
+                "  wrapped.",
+                "",
+                "Then text again,",
+                "wrapped.",
+            ]),
+            "Modes:\n\
+             - `fast`: skips the checks;\n\
+             - `safe`: checks every row.\n\
+             \x20 * nested, wrapped here.\n\n\
+             \x20 A second paragraph of the item, wrapped.\n\n\
+             Then text again, wrapped."
+        );
+        assert_eq!(
+            description(&["Steps:", "1. read,", "   then", "2. write."]),
+            "Steps:\n1. read, then\n2. write."
+        );
+    }
+
+    #[test]
+    fn a_wrapped_line_that_only_looks_like_a_list_item_is_joined() {
+        // A list interrupts a paragraph only at `1.`, or with a bullet and text.
+        assert_eq!(
+            description(&[
+                "Counts the orders since",
+                "2024. Then sums them",
+                "-",
+                "and stops."
+            ]),
+            "Counts the orders since 2024. Then sums them - and stops."
+        );
+    }
+
+    #[test]
+    fn code_blocks_are_kept_as_written() {
+        assert_eq!(
+            description(&[
+                "Run a query,",
+                "like this:",
+                "```sql",
+                "SELECT *",
+                "",
+                "  FROM t",
+                "# not a heading",
+                "```",
+                "and read",
+                "the rows.",
+            ]),
+            "Run a query, like this:\n```sql\nSELECT *\n\n  FROM t\n# not a heading\n```\nand read the rows."
+        );
+        assert_eq!(
+            description(&[
+                "Example:",
+                "",
+                "    let a = 1;",
+                "",
+                "    let b = 2;",
+                "",
+                "Done,",
+                "done."
+            ]),
+            "Example:\n\n    let a = 1;\n\n    let b = 2;\n\nDone, done."
+        );
+        assert_eq!(description(&["~~~", "a", "b", "~~~"]), "~~~\na\nb\n~~~");
+    }
+
+    #[test]
+    fn hard_breaks_are_line_breaks() {
+        assert_eq!(
+            description(&[
+                "Roses are red,  ",
+                "violets are blue,\\",
+                "no more",
+                "rhymes."
+            ]),
+            "Roses are red,\nviolets are blue,\nno more rhymes."
+        );
+        // At a paragraph's end, a backslash is text and two spaces are nothing.
+        assert_eq!(
+            description(&["Ends with \\", "", "and  ", "", "more."]),
+            "Ends with \\\n\nand\n\nmore."
+        );
+    }
+
+    #[test]
+    fn headings_quotes_tables_and_rules_keep_their_lines() {
+        assert_eq!(
+            description(&[
+                "Refund a charge.",
+                "## Errors",
+                "Fails when the account",
+                "is closed.",
+                "> Note: quoted,",
+                "> as written.",
+                "| a | b |",
+                "|---|---|",
+                "Title",
+                "=====",
+                "***",
+                "End.",
+            ]),
+            "Refund a charge.\n## Errors\nFails when the account is closed.\n> Note: quoted,\n> as written.\n\
+             | a | b |\n|---|---|\nTitle\n=====\n***\nEnd."
+        );
+    }
+
+    #[test]
+    fn a_parameters_doc_is_joined_as_the_fns_is() {
+        assert_eq!(
+            join_text("The account id,\nas printed on the invoice.\n\n- or its email"),
+            "The account id, as printed on the invoice.\n\n- or its email"
+        );
+    }
+
+    #[test]
+    fn the_summary_is_the_first_paragraph_whole() {
+        assert_eq!(
+            summary("Look up an account; returns the account. Reads only.\n\nMore."),
+            "Look up an account; returns the account. Reads only."
+        );
+        // Text that was not joined (a tool made at run time, an MCP server's).
+        assert_eq!(
+            summary("\n  Look up an account; returns the\n  account.\n\nMore."),
+            "Look up an account; returns the account."
+        );
+        // A heading or a code block ends it; a list item or hard break does not.
+        assert_eq!(summary("Refund.\n# Errors\nWhen closed."), "Refund.");
+        assert_eq!(summary("Run:\n```\nx\n```"), "Run:");
+        assert_eq!(summary("Modes:\n- fast\n- safe"), "Modes: - fast - safe");
+        assert_eq!(summary(""), "");
     }
 
     #[test]

@@ -250,6 +250,15 @@ impl ToolSpec {
             root.remove("title");
             root.remove("description");
             if let Some(Value::Object(properties)) = root.get_mut("properties") {
+                // A parameter's `///` comes as schemars' derive passes it
+                // on, a line break for each line: joined as the fn's are.
+                for property in properties.values_mut() {
+                    if let Some(Value::String(text)) = property.get_mut("description") {
+                        if text.contains('\n') {
+                            *text = crate::doc::join_text(text);
+                        }
+                    }
+                }
                 for (name, text) in &doc.arguments {
                     if let Some(Value::Object(property)) = properties.get_mut(name) {
                         if !text.is_empty() && !property.contains_key("description") {

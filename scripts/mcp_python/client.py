@@ -3,7 +3,8 @@ the `mcp_server` example (the support tools), over stdio and over streamable
 HTTP, full and read-only. Checks what an MCP client's user sees: the tools
 listed with annotations derived from their effects, a good call with
 structured content, a wrong argument type (an error result naming the
-field), an unknown tool, and a Write tool refused by a read-only view.
+field), an unknown tool, and a Write tool hidden by a read-only view
+(answered as an unknown name).
 
     python client.py PATH/TO/mcp_server
 
@@ -63,9 +64,12 @@ async def check_full(session: ClientSession) -> None:
 async def check_read_only(session: ClientSession) -> None:
     tools = [tool.name for tool in (await session.list_tools()).tools]
     assert tools == ["lookup_account", "format_cents"], tools
-    refused = await session.call_tool("issue_refund", {"account_id": "cust_12345", "amount": 100})
-    assert refused.is_error, refused
-    assert "effect violation: tool `issue_refund` has effects {Write}" in text(refused), text(refused)
+    # A tool the server does not list does not exist for its clients.
+    hidden = await session.call_tool("issue_refund", {"account_id": "cust_12345", "amount": 100})
+    assert hidden.is_error, hidden
+    assert text(hidden) == (
+        "There is no tool named `issue_refund`. Available tools: `lookup_account`, `format_cents`."
+    ), text(hidden)
 
 
 async def over_stdio(args: list[str], check) -> None:
@@ -97,9 +101,9 @@ async def over_http(args: list[str], check) -> None:
 async def main() -> None:
     for name, run in [
         ("stdio: list, good call, wrong type, unknown tool", over_stdio([], check_full)),
-        ("stdio: a read-only view refuses a Write tool", over_stdio(["--read-only"], check_read_only)),
+        ("stdio: a read-only view hides a Write tool", over_stdio(["--read-only"], check_read_only)),
         ("http: list, good call, wrong type, unknown tool", over_http([], check_full)),
-        ("http: a read-only view refuses a Write tool", over_http(["--read-only"], check_read_only)),
+        ("http: a read-only view hides a Write tool", over_http(["--read-only"], check_read_only)),
     ]:
         try:
             await asyncio.wait_for(run, timeout=60)

@@ -3,7 +3,8 @@
 use crate::tool::ToolSpec;
 
 /// `tool lookup_account: {id: String} -{Read}-> {id: String, email: String}`,
-/// followed by the description's first line as a `--` comment.
+/// followed by the description's first paragraph, on one line, as a `--`
+/// comment.
 ///
 /// Deterministic: the types are written from the schemas in their own order
 /// (parameters in declaration order), and nothing depends on a hash map.
@@ -15,10 +16,10 @@ pub(super) fn line(spec: &ToolSpec) -> String {
         spec.effects(),
         spec.output_model().type_name(),
     );
-    let summary = spec.description().lines().next().unwrap_or("").trim();
+    let summary = crate::doc::summary(spec.description());
     if !summary.is_empty() {
         line.push_str("  -- ");
-        line.push_str(summary);
+        line.push_str(&summary);
     }
     line
 }

@@ -15,6 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::catalog::CatalogFormat;
 use crate::effect::{Effects, ReadWriteNetwork};
+use crate::error::ToolError;
 use crate::toolbox::{ToolOutput, Toolbox};
 
 use super::ServeError;
@@ -26,8 +27,8 @@ use super::ServeError;
 /// Every call goes through the toolbox's one door, so its allow-list, effect
 /// gate (serve a [`restrict`](crate::Toolbox::restrict)ed view to serve less),
 /// argument validation and recovery policies all apply. What the model
-/// caused — an unknown tool, bad arguments, an effect refused, the tool's own
-/// error — comes back as a tool result with `isError: true` and
+/// caused — an unknown tool, bad arguments, the tool's own error — comes
+/// back as a tool result with `isError: true` and
 /// [`ToolError::for_model`](crate::ToolError::for_model)'s text, so that the
 /// model can read it and fix its call; only what is wrong with the protocol
 /// itself is a JSON-RPC error. (MCP's specification lists an unknown tool
@@ -59,6 +60,45 @@ use super::ServeError;
 ///     McpServer::new(toolbox).name("calculator", "1.0.0").serve_stdio().await?;
 ///     Ok(())
 /// }
+/// ```
+///
+/// A tool the view does not allow is not listed, and a call of it is
+/// answered as a call of a name the toolbox does not have, with the listed
+/// tools as the names to use: a client cannot tell it exists. (Called in
+/// process, the view refuses it for its effects, which tells the developer
+/// what the tool does.)
+///
+/// ```
+/// use typed_tools::effect::EffectSet;
+/// use typed_tools::mcp::{McpClient, McpServer};
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// Read a note.
+/// #[tool(effects = Read)]
+/// fn read_note(id: u32) -> String { format!("note {id}") }
+/// /// Delete a note.
+/// #[tool(effects = Write)]
+/// fn delete_note(id: u32) {}
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let toolbox = Toolbox::builder().tool(ReadNote).tool(DeleteNote).build()?;
+/// let read_only = toolbox.restrict(EffectSet::READ);
+/// let (ours, theirs) = tokio::io::duplex(4096);
+/// let (read, write) = tokio::io::split(theirs);
+/// tokio::spawn(McpServer::new(read_only.clone()).serve_io(read, write));
+/// let client = McpClient::connect("notes", ours).await?;
+///
+/// let hidden = client.call("delete_note", serde_json::json!({"id": 1})).await?;
+/// assert_eq!(hidden.is_error, Some(true));
+/// assert_eq!(
+///     hidden.content[0].as_text().unwrap().text,
+///     "There is no tool named `delete_note`. Available tools: `read_note`."
+/// );
+/// // In process, the same view says why.
+/// let denied = read_only.call("delete_note", r#"{"id": 1}"#).await.unwrap_err();
+/// assert!(denied.to_string().starts_with("effect violation: tool `delete_note` has effects {Write}"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
 /// ```
 pub struct McpServer<A: Effects = ReadWriteNetwork> {
     toolbox: Toolbox<A>,
@@ -293,6 +333,14 @@ impl<A: Effects> ServerHandler for Handler<A> {
         let outcome = select(call, cancelled).await;
         match outcome {
             Either::Left((Ok(output), _)) => Ok(success(output).into()),
+            // A tool this view does not allow is not listed, so to a client
+            // it does not exist: the answer is the unknown name's, which
+            // names only listed tools. (In process, the effect refusal tells
+            // the developer what the tool does.)
+            Either::Left((Err(ToolError::EffectDenied { .. }), _)) => {
+                let error = self.0.toolbox.unknown(&request.name);
+                Ok(CallToolResult::error(vec![ContentBlock::text(error.for_model())]).into())
+            }
             Either::Left((Err(error), _)) => {
                 Ok(CallToolResult::error(vec![ContentBlock::text(error.for_model())]).into())
             }

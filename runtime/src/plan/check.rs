@@ -26,8 +26,10 @@
 //! - A list's elements have one type, and so do a `fold`'s accumulator, its
 //!   initial value and its step's result (found by joining what the step
 //!   gives until it stops changing; a step that wraps its accumulator,
-//!   `[acc]`, has no finite type and is refused). `[]`'s elements are
-//!   [`Ty::Nothing`]: no value, so they join any type.
+//!   `[acc]`, has no finite type and is refused, unless the accumulator's
+//!   type is [`Ty::Any`], which wrapped is `Any` still: then the run's
+//!   depth limit stops it). `[]`'s elements are [`Ty::Nothing`]: no value,
+//!   so they join any type.
 //! - [`Ty::Any`] is what is not known: schemas λ-Tool cannot express
 //!   (`anyOf` of several shapes, maps, free-form JSON, tuples, a run-time
 //!   tool's `number`), and branches of different types (λ-Tool's
@@ -59,8 +61,48 @@
 //! else 0`, the right side of `and`/`or`), branches of two types used as
 //! one (`(if c then 1 else "a") + 1`), and argument names are the ones the
 //! schema shows, not `#[serde(alias)]`es, which the catalog never shows a
-//! model. Integer ranges and string enums are not types here: a `call` of a
-//! `u8` parameter with `300` stops the plan (`RunError::CallFailed`).
+//! model.
+//!
+//! The other way round, integer ranges and string enums are not types
+//! here, so `300` for a `u8` parameter (or `"gold"` for an enum of `"free"`
+//! and `"pro"`) passes the check and meets the tool's deserializer when the
+//! plan runs: in an `exec`, that is the call's error, so the plan takes the
+//! `Err` branch (kind `deserialization`); in a `call`, whose pure tool has
+//! no `Err` branch, it stops the plan (`RunError::CallFailed`), as any
+//! failed `call` does.
+//!
+//! ```
+//! # futures::executor::block_on(async {
+//! use typed_tools::{tool, ToolError, Toolbox};
+//! use typed_tools::plan::{check, Interpreter, Plan, RunError, Value};
+//!
+//! /// Set the volume, from 0 to 255.
+//! #[tool(effects = Write)]
+//! fn set_volume(level: u8) -> u8 { level }
+//!
+//! /// Double a level.
+//! #[tool(effects = Pure)]
+//! fn double(level: u8) -> u16 { u16::from(level) * 2 }
+//!
+//! let toolbox = Toolbox::builder().tool(SetVolume).tool(Double).build().unwrap();
+//! let interpreter = Interpreter::new(&toolbox);
+//!
+//! let exec = Plan::parse(r#"match exec tool set_volume {level = 300} {
+//!   Ok(level) => "set",
+//!   Err(e) => e.kind
+//! }"#).unwrap();
+//! assert!(check(&exec, &toolbox).is_ok());
+//! let run = interpreter.run(&exec).await.unwrap();
+//! assert_eq!(run.outcome, Ok(Value::String("deserialization".into())));
+//!
+//! let call = Plan::parse("call tool double {level = 300}").unwrap();
+//! assert!(check(&call, &toolbox).is_ok());
+//! let run = interpreter.run(&call).await.unwrap();
+//! let Err(RunError::CallFailed { tool, error }) = run.outcome else { panic!("{:?}", run.outcome) };
+//! assert_eq!(tool, "double");
+//! assert!(matches!(*error, ToolError::Deserialization { .. }));
+//! # });
+//! ```
 //!
 //! ```
 //! use typed_tools::{tool, Toolbox};

@@ -71,7 +71,7 @@
 //!   Anthropic's strict tool use and JSON outputs do not support recursive
 //!   schemas, so there the schema guides the model and the reader checks.
 //! - Gemini's `Schema` (an OpenAPI 3.0 subset with no `$ref`): inlined,
-//!   the recursive schema grows some 24-fold a level (263 KB at the two
+//!   the recursive schema grows some twentyfold a level (263 KB at the two
 //!   levels the catalog's Gemini rendering expands), so Gemini gets the
 //!   outermost expression held to the schema (its kind and keys, a `match`'s
 //!   step with its keys) and the expressions inside it described, not
@@ -428,7 +428,7 @@ pub fn submit_tool() -> ToolSpec {
 /// The [`submit_tool`] to offer a model that reads tools in `format`: for
 /// Gemini, whose schemas have no `$ref`, with the schema whose outermost
 /// expression is held and whose inner ones are described (inlined, the
-/// recursive schema grows some 24-fold a level: 263 KB at the two levels
+/// recursive schema grows some twentyfold a level: 263 KB at the two levels
 /// the catalog's Gemini rendering expands); for the others, [`submit_tool`].
 ///
 /// ```

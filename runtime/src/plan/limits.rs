@@ -3,8 +3,10 @@
 //! reached ([`RunError::LimitExceeded`](super::RunError::LimitExceeded)).
 //!
 //! A plan that type-checks can still ask for too much: a string doubled at
-//! each `let`, lists multiplied through nested `map`s, a `fold` that wraps its
-//! accumulator once per element. The interpreter counts as it goes and checks
+//! each `let`, lists multiplied through nested `map`s, a `fold` that wraps
+//! its accumulator once per element when the checker does not know the
+//! accumulator's type (a tool's free-form JSON; of a known type, the
+//! checker refuses it). The interpreter counts as it goes and checks
 //! each limit before the work that would pass it (a string's length before
 //! it is copied, a list's before it is allocated), so a plan is stopped with
 //! the limit named, the calls made so far in its trace, and nothing after it

@@ -234,7 +234,57 @@ struct Parser<'t> {
     /// The token after it, once something looked that far.
     ahead: Option<Token>,
     depth: usize,
+    /// What the atom about to be read is to the expression that takes it,
+    /// for the error when it is a `map` (or another form that needs
+    /// parentheses there); taken by the next atom.
+    role: Option<Role>,
+    /// Reading an argument without its parentheses, to write the fix into
+    /// the error: `map`, `let` and the rest are read as if parenthesized.
+    lenient: bool,
 }
+
+/// What an argument (or operand) is to the expression that takes it.
+#[derive(Clone, Copy)]
+enum Role {
+    /// The list of `map`, `filter`, `fold` or `traverse`.
+    List(&'static str),
+    /// The initial value of `fold`.
+    Init,
+    /// The argument of `exec tool NAME` or `call tool NAME`.
+    Argument(&'static str),
+    /// The operand of `not`.
+    Not,
+    /// The right side of a binary operator.
+    Right(&'static str),
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Role::List(of) => write!(f, "the list of `{of}`"),
+            Role::Init => f.write_str("the initial value of `fold`"),
+            Role::Argument(of) => write!(f, "the argument of `{of} tool NAME`"),
+            Role::Not => f.write_str("the operand of `not`"),
+            Role::Right(op) => write!(f, "the right side of `{op}`"),
+        }
+    }
+}
+
+/// The forms that are no atom: as an argument (or an operand, for `let`
+/// and `if`) they need parentheses. Each with its shape, for an error that
+/// cannot quote the text.
+const PARENTHESIZED: [(&str, &str); 7] = [
+    ("map", "(map (fn x => ...) LIST)"),
+    ("filter", "(filter (fn x => ...) LIST)"),
+    ("fold", "(fold (fn acc, x => ...) INIT LIST)"),
+    ("call", "(call tool NAME ARGS)"),
+    ("not", "(not ...)"),
+    ("let", "(let x = ... in ...)"),
+    ("if", "(if ... then ... else ...)"),
+];
+
+/// The longest fix an error quotes; past it, the form's shape.
+const LONGEST_FIX: usize = 160;
 
 /// A token's line and column, to point an error at after moving past it.
 #[derive(Clone, Copy)]
@@ -254,6 +304,8 @@ impl<'t> Parser<'t> {
             current,
             ahead: None,
             depth: 0,
+            role: None,
+            lenient: false,
         }
     }
 }
@@ -437,6 +489,7 @@ impl Parser<'_> {
             self.bump();
             // Each link of a chain nests the IR one level deeper.
             self.enter()?;
+            self.role = Some(Role::Right(op.symbol()));
             let right = self.binary(op.precedence() + 1)?;
             left = Expr::binary(op, left, right);
             if op.precedence() == 3 && self.operator().is_some_and(|op| op.precedence() == 3) {
@@ -450,21 +503,25 @@ impl Parser<'_> {
     }
 
     fn app(&mut self) -> Parsed<Expr> {
+        // The role is the atom's, unless this is an application.
+        let role = self.role.take();
         let Tok::Word(word) = self.peek() else {
+            self.role = role;
             return self.postfix();
         };
         let expr = match word.as_str() {
             "not" => {
                 self.bump();
                 Expr::Not {
-                    operand: Box::new(self.postfix()?),
+                    operand: Box::new(self.argument(Role::Not)?),
                 }
             }
             "map" | "filter" => {
                 let map = word == "map";
                 self.bump();
                 let func = self.lambda()?;
-                let list = Box::new(self.postfix()?);
+                let list =
+                    Box::new(self.argument(Role::List(if map { "map" } else { "filter" }))?);
                 if map {
                     Expr::Map { func, list }
                 } else {
@@ -475,19 +532,60 @@ impl Parser<'_> {
                 self.bump();
                 self.word("tool", "`tool` after `call` (`call tool NAME ARGS`)")?;
                 let tool = self.tool_name()?;
-                let arg = Box::new(self.postfix()?);
+                let arg = Box::new(self.argument(Role::Argument("call"))?);
                 Expr::Call { tool, arg }
             }
             "fold" => {
                 self.bump();
                 let func = self.lambda2()?;
-                let init = Box::new(self.postfix()?);
-                let list = Box::new(self.postfix()?);
+                let init = Box::new(self.argument(Role::Init)?);
+                let list = Box::new(self.argument(Role::List("fold"))?);
                 Expr::Fold { func, init, list }
             }
-            _ => return self.postfix(),
+            _ => {
+                self.role = role;
+                return self.postfix();
+            }
         };
         Ok(expr)
+    }
+
+    /// An argument: one atom and its fields, `role` to what takes it.
+    fn argument(&mut self, role: Role) -> Parsed<Expr> {
+        self.role = Some(role);
+        self.postfix()
+    }
+
+    /// A `map` (or another form of [`PARENTHESIZED`]) where an atom is due:
+    /// refused, with the fix written out. The form is read as if it were
+    /// parenthesized (and so is any other inside it), and printed back in
+    /// parentheses, so the error shows what to write; when it does not read,
+    /// or its text is long, the form's shape.
+    #[cold]
+    #[inline(never)]
+    fn unparenthesized(&mut self, word: &str, shape: &str, role: Option<Role>) -> ParseError {
+        let at = self.pos();
+        let read = if matches!(word, "let" | "if") {
+            self.expr()
+        } else {
+            self.enter().and_then(|()| self.app())
+        };
+        let fix = read
+            .ok()
+            .map(|expr| {
+                let text = Plan::new(expr).to_string();
+                // The printer's line breaks, as spaces: a string literal
+                // holds none (it is written `\n`).
+                let one_line: Vec<&str> = text.split('\n').map(str::trim_start).collect();
+                format!("({})", one_line.join(" "))
+            })
+            .filter(|fix| fix.chars().count() <= LONGEST_FIX)
+            .unwrap_or_else(|| shape.to_owned());
+        let message = match role {
+            Some(role) => format!("`{word}` as {role} must be in parentheses: write `{fix}`"),
+            None => format!("`{word}` here must be in parentheses: write `{fix}`"),
+        };
+        self.error_at(at, message)
     }
 
     fn postfix(&mut self) -> Parsed<Expr> {
@@ -504,6 +602,27 @@ impl Parser<'_> {
     }
 
     fn atom(&mut self) -> Parsed<Expr> {
+        let role = self.role.take();
+        if let Tok::Word(word) = self.peek() {
+            if let Some(&(word, shape)) = PARENTHESIZED.iter().find(|(w, _)| w == word) {
+                if !self.lenient {
+                    self.lenient = true;
+                    let error = self.unparenthesized(word, shape, role);
+                    self.lenient = false;
+                    return Err(error);
+                }
+                // Read as if parenthesized, to write the fix.
+                let depth = self.depth;
+                let expr = if matches!(word, "let" | "if") {
+                    self.expr()?
+                } else {
+                    self.enter()?;
+                    self.app()?
+                };
+                self.depth = depth;
+                return Ok(expr);
+            }
+        }
         let start = self.pos();
         match self.bump() {
             Tok::Number(n) => self.number(&n, false, start),
@@ -671,7 +790,7 @@ impl Parser<'_> {
             self.bump();
             self.word("tool", "`tool` after `exec` (`exec tool NAME ARGS`)")?;
             let tool = self.tool_name()?;
-            let arg = Box::new(self.postfix()?);
+            let arg = Box::new(self.argument(Role::Argument("exec"))?);
             Step::Exec { tool, arg }
         } else if self.is_word("traverse") {
             self.bump();
@@ -681,7 +800,7 @@ impl Parser<'_> {
             self.sym("=>", "`=>` after the parameter")?;
             let body = Box::new(self.step()?);
             self.sym(")", "`)` to close the callback")?;
-            let list = Box::new(self.postfix()?);
+            let list = Box::new(self.argument(Role::List("traverse"))?);
             Step::Traverse { param, body, list }
         } else {
             return Err(self

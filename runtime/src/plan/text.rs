@@ -72,6 +72,23 @@
 //! tool, a plain value (see [`Expr::Call`]). A lambda is only ever the callback of a combinator. Nesting
 //! is bounded by [`MAX_DEPTH`](super::MAX_DEPTH).
 //!
+//! An argument (of `map`, `filter`, `fold`, `traverse`, `exec`, `call`,
+//! `not`) is a `postfix`: one atom and its fields. A `map`, `filter`,
+//! `fold`, `call`, `not`, `let` or `if` there is written in parentheses, and
+//! without them the parser's error writes the fix:
+//!
+//! ```
+//! use typed_tools::plan::Plan;
+//!
+//! let error = Plan::parse("map (fn o => o.id) filter (fn o => o.amount > 0) orders").unwrap_err();
+//! assert_eq!(
+//!     error.to_string(),
+//!     "line 1, column 20: `filter` as the list of `map` must be in parentheses: \
+//!      write `(filter (fn o => o.amount > 0) orders)`"
+//! );
+//! assert!(Plan::parse("map (fn o => o.id) (filter (fn o => o.amount > 0) orders)").is_ok());
+//! ```
+//!
 //! # Printing
 //!
 //! The printer is deterministic: the same IR always gives the same text, and

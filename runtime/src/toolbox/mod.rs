@@ -359,6 +359,16 @@ impl<A: Effects> Toolbox<A> {
             .map(|entry| &entry.spec)
     }
 
+    /// What a call of `name` is refused with when this view is all a caller
+    /// can see: [`ToolError::UnknownTool`](crate::ToolError::UnknownTool),
+    /// with the nearest names among the tools it allows, as for a name the
+    /// toolbox does not have. For a server whose clients know only the tools
+    /// it lists (MCP), where a tool outside the view does not exist.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn unknown(&self, name: &str) -> crate::error::ToolError {
+        self.shared.unknown(name, self.allowed)
+    }
+
     /// The catalog of the tools that can be called here, in `format`.
     ///
     /// Rendered once per format (and per [`restrict`](Self::restrict)ed set);
