@@ -247,8 +247,7 @@ async fn check_read_only_server(client: &Client) {
     let listed_slip = call(client, "format_cent", json!({"cents": 5})).await;
     assert_eq!(
         text(&listed_slip),
-        "There is no tool named `format_cent`. Did you mean `format_cents`? \
-         Available tools: `lookup_account`, `format_cents`."
+        "There is no tool named `format_cent`. Did you mean `format_cents`?"
     );
 }
 
