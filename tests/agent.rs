@@ -733,3 +733,105 @@ fn resume_continues_a_transcript() {
     assert_eq!(run.transcript[1].text(), "Look an account up.");
     assert_eq!(calls(&shop).len(), 1);
 }
+
+#[test]
+fn each_request_asks_for_no_more_than_the_answer_cap_or_the_budget_left() {
+    let (toolbox, _) = shop_toolbox(Policy::none());
+    let model = ScriptedModel::new([
+        Response::new(calls_text(&[lookup("cust_1")])).usage(Usage::new(900, 100)),
+        Response::new("Done.").usage(Usage::new(50, 10)),
+    ]);
+    let agent = Agent::new(&toolbox, model).limits(Limits::new().tokens(1_500).answer_tokens(800));
+    let run = block_on(agent.run("Look cust_1 up."));
+    assert_eq!(run.exit, Exit::Answer("Done.".into()));
+    let asked: Vec<Option<u32>> = agent_requests(&agent)
+        .iter()
+        .map(|r| r.max_tokens)
+        .collect();
+    // The cap, then what is left of 1,500 once 1,000 are spent and the
+    // request itself is counted.
+    assert_eq!(asked[0], Some(800));
+    let left = asked[1].unwrap();
+    assert!(left < 500 && left > 0, "{left}");
+    // Each answer's stop reason and cost are in the run.
+    assert_eq!(run.answers.len(), 2);
+    assert_eq!(run.answers[1].usage, Usage::new(50, 10));
+    assert!(!run.usage.estimated);
+}
+
+/// The requests the agent's scripted model received.
+fn agent_requests(agent: &Agent<ScriptedModel>) -> Vec<Request> {
+    agent.model().requests()
+}
+
+#[test]
+fn a_paused_turn_is_asked_to_go_on() {
+    let (toolbox, _) = shop_toolbox(Policy::none());
+    let model = ScriptedModel::new([
+        Response::new("Searching the web...")
+            .stop(typed_tools::model::StopReason::Other("pause_turn".into())),
+        Response::new("It is sunny."),
+    ]);
+    let agent = Agent::new(&toolbox, model);
+    let run = block_on(agent.run("Weather?"));
+    assert_eq!(run.exit, Exit::Answer("It is sunny.".into()));
+    assert_eq!(run.steps, 2);
+    // The paused answer was sent back last, for the model to continue.
+    let second = &agent_requests(&agent)[1];
+    assert_eq!(
+        second.messages.last().unwrap().text(),
+        "Searching the web..."
+    );
+}
+
+#[test]
+fn the_run_counts_what_was_proposed_what_ran_and_what_was_refused() {
+    let (toolbox, shop) = shop_toolbox(Policy::none());
+    let model = ScriptedModel::new([
+        calls_text(&[
+            lookup("cust_1"),
+            ("refund_customer", json!({})),
+            ("lookup_account", json!({"id": 7})),
+        ]),
+        "```plan\nmatch exec tool lookup_account {id = \"cust_2\"} { Ok(a) => a.email, Err(e) => e.message }\n```".to_owned(),
+        "Done.".to_owned(),
+    ]);
+    let agent = Agent::new(&toolbox, model).plans(true);
+    let run = block_on(agent.run("Look them up."));
+    // Four proposed: three in an answer, one by a plan. Two ran (one
+    // lookup, the plan's); an unknown name and bad arguments did not.
+    assert_eq!(run.calls_proposed(), 4);
+    assert_eq!(run.calls_run(), 2);
+    assert_eq!(run.calls_refused(), 2);
+    // Dispatch saw all four.
+    assert_eq!(run.tool_calls(), 4);
+    assert_eq!(calls(&shop).len(), 2);
+}
+
+#[test]
+fn reasoning_stays_apart_from_the_answer_and_in_the_transcript() {
+    let (toolbox, _) = shop_toolbox(Policy::none());
+    let thought = typed_tools::model::Reasoning::signed("They want a lookup.", "sig");
+    let model = ScriptedModel::new([
+        Response::new("")
+            .calls(vec![ToolCall {
+                id: Some("toolu_1".into()),
+                name: "lookup_account".into(),
+                arguments: r#"{"id": "cust_1"}"#.into(),
+            }])
+            .reasoning(vec![thought.clone()]),
+        Response::new("Found."),
+    ])
+    .native(CatalogFormat::Anthropic);
+    let agent = Agent::new(&toolbox, model);
+    let run = block_on(agent.run("Look cust_1 up."));
+    assert_eq!(run.exit, Exit::Answer("Found.".into()));
+    let Message::Assistant {
+        reasoning, text, ..
+    } = &run.transcript[2]
+    else {
+        panic!("{:?}", run.transcript[2])
+    };
+    assert_eq!(text, "");
+    assert_eq!(reasoning, &[thought]);
+}

@@ -182,3 +182,83 @@ fn spans_for_the_run_its_steps_model_requests_tool_calls_and_plans() {
     // The plan's call is a child of the plan's run.
     assert_eq!(calls[2].1.parent, Some(plan_index));
 }
+
+/// The spans carry OpenTelemetry's semantic conventions for generative AI,
+/// so that a backend fed by `tracing-opentelemetry` names and reads them.
+#[test]
+fn spans_carry_opentelemetrys_gen_ai_attributes() {
+    let shop = Arc::new(Shop::default());
+    let toolbox = Toolbox::builder()
+        .tool(LookupAccount::new(Arc::clone(&shop)))
+        .build()
+        .unwrap();
+    let call = typed_tools::ToolCall {
+        id: Some("toolu_01A".into()),
+        name: "lookup_account".into(),
+        arguments: r#"{"id": "cust_1"}"#.into(),
+    };
+    let model = ScriptedModel::new([
+        Response::new("")
+            .calls(vec![call])
+            .usage(Usage::new(120, 30)),
+        Response::new("Found.").usage(Usage::new(150, 5)),
+    ])
+    .native(typed_tools::CatalogFormat::Anthropic);
+    let agent = Agent::new(&toolbox, model);
+    let recorder = Recorder::default();
+    let run = tracing::subscriber::with_default(recorder.clone(), || {
+        block_on(agent.run("Look cust_1 up."))
+    });
+    assert_eq!(run.answer(), Some("Found."));
+    let spans = recorder.0.spans.lock().unwrap();
+    let first = |name: &str| spans.iter().find(|s| s.name == name).unwrap();
+    let field = |seen: &Seen, key: &str| seen.fields.get(key).cloned().unwrap_or_default();
+
+    let agent_run = first("agent_run");
+    assert_eq!(field(agent_run, "otel.name"), "invoke_agent");
+    assert_eq!(field(agent_run, "gen_ai.operation.name"), "invoke_agent");
+    assert_eq!(field(agent_run, "gen_ai.usage.input_tokens"), "270");
+    assert_eq!(field(agent_run, "gen_ai.usage.output_tokens"), "35");
+
+    let request = first("model_request");
+    assert_eq!(field(request, "otel.name"), "chat scripted");
+    assert_eq!(field(request, "otel.kind"), "client");
+    assert_eq!(field(request, "gen_ai.operation.name"), "chat");
+    assert_eq!(field(request, "gen_ai.request.model"), "scripted");
+    assert_eq!(field(request, "gen_ai.request.max_tokens"), "4096");
+    assert_eq!(field(request, "gen_ai.usage.input_tokens"), "120");
+    assert_eq!(field(request, "gen_ai.usage.output_tokens"), "30");
+    assert_eq!(
+        field(request, "gen_ai.response.finish_reasons"),
+        r#"["tool_calls"]"#
+    );
+
+    let tool_call = first("tool_call");
+    assert_eq!(field(tool_call, "otel.name"), "execute_tool lookup_account");
+    assert_eq!(field(tool_call, "gen_ai.operation.name"), "execute_tool");
+    assert_eq!(field(tool_call, "gen_ai.tool.name"), "lookup_account");
+    assert_eq!(field(tool_call, "gen_ai.tool.type"), "function");
+    assert_eq!(field(tool_call, "gen_ai.tool.call.id"), "toolu_01A");
+    assert!(!tool_call.fields.contains_key("error.type"));
+}
+
+#[test]
+fn a_failed_call_records_its_error_type() {
+    let shop = Arc::new(Shop::default());
+    let toolbox = Toolbox::builder()
+        .tool(LookupAccount::new(Arc::clone(&shop)))
+        .build()
+        .unwrap();
+    let recorder = Recorder::default();
+    let error = tracing::subscriber::with_default(recorder.clone(), || {
+        block_on(toolbox.call("lookup_account", r#"{"id": 7}"#)).unwrap_err()
+    });
+    let spans = recorder.0.spans.lock().unwrap();
+    let call = spans.iter().find(|s| s.name == "tool_call").unwrap();
+    assert_eq!(
+        call.fields.get("error.type"),
+        Some(&error.kind().to_owned())
+    );
+    // Called directly, not by an agent: no call id.
+    assert!(!call.fields.contains_key("gen_ai.tool.call.id"));
+}

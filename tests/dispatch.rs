@@ -199,9 +199,9 @@ fn unknown_tool_names_the_nearest_and_the_available() {
     // With no name near, the tools it may call.
     let error = block_on(tools.call("weather", "{}")).unwrap_err();
     assert!(
-        error
-            .for_model()
-            .starts_with("There is no tool named `weather`. Available tools: `lookup_account`, `issue_refund`"),
+        error.for_model().starts_with(
+            "There is no tool named `weather`. Available tools: `lookup_account`, `issue_refund`"
+        ),
         "{}",
         error.for_model()
     );

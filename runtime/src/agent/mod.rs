@@ -211,6 +211,11 @@ impl<M: Model, A: Effects> Agent<M, A> {
         self.toolbox.allowed()
     }
 
+    /// The model the agent asks.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
     /// The toolbox the agent calls through: its allowed tools, with its
     /// approvals.
     pub fn toolbox(&self) -> &Toolbox<A> {
