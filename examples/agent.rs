@@ -13,6 +13,10 @@
 //! 2. the same request to a read-only agent: the refund is never run;
 //! 3. a refund too large for the approval hook, as a plan.
 //!
+//! Each run is shown live, as `Agent::run_stream` tells it: the model's
+//! text as it comes, each call as it is proposed (a spinner while it runs),
+//! approved or refused, and what came back, then what the run used.
+//!
 //! Offline by default: the model is a `ScriptedModel` replaying answers
 //! written in advance. With a provider feature built in and its environment
 //! set, the same program talks to that provider (`pick_model`), whose
@@ -26,13 +30,19 @@
 //! ```
 
 use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use typed_tools::agent::{Agent, CallOutcome, Limits, Run};
+use typed_tools::agent::{Agent, CallOutcome, Event, Limits, Run};
 use typed_tools::effect::EffectSet;
-use typed_tools::model::{Message, Model, ScriptedModel};
+use typed_tools::model::{Model, ScriptedModel};
+use typed_tools::plan::CallResult;
 use typed_tools::recover::Policy;
 use typed_tools::toolbox::{Approval, Decision};
 use typed_tools::{tool, Toolbox};
@@ -191,14 +201,11 @@ fn main() {
         .build()
         .expect("three well-named tools");
     // A person (here, a rule) sees every Write call exactly as it will run.
-    let approval = Approval::new(|request| {
-        println!("   (approval asked: {} {})", request.tool, request.args);
-        match request.args["amount"].as_i64() {
-            Some(cents) if cents > 10_000 => {
-                Decision::Refuse("refunds over $100 need a manager".into())
-            }
-            _ => Decision::Approve,
+    let approval = Approval::new(|request| match request.args["amount"].as_i64() {
+        Some(cents) if cents > 10_000 => {
+            Decision::Refuse("refunds over $100 need a manager".into())
         }
+        _ => Decision::Approve,
     });
     let limits = Limits::new().steps(8).tool_calls(12).tokens(20_000);
     let instructions = "You are a support agent for a shop. Be brief.";
@@ -215,8 +222,7 @@ fn main() {
         .system(instructions)
         .limits(limits)
         .approval(approval.clone());
-    let run = wait(agent.run("cust_12345 asks for a refund of their last charge."));
-    show(&run);
+    live(&agent, "cust_12345 asks for a refund of their last charge.");
 
     println!("== 2. The same request to a read-only agent\n");
     let model = pick_model(ScriptedModel::new([
@@ -227,8 +233,7 @@ fn main() {
         .system(instructions)
         .limits(limits)
         .restrict(EffectSet::READ);
-    let run = wait(agent.run("cust_12345 asks for a refund of their last charge."));
-    show(&run);
+    live(&agent, "cust_12345 asks for a refund of their last charge.");
 
     println!("== 3. A plan, and a refund too large to approve\n");
     let model = pick_model(ScriptedModel::new([
@@ -249,39 +254,148 @@ match exec tool lookup_account {id = "cust_777"} {
         .limits(limits)
         .approval(approval)
         .plans(true);
-    let run = wait(agent.run("cust_777 asks for a refund of their last charge."));
-    show(&run);
+    live(&agent, "cust_777 asks for a refund of their last charge.");
 
     println!("== What happened to the shop");
     println!("   refunds: {:?}", shop.refunds.lock().unwrap());
     println!("   outbox:  {:?}", shop.outbox.lock().unwrap());
 }
 
-/// Prints a run: each message after the system prompt, then why it stopped.
-fn show(run: &Run) {
-    for message in &run.transcript[1..] {
-        let text = message.text().replace('\n', "\n      ");
-        match message {
-            Message::User(_) => println!("   user: {text}"),
-            Message::Assistant { .. } => println!("   model: {text}"),
-            Message::ToolResult(result) if result.is_error => {
-                println!("   {} failed: {text}", result.name)
+/// Runs the agent on `task`, printing the run as it happens: the user's
+/// task, the model's text as it comes, each call when it is proposed (with a
+/// spinner while it runs), approved or refused, and its result; each plan
+/// checked and run; then why the run stopped and what it used.
+fn live<M: Model>(agent: &Agent<M>, task: &str) -> Run {
+    println!("   user: {task}");
+    wait(async {
+        let mut events = agent.run_stream(task);
+        let mut spinner: Option<Spinner> = None;
+        let mut writing = false;
+        while let Some(event) = events.next().await {
+            match event {
+                Event::Text(piece) => {
+                    if !writing {
+                        print!("   model: ");
+                        writing = true;
+                    }
+                    print!("{}", piece.replace('\n', "\n          "));
+                    let _ = std::io::stdout().flush();
+                }
+                Event::Answered { .. } if writing => {
+                    println!();
+                    writing = false;
+                }
+                Event::CallProposed { call, .. } => {
+                    spinner = Some(Spinner::start(format!("{} {}", call.name, call.arguments)));
+                }
+                Event::Approved { tool, args } => {
+                    if let Some(spinner) = spinner.take() {
+                        spinner.stop();
+                    }
+                    println!("   approved: {tool} {args}");
+                    spinner = Some(Spinner::start(format!("{tool} {args}")));
+                }
+                Event::CallFinished(record) => {
+                    if let Some(spinner) = spinner.take() {
+                        spinner.stop();
+                    }
+                    let name = &record.call.name;
+                    match &record.outcome {
+                        CallOutcome::Ok(output) => {
+                            println!("   ✓ {name} -> {} ({:?})", output.json(), record.duration);
+                            for change in output.recovery() {
+                                println!("     repaired: {change}");
+                            }
+                        }
+                        CallOutcome::Err(error) => {
+                            println!(
+                                "   ✗ {name}: {}",
+                                error.for_model().replace('\n', "\n     ")
+                            )
+                        }
+                        CallOutcome::TimedOut { after } => {
+                            println!("   ✗ {name}: stopped after {after:?}")
+                        }
+                        CallOutcome::NotRun { reason } => println!("   – {name}: {reason}"),
+                        _ => println!("   {name}: {:?}", record.outcome),
+                    }
+                }
+                Event::PlanChecked { preview, .. } => {
+                    println!("   plan checked, it may call:");
+                    for line in preview.to_string().lines() {
+                        println!("     {line}");
+                    }
+                }
+                Event::PlanFinished(record) => match &record.outcome {
+                    Ok(run) => {
+                        for call in &run.trace {
+                            let result = match call.result() {
+                                CallResult::Ok(value) => format!("-> {value}"),
+                                CallResult::Err(error) => format!("failed: {error}"),
+                                CallResult::Refused(reason) => format!("refused: {reason}"),
+                            };
+                            println!("   plan: {} {} {result}", call.tool(), call.args());
+                        }
+                        match &run.outcome {
+                            Ok(value) => println!("   plan's value: {value}"),
+                            Err(error) => println!("   plan stopped: {error}"),
+                        }
+                    }
+                    Err(refusal) => println!("   plan refused, nothing ran: {refusal}"),
+                },
+                Event::Finished(run) => {
+                    println!(
+                        "-- {} ({} steps; calls: {} proposed, {} ran, {} refused; {} tokens{})\n",
+                        run.exit,
+                        run.steps,
+                        run.calls_proposed(),
+                        run.calls_run(),
+                        run.calls_refused(),
+                        run.usage.total(),
+                        if run.usage.estimated {
+                            ", estimated"
+                        } else {
+                            ""
+                        },
+                    );
+                    return run;
+                }
+                _ => {}
             }
-            Message::ToolResult(result) => println!("   {} -> {text}", result.name),
-            _ => println!("   {text}"),
         }
+        unreachable!("a run stream ends with its run")
+    })
+}
+
+/// A spinner on its own line while a call runs, drawn by a thread of its
+/// own so that it turns whatever the executor is doing.
+struct Spinner {
+    done: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Spinner {
+    fn start(what: String) -> Spinner {
+        let done = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&done);
+        let thread = std::thread::spawn(move || {
+            let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+            let mut frame = 0;
+            while !stop.load(Ordering::Relaxed) {
+                print!("\r   {} calling {what}", frames[frame % frames.len()]);
+                let _ = std::io::stdout().flush();
+                frame += 1;
+                std::thread::sleep(Duration::from_millis(80));
+            }
+            // Clears the line for what comes next.
+            print!("\r{}\r", " ".repeat(what.chars().count() + 14));
+            let _ = std::io::stdout().flush();
+        });
+        Spinner { done, thread }
     }
-    let not_run = run
-        .calls
-        .iter()
-        .filter(|c| !matches!(c.outcome, CallOutcome::Ok(_)))
-        .count();
-    println!(
-        "-- {} ({} steps, {} tool calls, {} not run or failed, {} tokens)\n",
-        run.exit,
-        run.steps,
-        run.tool_calls(),
-        not_run,
-        run.usage.total()
-    );
+
+    fn stop(self) {
+        self.done.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+    }
 }
