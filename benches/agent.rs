@@ -12,13 +12,17 @@
 //! conversation so far, and the catalog), the scripted model's answer (it
 //! keeps a copy of each request), reading the calls, the limits, the
 //! records and the results handed back. The model is set up outside the
-//! measurement.
+//! measurement. `agent_native_streamed` and `agent_text_streamed` are the
+//! same runs through `Agent::run_stream`, every event collected: the
+//! streaming run's cost over the plain run's, per step (the events made and
+//! queued, the model asked through `Model::stream`, approvals observed).
 
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use futures::executor::block_on;
-use typed_tools::agent::{Agent, Exit};
+use futures::StreamExt;
+use typed_tools::agent::{Agent, Event, Exit};
 use typed_tools::model::{Response, ScriptedModel};
 use typed_tools::{tool, CatalogFormat, ToolCall, Toolbox};
 
@@ -94,6 +98,21 @@ fn agent(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    for (name, model) in [
+        ("agent_native_streamed", native_model as fn() -> ScriptedModel),
+        ("agent_text_streamed", text_model),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter_batched(
+                || Agent::new(&toolbox, model()),
+                |agent| {
+                    let events: Vec<Event> = block_on(agent.run_stream("Look them up.").collect());
+                    black_box(events)
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
     group.finish();
 }
 
