@@ -14,7 +14,7 @@ use futures::future::BoxFuture;
 use futures::stream::{self, BoxStream, StreamExt};
 use serde_json::Value;
 
-use super::http::{malformed, too_long, Transport};
+use super::http::{malformed, too_long, Answer, Transport};
 use super::sse::{Decoder, Event};
 use crate::model::{ModelError, Reasoning, Response, StopReason, StreamEvent, Usage};
 use crate::reader::ToolCall;
@@ -70,6 +70,8 @@ pub(crate) struct Assembly {
     /// Bytes of text and arguments so far, and the most allowed.
     size: usize,
     limit: usize,
+    /// The most calls one answer may make.
+    max_calls: usize,
 }
 
 impl Assembly {
@@ -87,7 +89,15 @@ impl Assembly {
             events: VecDeque::new(),
             size: 0,
             limit,
+            max_calls: usize::MAX,
         }
+    }
+
+    /// At most `max` calls in the answer: one more is an error naming the
+    /// limit.
+    pub(crate) fn max_calls(mut self, max: usize) -> Assembly {
+        self.max_calls = max;
+        self
     }
 
     fn grow(&mut self, bytes: usize) -> Result<(), ModelError> {
@@ -204,6 +214,9 @@ impl Assembly {
         }
         self.grow(name.len() + id.map_or(0, str::len))?;
         let index = self.calls.len();
+        if index >= self.max_calls {
+            return Err(too_many_calls(self.max_calls, name.as_bytes()));
+        }
         self.calls.push(Partial {
             id: id.map(str::to_owned),
             name: name.to_owned(),
@@ -326,6 +339,16 @@ impl Assembly {
     }
 }
 
+/// The error for an answer of more than `max` calls.
+pub(crate) fn too_many_calls(max: usize, start: &[u8]) -> ModelError {
+    malformed(
+        format!(
+            "the answer makes more than {max} tool calls, the most this client reads (`max_calls_per_answer`)"
+        ),
+        start,
+    )
+}
+
 /// A response from its parts. A provider that gave no stop reason, or said
 /// "stop" while calling tools (some local servers do), stopped to use tools
 /// if it called any. Usage the provider did not report is marked
@@ -360,8 +383,8 @@ pub(crate) enum Flow {
 pub(crate) type Parse = fn(&Event, &mut Assembly) -> Result<Flow, ModelError>;
 
 enum State<'a> {
-    Connecting(BoxFuture<'a, Result<reqwest::Response, ModelError>>),
-    Reading(Box<(reqwest::Response, Decoding)>),
+    Connecting(BoxFuture<'a, Result<Answer, ModelError>>),
+    Reading(Box<(Answer, Decoding)>),
     Over,
 }
 
@@ -380,10 +403,10 @@ pub(crate) struct Decoding {
 }
 
 impl Decoding {
-    pub(crate) fn new(parse: Parse, limit: usize) -> Decoding {
+    pub(crate) fn new(parse: Parse, limit: usize, max_calls: usize) -> Decoding {
         Decoding {
             decoder: Decoder::default(),
-            assembly: Assembly::new(limit),
+            assembly: Assembly::new(limit).max_calls(max_calls),
             parse,
             read: 0,
             limit,
@@ -443,7 +466,7 @@ impl Decoding {
 /// mid-stream is not retried: what was handed out cannot be taken back.
 pub(crate) fn events<'a>(
     transport: &'a Transport,
-    send: Result<BoxFuture<'a, Result<reqwest::Response, ModelError>>, ModelError>,
+    send: Result<BoxFuture<'a, Result<Answer, ModelError>>, ModelError>,
     parse: Parse,
     request_tokens: u64,
 ) -> BoxStream<'a, Result<StreamEvent, ModelError>> {
@@ -455,15 +478,16 @@ pub(crate) fn events<'a>(
         let mut reading = match state {
             State::Over => return None,
             State::Connecting(send) => match send.await {
-                Ok(response) => {
-                    Box::new((response, Decoding::new(parse, transport.max_response_bytes)))
-                }
+                Ok(answer) => Box::new((
+                    answer,
+                    Decoding::new(parse, transport.max_response_bytes, transport.max_calls),
+                )),
                 Err(error) => return Some((Err(error), State::Over)),
             },
             State::Reading(reading) => reading,
         };
-        let (response, decoding) = &mut *reading;
-        match next(transport, response, decoding).await {
+        let (answer, decoding) = &mut *reading;
+        match next(transport, answer, decoding).await {
             Ok(Some(event)) => Some((Ok(event), State::Reading(reading))),
             Ok(None) => {
                 let mut response = decoding.finish();
@@ -479,7 +503,7 @@ pub(crate) fn events<'a>(
 /// The next event to hand out, or `None` when the answer is complete.
 async fn next(
     transport: &Transport,
-    response: &mut reqwest::Response,
+    answer: &mut Answer,
     decoding: &mut Decoding,
 ) -> Result<Option<StreamEvent>, ModelError> {
     loop {
@@ -489,7 +513,7 @@ async fn next(
         if decoding.over {
             return Ok(None);
         }
-        let chunk = transport.chunk(response).await?;
+        let chunk = transport.chunk(answer).await?;
         decoding.feed(chunk.as_deref())?;
     }
 }
@@ -527,7 +551,7 @@ pub(crate) fn json<'de, T: serde::Deserialize<'de>>(event: &'de Event) -> Result
 /// network: for tests of the providers' parsing without a server.
 #[cfg(test)]
 pub(crate) fn replay(body: &[u8], parse: Parse) -> Result<Response, ModelError> {
-    let mut decoding = Decoding::new(parse, 1 << 24);
+    let mut decoding = Decoding::new(parse, 1 << 24, usize::MAX);
     decoding.feed(Some(body))?;
     if !decoding.over {
         decoding.feed(None)?;
@@ -538,9 +562,67 @@ pub(crate) fn replay(body: &[u8], parse: Parse) -> Result<Response, ModelError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use futures::FutureExt;
 
     fn drain(assembly: &mut Assembly) -> Vec<StreamEvent> {
         assembly.events.drain(..).collect()
+    }
+
+    /// Each event's data as more text; the first says why the model stopped.
+    fn as_text(event: &Event, assembly: &mut Assembly) -> Result<Flow, ModelError> {
+        assembly.stop(StopReason::EndTurn);
+        assembly.text(&event.data)?;
+        Ok(Flow::More)
+    }
+
+    #[test]
+    fn a_deadline_holds_while_the_whole_body_is_ready_at_once() {
+        // 24 MB of events in one chunk, as a server that sent it all before
+        // the client read it: no read ever waits.
+        let body = "data: All is well, all is well, all is well.\n\n".repeat(500_000);
+        let response = reqwest::Response::from(http::Response::new(body));
+        let mut transport = Transport::new("http://localhost");
+        transport.max_response_bytes = usize::MAX;
+        let answer = Answer::new(response, None);
+        let stream = events(
+            &transport,
+            Ok(futures::future::ready(Ok(answer)).boxed()),
+            as_text,
+            0,
+        );
+        let start = std::time::Instant::now();
+        let deadline = start + std::time::Duration::from_millis(100);
+        let read = futures::executor::block_on(crate::toolbox::timer::within(
+            collect(stream),
+            Some(deadline),
+        ));
+        assert!(read.is_err(), "read to the end: the deadline did not hold");
+        // The overrun is the work of one piece: far less than the whole.
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_requests_timeout_holds_while_the_whole_body_is_ready_at_once() {
+        let body = "data: All is well, all is well, all is well.\n\n".repeat(500_000);
+        let response = reqwest::Response::from(http::Response::new(body));
+        let mut transport = Transport::new("http://localhost");
+        transport.max_response_bytes = usize::MAX;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
+        let answer = Answer::new(response, Some(deadline));
+        let stream = events(
+            &transport,
+            Ok(futures::future::ready(Ok(answer)).boxed()),
+            as_text,
+            0,
+        );
+        let start = std::time::Instant::now();
+        let read = futures::executor::block_on(collect(stream));
+        assert!(matches!(read, Err(ModelError::Timeout { .. })), "{read:?}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //! its limit, and turning every failure into a [`ModelError`].
 
 use std::fmt;
+use std::future::Future;
 use std::hash::BuildHasher;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE, RETRY_AFTER};
 
@@ -67,13 +70,45 @@ pub(crate) struct Transport {
     pub(crate) retry: Retry,
     pub(crate) max_retry_wait: Duration,
     pub(crate) max_response_bytes: usize,
+    pub(crate) max_calls: usize,
     pub(crate) streaming: bool,
 }
+
+/// An answer being read: the response, and when its request's time is up
+/// (its `timeout` from when it was sent), checked between chunks, so that a
+/// body whose chunks are always ready cannot read past it.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) response: reqwest::Response,
+    deadline: Option<Instant>,
+    /// Bytes read since the reading last gave way to other tasks.
+    since_yield: usize,
+    /// What is left of the last chunk the body gave, handed out a piece at
+    /// a time.
+    held: bytes::Bytes,
+}
+
+impl Answer {
+    pub(crate) fn new(response: reqwest::Response, deadline: Option<Instant>) -> Answer {
+        Answer {
+            response,
+            deadline,
+            since_yield: 0,
+            held: bytes::Bytes::new(),
+        }
+    }
+}
+
+/// How much is read before the reading gives way to the executor once: a
+/// body that is always ready would otherwise hold its thread, and every
+/// deadline around it, until its end.
+const YIELD_EVERY: usize = 64 * 1024;
 
 impl Transport {
     pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
     pub(crate) const DEFAULT_MAX_RETRY_WAIT: Duration = Duration::from_secs(60);
     pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 * 1024 * 1024;
+    pub(crate) const DEFAULT_MAX_CALLS: usize = 1024;
 
     /// Three attempts, waits from half a second doubling to at most eight,
     /// with full jitter: what the providers' own SDKs do.
@@ -95,6 +130,7 @@ impl Transport {
             retry: Transport::default_retry(),
             max_retry_wait: Transport::DEFAULT_MAX_RETRY_WAIT,
             max_response_bytes: Transport::DEFAULT_MAX_RESPONSE_BYTES,
+            max_calls: Transport::DEFAULT_MAX_CALLS,
             streaming: false,
         }
     }
@@ -136,18 +172,19 @@ impl Transport {
 
     /// Posts `body` as JSON, retrying a rate limit, a server error, a timeout
     /// or a broken connection as [`Retry`] says; the response when its status
-    /// is a success.
+    /// is a success, to be read within the request's time.
     pub(crate) async fn post(
         &self,
         url: reqwest::Url,
         headers: HeaderMap,
         body: Vec<u8>,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answer, ModelError> {
         let client = self.client.as_ref().map_err(|message| ModelError::Config {
             message: format!("the HTTP client could not be set up: {message}"),
         })?;
         let mut attempt = 1;
         loop {
+            let deadline = Instant::now().checked_add(self.timeout);
             let sent = client
                 .post(url.clone())
                 .headers(headers.clone())
@@ -157,8 +194,10 @@ impl Transport {
                 .send()
                 .await;
             let (error, asked) = match sent {
-                Ok(response) if response.status().is_success() => return Ok(response),
-                Ok(response) => self.status_error(response).await,
+                Ok(response) if response.status().is_success() => {
+                    return Ok(Answer::new(response, deadline))
+                }
+                Ok(response) => self.status_error(Answer::new(response, deadline)).await,
                 Err(error) => (self.transport_error(&error), None),
             };
             if !error.is_retryable() || attempt >= self.retry.max_attempts {
@@ -175,13 +214,10 @@ impl Transport {
 
     /// An error status as an error, with the body (its start) and the wait
     /// the server asked for.
-    async fn status_error(
-        &self,
-        mut response: reqwest::Response,
-    ) -> (ModelError, Option<Duration>) {
-        let status = response.status().as_u16();
-        let asked = retry_after(response.headers(), SystemTime::now());
-        let body = match self.read(&mut response, 16 * KEEP).await {
+    async fn status_error(&self, mut answer: Answer) -> (ModelError, Option<Duration>) {
+        let status = answer.response.status().as_u16();
+        let asked = retry_after(answer.response.headers(), SystemTime::now());
+        let body = match self.read(&mut answer, 16 * KEEP).await {
             Ok(bytes) => self.scrub(&cut(&String::from_utf8_lossy(&bytes))),
             Err(_) => String::new(),
         };
@@ -217,11 +253,11 @@ impl Transport {
     /// The whole body, refused past `limit` bytes.
     pub(crate) async fn read(
         &self,
-        response: &mut reqwest::Response,
+        answer: &mut Answer,
         limit: usize,
     ) -> Result<Vec<u8>, ModelError> {
         let mut body = Vec::new();
-        while let Some(chunk) = self.chunk(response).await? {
+        while let Some(chunk) = self.chunk(answer).await? {
             if body.len() + chunk.len() > limit {
                 return Err(too_long(limit, &body));
             }
@@ -230,15 +266,39 @@ impl Transport {
         Ok(body)
     }
 
-    /// The next piece of a body as it arrives.
+    /// The next piece of a body as it arrives, at most [`YIELD_EVERY`]
+    /// bytes (a longer chunk is handed out in pieces), within the request's
+    /// time. Every [`YIELD_EVERY`] bytes the reading gives way to other
+    /// tasks once, so that the work done per poll is bounded and a deadline
+    /// around it (an agent's wall time) is checked even when every chunk is
+    /// ready at once.
     pub(crate) async fn chunk(
         &self,
-        response: &mut reqwest::Response,
-    ) -> Result<Option<impl std::ops::Deref<Target = [u8]>>, ModelError> {
-        response
-            .chunk()
-            .await
-            .map_err(|error| self.transport_error(&error))
+        answer: &mut Answer,
+    ) -> Result<Option<bytes::Bytes>, ModelError> {
+        if answer.since_yield >= YIELD_EVERY {
+            answer.since_yield = 0;
+            YieldNow(false).await;
+        }
+        if answer
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            return Err(ModelError::Timeout {
+                after: self.timeout,
+            });
+        }
+        if answer.held.is_empty() {
+            match answer.response.chunk().await {
+                Ok(Some(chunk)) => answer.held = chunk,
+                Ok(None) => return Ok(None),
+                Err(error) => return Err(self.transport_error(&error)),
+            }
+        }
+        let take = answer.held.len().min(YIELD_EVERY - answer.since_yield);
+        let piece = answer.held.split_to(take);
+        answer.since_yield += piece.len();
+        Ok(Some(piece))
     }
 
     /// `text` with the API key blanked out, should a server have echoed it.
@@ -247,6 +307,23 @@ impl Transport {
             Some(ApiKey(key)) if text.contains(&**key) => text.replace(&**key, "[redacted]"),
             _ => text.to_owned(),
         }
+    }
+}
+
+/// Gives way to the executor once: ready on its second poll, having woken
+/// its task on the first.
+struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
     }
 }
 

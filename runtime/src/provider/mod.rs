@@ -44,6 +44,21 @@
 //! - never prints its API key: `Debug` shows `[redacted]`, and text a server
 //!   echoes it in has it blanked out.
 //!
+//! Every limit, its default, and what happens when it is reached:
+//!
+//! | setter | default | reached |
+//! |---|---|---|
+//! | `timeout` | 600 s | each HTTP request, from sending it to the end of its answer, checked between the body's chunks too (a body whose chunks are always ready cannot read past it): [`ModelError::Timeout`] |
+//! | `retry` | 3 attempts, 0.5 s doubling to 8 s, with jitter | the last error is returned; only a rate limit, a 5xx (unless its body says the request is invalid), a timeout or a broken connection is retried; an error in the middle of a stream never is |
+//! | `max_retry_wait` | 60 s | a `retry-after` longer than it returns the error at once |
+//! | `max_response_bytes` | 32 MiB | one answer's body, or its stream's bytes and the text and arguments put together from them: [`ModelError::Malformed`] naming the limit |
+//! | `max_calls_per_answer` | 1,024 | the tool calls of one answer, streamed or not: [`ModelError::Malformed`] naming the limit |
+//! | error bodies | 64 KiB read, 4 KiB kept | the rest is cut, and said so |
+//!
+//! Reading a body gives way to other tasks every 64 KiB, so a deadline
+//! around a request (an agent's wall time) holds within the work of one
+//! such piece, whatever the server sends.
+//!
 //! TLS is rustls with the `ring` provider and the platform's root
 //! certificates: building needs a C compiler, and no OpenSSL or cmake.
 
@@ -55,7 +70,7 @@ use futures::FutureExt;
 use reqwest::header::HeaderMap;
 
 use self::assemble::Parse;
-use self::http::{malformed, ApiKey, Env, Transport};
+use self::http::{malformed, Answer, ApiKey, Env, Transport};
 use crate::catalog::{Catalog, CatalogFormat};
 use crate::model::{
     answer_tokens, request_tokens, Message, ModelError, Request, Response, StreamEvent, ToolChoice,
@@ -161,7 +176,7 @@ fn send<'a, W: Wire>(
     client: &'a W,
     request: &Request,
     stream: bool,
-) -> Result<BoxFuture<'a, Result<reqwest::Response, ModelError>>, ModelError> {
+) -> Result<BoxFuture<'a, Result<Answer, ModelError>>, ModelError> {
     let (url, headers) = endpoint(client)?;
     let body = client.body(request, &url, stream)?;
     Ok(client.transport().post(url, headers, body).boxed())
@@ -179,12 +194,15 @@ pub(crate) fn complete<W: Wire>(
     let sent = send(client, &request, false);
     let request_tokens = request_tokens(&request);
     async move {
-        let mut response = sent?.await?;
+        let mut answer = sent?.await?;
         let transport = client.transport();
         let body = transport
-            .read(&mut response, transport.max_response_bytes)
+            .read(&mut answer, transport.max_response_bytes)
             .await?;
         let mut response = W::PARSE(&body)?;
+        if response.calls.len() > transport.max_calls {
+            return Err(assemble::too_many_calls(transport.max_calls, &body));
+        }
         estimate_usage(&mut response, request_tokens);
         Ok(response)
     }
@@ -303,6 +321,16 @@ macro_rules! client_api {
             /// 32 MiB by default.
             pub fn max_response_bytes(mut self, bytes: usize) -> $client {
                 self.transport.max_response_bytes = bytes;
+                self
+            }
+
+            /// The most tool calls one answer may make, 1,024 by default: an
+            /// answer with more (streamed or not) is
+            /// [`ModelError::Malformed`](crate::model::ModelError::Malformed),
+            /// naming this limit, and none of its calls is handed out as a
+            /// result.
+            pub fn max_calls_per_answer(mut self, calls: usize) -> $client {
+                self.transport.max_calls = calls;
                 self
             }
 

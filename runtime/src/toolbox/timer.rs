@@ -151,7 +151,10 @@ pub(crate) struct Elapsed;
 
 /// `future`'s output, or [`Elapsed`] if `deadline` passes first (`None`:
 /// no deadline). The future is polled first, and the timer is armed only if
-/// it is not ready, so a future ready at once costs no timer.
+/// it is not ready, so a future ready at once costs no timer. Each later
+/// poll reads the clock before it polls the future: a future that keeps
+/// waking itself (work that gives way now and then, but is never waiting)
+/// is stopped at the deadline too, not only one that waits.
 pub(crate) async fn within<F: Future>(
     future: F,
     deadline: Option<Instant>,
@@ -159,6 +162,9 @@ pub(crate) async fn within<F: Future>(
     let mut future = std::pin::pin!(future);
     let mut sleep: Option<Sleep> = None;
     futures::future::poll_fn(|cx| {
+        if sleep.is_some() && deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+            return Poll::Ready(Err(Elapsed));
+        }
         if let Poll::Ready(output) = future.as_mut().poll(cx) {
             return Poll::Ready(Ok(output));
         }
@@ -174,6 +180,42 @@ pub(crate) async fn within<F: Future>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Work that gives way after each step but never waits: always woken,
+    /// never ready until `until` (a bound, so that the test ends if the
+    /// deadline fails).
+    struct Busy {
+        until: Instant,
+    }
+
+    impl Future for Busy {
+        type Output = ();
+
+        fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
+            if Instant::now() >= self.until {
+                return Poll::Ready(());
+            }
+            std::thread::sleep(Duration::from_millis(1));
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+
+    #[test]
+    fn a_deadline_stops_work_that_never_waits() {
+        let start = Instant::now();
+        let busy = Busy {
+            until: start + Duration::from_secs(10),
+        };
+        let deadline = start + Duration::from_millis(50);
+        let result = futures::executor::block_on(within(busy, Some(deadline)));
+        assert_eq!(result, Err(Elapsed));
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+    }
 
     #[test]
     fn no_sleep_ends_before_its_deadline() {

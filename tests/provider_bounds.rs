@@ -1,0 +1,182 @@
+//! The provider clients hold their limits against hostile servers: an
+//! answer of more tool calls than the client reads is refused with the
+//! limit named (streamed or whole); putting a stream's calls together takes
+//! time linear in them; and a deadline (the client's `timeout`, an agent's
+//! wall time) holds while a stream's chunks are always ready, so the work
+//! never waits.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use typed_tools::agent::{Agent, Exit, Limits};
+use typed_tools::model::{Message, Model, ModelError, Request};
+use typed_tools::provider::{Anthropic, OpenAi};
+use typed_tools::recover::Retry;
+use typed_tools::Toolbox;
+
+#[path = "support/providers.rs"]
+mod support;
+
+use support::{Reply, Server};
+
+fn openai(server: &Server) -> OpenAi {
+    OpenAi::new("m")
+        .base_url(format!("{}/v1", server.url))
+        .retry(Retry::exponential(1))
+        .streaming(true)
+}
+
+fn anthropic(server: &Server) -> Anthropic {
+    Anthropic::new("m")
+        .base_url(&server.url)
+        .retry(Retry::exponential(1))
+        .streaming(true)
+}
+
+/// One OpenAI chunk opening `calls` tool calls (the attack's shape: a new
+/// index each), then the end.
+fn openai_calls(calls: usize) -> String {
+    let deltas: Vec<_> = (0..calls)
+        .map(|i| json!({"index": i, "id": format!("c{i}"), "function": {"name": "f", "arguments": "{}"}}))
+        .collect();
+    let chunk = json!({"choices": [{"index": 0, "delta": {"tool_calls": deltas}}]});
+    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+    format!("data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n")
+}
+
+/// An Anthropic stream opening `calls` `tool_use` blocks, each its own event.
+fn anthropic_calls(calls: usize) -> String {
+    let mut body = String::from(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n",
+    );
+    for i in 0..calls {
+        body.push_str(&format!(
+            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"tool_use\",\"id\":\"t{i}\",\"name\":\"f\",\"input\":{{}}}}}}\n\n"
+        ));
+    }
+    body.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n");
+    body.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    body
+}
+
+fn request() -> Request {
+    Request::new(vec![Message::user("Hi")])
+}
+
+#[tokio::test]
+async fn an_answer_of_more_calls_than_the_client_reads_is_refused_naming_the_limit() {
+    let over = 1_025;
+    let server = Server::start([
+        Reply::events(&openai_calls(over), 64 * 1024),
+        Reply::events(&anthropic_calls(over), 64 * 1024),
+    ])
+    .await;
+    for error in [
+        openai(&server).complete(request()).await.unwrap_err(),
+        anthropic(&server).complete(request()).await.unwrap_err(),
+    ] {
+        let ModelError::Malformed { message, .. } = &error else {
+            panic!("{error:?}")
+        };
+        assert!(message.contains("more than 1024 tool calls"), "{message}");
+        assert!(message.contains("max_calls_per_answer"), "{message}");
+    }
+    // Whole, too; and the limit can be set.
+    let calls: Vec<_> = (0..over)
+        .map(|i| json!({"id": format!("c{i}"), "type": "function", "function": {"name": "f", "arguments": "{}"}}))
+        .collect();
+    let whole = json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": calls}, "finish_reason": "tool_calls"}]}).to_string();
+    let server = Server::start([Reply::json(&whole), Reply::json(&whole)]).await;
+    let client = openai(&server).streaming(false);
+    assert!(matches!(
+        client.complete(request()).await,
+        Err(ModelError::Malformed { message, .. }) if message.contains("max_calls_per_answer")
+    ));
+    let read = client.max_calls_per_answer(2_000).complete(request()).await;
+    assert_eq!(read.unwrap().calls.len(), over);
+}
+
+/// The time the OpenAI-compatible client (`openai`) or Anthropic's takes
+/// to read `body`, streamed, reading any number of calls.
+async fn time_to_read(openai_wire: bool, body: &str) -> Duration {
+    let server = Server::start([Reply::events(body, 64 * 1024)]).await;
+    let client: Box<dyn Model> = match openai_wire {
+        true => Box::new(openai(&server).max_calls_per_answer(usize::MAX)),
+        false => Box::new(anthropic(&server).max_calls_per_answer(usize::MAX)),
+    };
+    let start = Instant::now();
+    let response = client.complete(request()).await.unwrap();
+    assert!(!response.calls.is_empty());
+    start.elapsed()
+}
+
+#[tokio::test]
+async fn putting_a_streams_calls_together_takes_time_linear_in_them() {
+    // The shapes that were quadratic: 160,000 calls took 8 to 16 s of CPU
+    // in one poll. Ten times the calls may take at most twenty times as
+    // long (linear is ten; a stall only adds time, so a slow pair is timed
+    // again before it counts).
+    for (openai_wire, body) in [
+        (true, openai_calls as fn(usize) -> String),
+        (false, anthropic_calls),
+    ] {
+        let (small, large) = (body(8_000), body(80_000));
+        let mut ratio = f64::INFINITY;
+        for _ in 0..3 {
+            let a = time_to_read(openai_wire, &small).await;
+            let b = time_to_read(openai_wire, &large).await;
+            ratio = ratio.min(b.as_secs_f64() / a.as_secs_f64().max(0.001));
+            if ratio <= 20.0 {
+                break;
+            }
+        }
+        assert!(
+            ratio <= 20.0,
+            "openai: {openai_wire}: 10x the calls took {ratio:.1}x the time"
+        );
+    }
+}
+
+/// A stream of text deltas, `bytes` long: every chunk of it is ready as
+/// soon as the one before is read.
+fn long_text(bytes: usize) -> String {
+    let delta = format!(
+        "data: {}\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": "All is well. ".repeat(20)}}]})
+    );
+    let mut body = delta.repeat(bytes / delta.len());
+    body.push_str("data: {\"choices\": [{\"index\": 0, \"delta\": {}, \"finish_reason\": \"stop\"}]}\n\ndata: [DONE]\n\n");
+    body
+}
+
+#[tokio::test]
+async fn deadlines_hold_while_a_stream_is_always_ready() {
+    let body = long_text(30_000_000);
+    // The client's own timeout.
+    let server = Server::start([Reply::events(&body, 64 * 1024)]).await;
+    let start = Instant::now();
+    let error = openai(&server)
+        .timeout(Duration::from_millis(300))
+        .complete(request())
+        .await
+        .unwrap_err();
+    assert!(matches!(error, ModelError::Timeout { .. }), "{error:?}");
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    // An agent's wall time.
+    let server = Server::start([Reply::events(&body, 64 * 1024)]).await;
+    let toolbox = Toolbox::builder().build().unwrap();
+    let agent = Agent::new(&toolbox, openai(&server))
+        .limits(Limits::new().wall_time(Duration::from_millis(300)));
+    let start = Instant::now();
+    let run = agent.run("Hi").await;
+    assert!(matches!(run.exit, Exit::Deadline { .. }), "{:?}", run.exit);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}
