@@ -39,7 +39,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::tool::ToolSpec;
 
@@ -338,13 +338,29 @@ pub fn render(format: CatalogFormat, tools: &[&ToolSpec]) -> Catalog {
                 .join("\n")
                 .into(),
         ),
-        CatalogFormat::Mcp => Body::Json(Arc::new(json!({ "tools": entries(format, tools) }))),
-        CatalogFormat::Gemini => Body::Json(Arc::new(
-            json!({ "functionDeclarations": entries(format, tools) }),
-        )),
+        // Built as values, not with `json!`, which would serialize each
+        // entry into a copy: the first catalog call is on a server's start.
+        CatalogFormat::Mcp => Body::Json(Arc::new(object([(
+            "tools",
+            Value::Array(entries(format, tools)),
+        )]))),
+        CatalogFormat::Gemini => Body::Json(Arc::new(object([(
+            "functionDeclarations",
+            Value::Array(entries(format, tools)),
+        )]))),
         _ => Body::Json(Arc::new(Value::Array(entries(format, tools)))),
     };
     Catalog { format, body }
+}
+
+/// An object of these members, in this order.
+pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
 }
 
 fn entries(format: CatalogFormat, tools: &[&ToolSpec]) -> Vec<Value> {

@@ -170,7 +170,7 @@ pub struct ToolSpec {
     input_schema: Value,
     output_schema: Value,
     /// The schemas read once, for validation, names, coercion and plan types.
-    models: Arc<[SchemaModel; 2]>,
+    models: Models,
     effects: EffectSet,
     idempotent: bool,
     fallible: bool,
@@ -271,7 +271,7 @@ impl ToolSpec {
         ToolSpec {
             name: Cow::Borrowed(parts.name),
             description: doc.description,
-            models: models(&input_schema, &output_schema),
+            models: Models::default(),
             input_schema,
             output_schema,
             effects: parts.effects,
@@ -369,12 +369,21 @@ impl ToolSpec {
 
     /// The input schema, read.
     pub(crate) fn input_model(&self) -> &SchemaModel {
-        &self.models[0]
+        &self.models()[0]
     }
 
     /// The output schema, read.
     pub(crate) fn output_model(&self) -> &SchemaModel {
-        &self.models[1]
+        &self.models()[1]
+    }
+
+    fn models(&self) -> &[SchemaModel; 2] {
+        self.models.0.get_or_init(|| {
+            [
+                SchemaModel::new(&self.input_schema),
+                SchemaModel::new(&self.output_schema),
+            ]
+        })
     }
 
     /// The declared effects.
@@ -551,8 +560,21 @@ impl ToolSpec {
     }
 }
 
-fn models(input: &Value, output: &Value) -> Arc<[SchemaModel; 2]> {
-    Arc::new([SchemaModel::new(input), SchemaModel::new(output)])
+/// A spec's schemas read ([`SchemaModel`]), made the first time they are
+/// needed (a call's arguments checked or explained, a type named, a plan
+/// checked), not when the tool joins a toolbox: a server that starts, lists
+/// its tools and serves a few calls reads only what it uses, so that a
+/// fresh process answers its first `tools/list` sooner. Shared by a spec's
+/// clones.
+#[derive(Clone, Debug, Default)]
+struct Models(Arc<std::sync::OnceLock<[SchemaModel; 2]>>);
+
+/// The models are the schemas read: two specs with equal schemas have equal
+/// models, whether or not either has been read yet.
+impl PartialEq for Models {
+    fn eq(&self, _: &Models) -> bool {
+        true
+    }
 }
 
 type Handler = dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync;
@@ -618,7 +640,7 @@ impl DynamicTool {
             spec: ToolSpec {
                 name: name.into(),
                 description: String::new(),
-                models: models(&input_schema, &output_schema),
+                models: Models::default(),
                 input_schema,
                 output_schema,
                 effects: EffectSet::PURE,
@@ -703,7 +725,7 @@ impl DynamicTool {
         let Some(schema) = self.too_deep(schema, "input") else {
             return self;
         };
-        self.spec.models = models(&schema, &self.spec.output_schema);
+        self.spec.models = Models::default();
         self.spec.input_schema = schema;
         self
     }
@@ -722,7 +744,7 @@ impl DynamicTool {
         let Some(schema) = self.too_deep(schema, "output") else {
             return self;
         };
-        self.spec.models = models(&self.spec.input_schema, &schema);
+        self.spec.models = Models::default();
         self.spec.output_schema = schema;
         self
     }

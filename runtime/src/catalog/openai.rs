@@ -28,7 +28,10 @@ pub(super) fn chat(spec: &ToolSpec, strict: bool) -> Value {
     if strict {
         function.insert("strict".into(), Value::Bool(is_strict));
     }
-    json!({ "type": "function", "function": function })
+    super::object([
+        ("type", Value::String("function".into())),
+        ("function", Value::Object(function)),
+    ])
 }
 
 /// `{"type": "function", "name", "description", "parameters", "strict"}`.

@@ -267,10 +267,8 @@ impl<A: Effects> ToolboxBuilder<A> {
     }
 
     fn push(&mut self, spec: ToolSpec, tool: Box<dyn ErasedTool>) {
-        let args_type = spec.input_model().type_name();
         self.entries.push(Entry {
             spec,
-            args_type,
             tool,
             policy: Policy::none(),
         });

@@ -43,8 +43,6 @@ pub(crate) struct Shared {
 
 pub(crate) struct Entry {
     pub(crate) spec: ToolSpec,
-    /// The arguments' type in λ-Tool notation, for error messages.
-    pub(crate) args_type: String,
     pub(crate) tool: Box<dyn ErasedTool>,
     /// The tool's own policy, or the toolbox's default.
     pub(crate) policy: Policy,
@@ -121,7 +119,7 @@ impl Entry {
     /// The slow path: the fast deserializer said no; say precisely why.
     pub(crate) fn explain(&self, args: &str, failure: Failure) -> ToolError {
         let tool = self.spec.name().to_owned();
-        let expected = self.args_type.clone();
+        let expected = self.spec.input_model().type_name();
         match failure {
             Failure::Args(error) => match serde_json::from_str::<Value>(args) {
                 Err(syntax) => ToolError::InvalidArgs {

@@ -217,7 +217,7 @@ impl Run<'_> {
                     "Tool `{}`: {}\nArguments: {}\nJSON Schema of the arguments: {}\nThe arguments sent:\n{}\nWhat is wrong:\n{}",
                     self.entry.spec.name(),
                     self.entry.spec.description(),
-                    self.entry.args_type,
+                    self.entry.spec.input_model().type_name(),
                     self.entry.spec.input_schema(),
                     text,
                     error.for_model(),
