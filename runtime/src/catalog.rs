@@ -423,6 +423,17 @@ fn named(spec: &ToolSpec) -> Map<String, Value> {
 
 /// The schema without its `$schema` keyword, for targets whose documented
 /// examples never carry one.
+/// `schema` (an object schema) in OpenAI's strict subset, as its strict
+/// catalogs send parameters; `None` when it cannot be made strict (maps,
+/// tuples, a root that is not an object). For structured output.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic")),
+    allow(dead_code, reason = "used by the provider clients only")
+)]
+pub(crate) fn strict_schema(schema: &Value) -> Option<Value> {
+    openai::strict_schema(&without_dialect(schema))
+}
+
 fn without_dialect(schema: &Value) -> Value {
     let mut schema = schema.clone();
     if let Value::Object(keywords) = &mut schema {

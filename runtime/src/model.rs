@@ -279,6 +279,48 @@ pub struct Request {
     pub tool_choice: ToolChoice,
     /// The most tokens the answer may take, if limited.
     pub max_tokens: Option<u32>,
+    /// The shape the answer's text must take, when the provider can hold the
+    /// model to a JSON Schema (structured output); `None` for free text.
+    pub output: Option<OutputSchema>,
+}
+
+/// A JSON Schema the answer's text must fit, for providers that hold a
+/// model to one while it writes (OpenAI's `response_format` with a strict
+/// `json_schema`, Anthropic's `output_config.format`). Each client sends
+/// it in the dialect its provider takes (OpenAI's strict subset; for
+/// Anthropic, that subset without the numeric and length bounds it does not
+/// hold, which the caller checks when it reads the answer), or says why it
+/// cannot ([`ModelError::Config`]).
+///
+/// ```
+/// use typed_tools::model::{Message, OutputSchema, Request};
+///
+/// let schema = serde_json::json!({
+///     "type": "object",
+///     "properties": {"total": {"type": "integer"}},
+///     "required": ["total"]
+/// });
+/// let request = Request::new(vec![Message::user("Sum 2 and 3.")])
+///     .output(OutputSchema::new("sum", schema.clone()));
+/// assert_eq!(request.output.unwrap().schema, schema);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct OutputSchema {
+    /// A name for it (OpenAI requires one): letters, digits, `_` and `-`.
+    pub name: String,
+    /// The JSON Schema, a Draft 2020-12 object schema as schemars writes it.
+    pub schema: serde_json::Value,
+}
+
+impl OutputSchema {
+    /// The schema `schema`, named `name`.
+    pub fn new(name: impl Into<String>, schema: serde_json::Value) -> OutputSchema {
+        OutputSchema {
+            name: name.into(),
+            schema,
+        }
+    }
 }
 
 impl Request {
@@ -305,6 +347,12 @@ impl Request {
     /// Limits the answer to `tokens` tokens.
     pub fn max_tokens(mut self, tokens: u32) -> Request {
         self.max_tokens = Some(tokens);
+        self
+    }
+
+    /// Asks for an answer that fits `schema` (structured output).
+    pub fn output(mut self, schema: OutputSchema) -> Request {
+        self.output = Some(schema);
         self
     }
 }

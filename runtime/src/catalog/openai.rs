@@ -134,7 +134,7 @@ const MAX_INLINING: usize = Limits::INLINED;
 
 /// `schema` in OpenAI's strict subset, or `None` when it cannot be without
 /// changing what it accepts.
-pub(super) fn strict_schema(schema: &Value) -> Option<Value> {
+pub(crate) fn strict_schema(schema: &Value) -> Option<Value> {
     let mut strict = Strict {
         root: schema,
         inlining: Vec::new(),

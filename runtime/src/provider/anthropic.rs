@@ -11,7 +11,9 @@ use super::{
     client_api, env_var, id_of, native_tools, read_answer, stream_error, to_json, with_ids, Wire,
 };
 use crate::catalog::{Catalog, CatalogFormat};
-use crate::model::{Message, ModelError, Reasoning, Request, Response, StopReason, ToolChoice};
+use crate::model::{
+    Message, ModelError, OutputSchema, Reasoning, Request, Response, StopReason, ToolChoice,
+};
 use crate::reader::{CallFormat, ToolCall};
 
 /// A client for Anthropic Messages. Feature `anthropic`; **it needs a tokio
@@ -161,6 +163,10 @@ impl Wire for Anthropic {
         let tools = native_tools(request, &[CatalogFormat::Anthropic], "an Anthropic client")?;
         let messages = with_ids(&request.messages);
         let (system, turns) = turns(&messages);
+        let output_config = match &request.output {
+            Some(output) => Some(output_config(output)?),
+            None => None,
+        };
         to_json(&Body {
             model: &self.model,
             max_tokens: request.max_tokens.unwrap_or(self.max_tokens),
@@ -168,6 +174,7 @@ impl Wire for Anthropic {
             messages: turns,
             tools,
             tool_choice: tools.map(|_| tool_choice(&request.tool_choice, self.parallel_tool_calls)),
+            output_config,
             stream,
         })
     }
@@ -196,6 +203,8 @@ struct Body<'a> {
     tools: Option<&'a Catalog>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_choice: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<Value>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stream: bool,
 }
@@ -305,6 +314,115 @@ fn turns(messages: &[Message]) -> (Option<String>, Vec<Turn<'_>>) {
     }
     let system = (!system.is_empty()).then(|| system.join("\n\n"));
     (system, turns)
+}
+
+/// Structured output (`output_config.format`): the schema in the subset
+/// Anthropic holds a model to: OpenAI's strict form (every object closed)
+/// without the bounds it does not hold (numeric limits, lengths, patterns,
+/// item counts), which whoever reads the answer checks; a recursive schema,
+/// or one with no strict form, cannot be sent, and the error says what to do.
+fn output_config(output: &OutputSchema) -> Result<Value, ModelError> {
+    let schema = crate::catalog::strict_schema(&output.schema)
+        .filter(|schema| !recursive(schema))
+        .ok_or_else(|| ModelError::Config {
+            message: format!(
+                "the output schema `{}` has no form Anthropic's structured output takes (a recursive type, a map, a tuple, or a root that is not an object): ask for the output through a tool or in the prompt instead",
+                output.name
+            ),
+        })?;
+    Ok(json!({"format": {"type": "json_schema", "schema": without_bounds(schema)}}))
+}
+
+/// The schema without the keywords Anthropic's structured output refuses.
+fn without_bounds(mut schema: Value) -> Value {
+    const BOUNDS: [&str; 10] = [
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+    ];
+    let mut stack = vec![&mut schema];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(keywords) => {
+                for bound in BOUNDS {
+                    // Only as keywords: a property may be named `pattern`.
+                    if keywords.get(bound).is_some_and(|v| !v.is_object()) {
+                        keywords.remove(bound);
+                    }
+                }
+                stack.extend(keywords.values_mut());
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+    schema
+}
+
+/// Whether a schema's definitions refer to themselves, directly or not.
+fn recursive(schema: &Value) -> bool {
+    let Some(definitions) = schema.get("$defs").and_then(Value::as_object) else {
+        return false;
+    };
+    let refers = |value: &Value| {
+        let mut names = Vec::new();
+        let mut stack = vec![value];
+        while let Some(node) = stack.pop() {
+            match node {
+                Value::Object(keywords) => {
+                    if let Some(name) = keywords
+                        .get("$ref")
+                        .and_then(Value::as_str)
+                        .and_then(|r| r.strip_prefix("#/$defs/"))
+                    {
+                        names.push(name.to_owned());
+                    }
+                    stack.extend(keywords.values());
+                }
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        names
+    };
+    // Kahn's order: definitions that refer to none left are taken away
+    // until none is; any left then lies on a cycle.
+    let names: Vec<&String> = definitions.keys().collect();
+    let edges: Vec<Vec<usize>> = definitions
+        .values()
+        .map(|definition| {
+            refers(definition)
+                .iter()
+                .filter_map(|name| names.iter().position(|n| *n == name))
+                .collect()
+        })
+        .collect();
+    let mut pending: Vec<usize> = edges.iter().map(Vec::len).collect();
+    let mut referred_by: Vec<Vec<usize>> = vec![Vec::new(); names.len()];
+    for (from, targets) in edges.iter().enumerate() {
+        for &to in targets {
+            referred_by[to].push(from);
+        }
+    }
+    let mut free: Vec<usize> = (0..names.len()).filter(|&i| pending[i] == 0).collect();
+    let mut taken = 0;
+    while let Some(done) = free.pop() {
+        taken += 1;
+        for &from in &referred_by[done] {
+            pending[from] -= 1;
+            if pending[from] == 0 {
+                free.push(from);
+            }
+        }
+    }
+    taken < names.len()
 }
 
 fn tool_choice(choice: &ToolChoice, parallel: Option<bool>) -> Value {
@@ -615,6 +733,42 @@ mod tests {
                 ]}
             ])
         );
+    }
+
+    #[test]
+    fn an_output_schema_goes_in_output_config_without_the_bounds_it_does_not_hold() {
+        let client = Anthropic::new("m").api_key("k");
+        let (url, _) = super::super::endpoint(&client).unwrap();
+        let report = json!({"type": "object",
+            "properties": {"total": {"type": "integer", "minimum": 0},
+                           "code": {"type": "string", "pattern": "^[A-Z]+$", "maxLength": 8},
+                           "pattern": {"type": "string"}},
+            "required": ["total", "code", "pattern"]});
+        let request =
+            Request::new(vec![Message::user("hi")]).output(OutputSchema::new("report", report));
+        let body: Value =
+            serde_json::from_slice(&client.body(&request, &url, false).unwrap()).unwrap();
+        let schema = &body["output_config"]["format"]["schema"];
+        assert_eq!(body["output_config"]["format"]["type"], "json_schema");
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(schema["properties"]["total"], json!({"type": "integer"}));
+        assert_eq!(schema["properties"]["code"], json!({"type": "string"}));
+        // A property named like a keyword stays.
+        assert_eq!(schema["properties"]["pattern"], json!({"type": "string"}));
+        // A recursive type cannot be held: the error says what to do.
+        let tree = json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "required": ["root"],
+            "$defs": {"Node": {"type": "object", "properties": {
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                "required": ["children"]}}});
+        let request =
+            Request::new(vec![Message::user("hi")]).output(OutputSchema::new("tree", tree));
+        match client.body(&request, &url, false) {
+            Err(ModelError::Config { message }) => {
+                assert!(message.contains("through a tool"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{
 };
 use crate::catalog::{Catalog, CatalogFormat};
 use crate::model::{
-    Message, ModelError, Reasoning, Request, Response, StopReason, ToolChoice, Usage,
+    Message, ModelError, OutputSchema, Reasoning, Request, Response, StopReason, ToolChoice, Usage,
 };
 use crate::reader::CallFormat;
 
@@ -200,6 +200,7 @@ impl Wire for OpenAi {
             tools,
             tool_choice: tools.map(|_| tool_choice(&request.tool_choice)),
             parallel_tool_calls: tools.and(self.parallel_tool_calls),
+            response_format: request.output.as_ref().map(response_format),
             max_tokens: request.max_tokens.filter(|_| !completion_tokens),
             max_completion_tokens: request.max_tokens.filter(|_| completion_tokens),
             stream,
@@ -221,6 +222,8 @@ struct Body<'a> {
     tool_choice: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     parallel_tool_calls: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_tokens: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -277,6 +280,20 @@ fn chat_message(message: &Message) -> ChatMessage<'_> {
             content: &result.content,
         },
     }
+}
+
+/// Structured output: the schema in OpenAI's strict subset when it has a
+/// strict form (then the model's answer always fits it), else as it is,
+/// `strict: false`.
+fn response_format(output: &OutputSchema) -> Value {
+    let (schema, strict) = match crate::catalog::strict_schema(&output.schema) {
+        Some(strict) => (strict, true),
+        None => (output.schema.clone(), false),
+    };
+    json!({
+        "type": "json_schema",
+        "json_schema": {"name": output.name, "schema": schema, "strict": strict},
+    })
 }
 
 fn tool_choice(choice: &ToolChoice) -> Value {
@@ -860,6 +877,37 @@ mod tests {
         super::super::estimate_usage(&mut reported, 100);
         assert_eq!(reported.usage, before);
         assert!(!before.estimated);
+    }
+
+    #[test]
+    fn an_output_schema_goes_as_a_strict_response_format_when_it_can() {
+        let client = OpenAi::new("m").base_url("http://localhost:1/v1");
+        let (url, _) = super::super::endpoint(&client).unwrap();
+        let report = json!({"$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {"items": {"type": "array", "items": {"type": "integer"}},
+                           "note": {"type": ["string", "null"]}},
+            "required": ["items"]});
+        let request = Request::new(vec![Message::user("hi")])
+            .output(crate::model::OutputSchema::new("restock_report", report));
+        let body: Value =
+            serde_json::from_slice(&client.body(&request, &url, false).unwrap()).unwrap();
+        let format = &body["response_format"];
+        assert_eq!(format["type"], "json_schema");
+        assert_eq!(format["json_schema"]["name"], "restock_report");
+        assert_eq!(format["json_schema"]["strict"], true);
+        let schema = &format["json_schema"]["schema"];
+        assert_eq!(schema["additionalProperties"], false);
+        assert_eq!(schema["required"], json!(["items", "note"]));
+        assert_eq!(schema.get("$schema"), None);
+        // A map has no strict form: sent as it is, not strict.
+        let map = json!({"type": "object", "additionalProperties": {"type": "integer"}});
+        let request = Request::new(vec![Message::user("hi")])
+            .output(crate::model::OutputSchema::new("counts", map.clone()));
+        let body: Value =
+            serde_json::from_slice(&client.body(&request, &url, false).unwrap()).unwrap();
+        assert_eq!(body["response_format"]["json_schema"]["strict"], false);
+        assert_eq!(body["response_format"]["json_schema"]["schema"], map);
     }
 
     #[test]
