@@ -22,45 +22,28 @@ use typed_tools::recover::Retry;
 #[allow(unreachable_pub)]
 mod support;
 
-use support::{Reply, Server};
+use support::{anthropic_calls, openai_calls, Reply, Server};
 
 const SIZES: [usize; 4] = [1_000, 100_000, 1_000_000, 32_000_000];
 
-/// One OpenAI chunk opening calls until it is about `bytes` long.
-fn openai_calls(bytes: usize) -> String {
+/// One OpenAI chunk opening calls, to about `bytes`.
+fn openai_bytes(bytes: usize) -> String {
     let one =
         json!({"index": 0, "id": "c0", "function": {"name": "f", "arguments": "{}"}}).to_string();
-    let calls = (bytes / one.len()).max(1);
-    let deltas: Vec<_> = (0..calls)
-        .map(|i| json!({"index": i, "id": format!("c{i}"), "function": {"name": "f", "arguments": "{}"}}))
-        .collect();
-    let chunk = json!({"choices": [{"index": 0, "delta": {"tool_calls": deltas}}]});
-    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
-    format!("data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n")
+    openai_calls((bytes / one.len()).max(1))
 }
 
 /// Anthropic `tool_use` blocks, an event each, to about `bytes`.
-fn anthropic_calls(bytes: usize) -> String {
-    let mut body = String::from(
-        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n",
-    );
-    let mut i = 0;
-    while body.len() < bytes {
-        body.push_str(&format!(
-            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"tool_use\",\"id\":\"t{i}\",\"name\":\"f\",\"input\":{{}}}}}}\n\n"
-        ));
-        i += 1;
-    }
-    body.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n");
-    body.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
-    body
+fn anthropic_bytes(bytes: usize) -> String {
+    let one = anthropic_calls(1).len() - anthropic_calls(0).len();
+    anthropic_calls((bytes / one).max(1))
 }
 
 fn scaling(c: &mut Criterion) {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     for (name, body) in [
-        ("openai_calls", openai_calls as fn(usize) -> String),
-        ("anthropic_calls", anthropic_calls),
+        ("openai_calls", openai_bytes as fn(usize) -> String),
+        ("anthropic_calls", anthropic_bytes),
     ] {
         let mut group = c.benchmark_group(format!("provider_scaling/{name}"));
         group

@@ -17,7 +17,7 @@ use typed_tools::Toolbox;
 #[path = "support/providers.rs"]
 mod support;
 
-use support::{Reply, Server};
+use support::{anthropic_calls, openai_calls, Reply, Server};
 
 fn openai(server: &Server) -> OpenAi {
     OpenAi::new("m")
@@ -31,32 +31,6 @@ fn anthropic(server: &Server) -> Anthropic {
         .base_url(&server.url)
         .retry(Retry::exponential(1))
         .streaming(true)
-}
-
-/// One OpenAI chunk opening `calls` tool calls (the attack's shape: a new
-/// index each), then the end.
-fn openai_calls(calls: usize) -> String {
-    let deltas: Vec<_> = (0..calls)
-        .map(|i| json!({"index": i, "id": format!("c{i}"), "function": {"name": "f", "arguments": "{}"}}))
-        .collect();
-    let chunk = json!({"choices": [{"index": 0, "delta": {"tool_calls": deltas}}]});
-    let end = json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
-    format!("data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n")
-}
-
-/// An Anthropic stream opening `calls` `tool_use` blocks, each its own event.
-fn anthropic_calls(calls: usize) -> String {
-    let mut body = String::from(
-        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n",
-    );
-    for i in 0..calls {
-        body.push_str(&format!(
-            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"tool_use\",\"id\":\"t{i}\",\"name\":\"f\",\"input\":{{}}}}}}\n\n"
-        ));
-    }
-    body.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n");
-    body.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
-    body
 }
 
 fn request() -> Request {

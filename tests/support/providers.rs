@@ -282,3 +282,30 @@ pub(crate) fn llama_cpp_python_refusal(body: &serde_json::Value) -> Option<Strin
     }
     None
 }
+
+/// An OpenAI-compatible stream of one chunk opening `calls` tool calls, a
+/// new index each (the shape that made assembly quadratic), then its end.
+pub(crate) fn openai_calls(calls: usize) -> String {
+    let deltas: Vec<_> = (0..calls)
+        .map(|i| serde_json::json!({"index": i, "id": format!("c{i}"), "function": {"name": "f", "arguments": "{}"}}))
+        .collect();
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"tool_calls": deltas}}]});
+    let end =
+        serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]});
+    format!("data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n")
+}
+
+/// An Anthropic stream opening `calls` `tool_use` blocks, an event each.
+pub(crate) fn anthropic_calls(calls: usize) -> String {
+    let mut body = String::from(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":1}}}\n\n",
+    );
+    for i in 0..calls {
+        body.push_str(&format!(
+            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{i},\"content_block\":{{\"type\":\"tool_use\",\"id\":\"t{i}\",\"name\":\"f\",\"input\":{{}}}}}}\n\n"
+        ));
+    }
+    body.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":1}}\n\n");
+    body.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    body
+}

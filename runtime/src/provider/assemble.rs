@@ -575,25 +575,36 @@ mod tests {
         Ok(Flow::More)
     }
 
-    #[test]
-    fn a_deadline_holds_while_the_whole_body_is_ready_at_once() {
-        // 24 MB of events in one chunk, as a server that sent it all before
-        // the client read it: no read ever waits.
+    /// The events of 24 MB of a stream in one chunk, as a server that sent
+    /// it all before the client read it: no read ever waits. The request's
+    /// time is up at `deadline`, if given.
+    fn ready_at_once(
+        transport: &Transport,
+        deadline: Option<std::time::Instant>,
+    ) -> BoxStream<'_, Result<StreamEvent, ModelError>> {
         let body = "data: All is well, all is well, all is well.\n\n".repeat(500_000);
-        let response = reqwest::Response::from(http::Response::new(body));
-        let mut transport = Transport::new("http://localhost");
-        transport.max_response_bytes = usize::MAX;
-        let answer = Answer::new(response, None);
-        let stream = events(
-            &transport,
+        let answer = Answer::new(reqwest::Response::from(http::Response::new(body)), deadline);
+        events(
+            transport,
             Ok(futures::future::ready(Ok(answer)).boxed()),
             as_text,
             0,
-        );
+        )
+    }
+
+    fn unlimited() -> Transport {
+        let mut transport = Transport::new("http://localhost");
+        transport.max_response_bytes = usize::MAX;
+        transport
+    }
+
+    #[test]
+    fn a_deadline_holds_while_the_whole_body_is_ready_at_once() {
+        let transport = unlimited();
         let start = std::time::Instant::now();
         let deadline = start + std::time::Duration::from_millis(100);
         let read = futures::executor::block_on(crate::toolbox::timer::within(
-            collect(stream),
+            collect(ready_at_once(&transport, None)),
             Some(deadline),
         ));
         assert!(read.is_err(), "read to the end: the deadline did not hold");
@@ -607,20 +618,10 @@ mod tests {
 
     #[test]
     fn a_requests_timeout_holds_while_the_whole_body_is_ready_at_once() {
-        let body = "data: All is well, all is well, all is well.\n\n".repeat(500_000);
-        let response = reqwest::Response::from(http::Response::new(body));
-        let mut transport = Transport::new("http://localhost");
-        transport.max_response_bytes = usize::MAX;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(100);
-        let answer = Answer::new(response, Some(deadline));
-        let stream = events(
-            &transport,
-            Ok(futures::future::ready(Ok(answer)).boxed()),
-            as_text,
-            0,
-        );
+        let transport = unlimited();
         let start = std::time::Instant::now();
-        let read = futures::executor::block_on(collect(stream));
+        let deadline = start + std::time::Duration::from_millis(100);
+        let read = futures::executor::block_on(collect(ready_at_once(&transport, Some(deadline))));
         assert!(matches!(read, Err(ModelError::Timeout { .. })), "{read:?}");
         assert!(start.elapsed() < std::time::Duration::from_secs(2));
     }
