@@ -99,7 +99,10 @@ fn agent(c: &mut Criterion) {
         )
     });
     for (name, model) in [
-        ("agent_native_streamed", native_model as fn() -> ScriptedModel),
+        (
+            "agent_native_streamed",
+            native_model as fn() -> ScriptedModel,
+        ),
         ("agent_text_streamed", text_model),
     ] {
         group.bench_function(name, |b| {

@@ -64,6 +64,7 @@ mod error;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod import;
+mod in_flight;
 mod server;
 
 pub use rmcp;

@@ -9,6 +9,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -18,6 +19,7 @@ use crate::effect::{Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::toolbox::{ToolOutput, Toolbox};
 
+use super::in_flight::Capped;
 use super::ServeError;
 
 /// A [`Toolbox`] served over MCP: `tools/list` is the toolbox's
@@ -105,6 +107,7 @@ pub struct McpServer<A: Effects = ReadWriteNetwork> {
     /// The MCP catalog, read once into rmcp's types.
     tools: Arc<Result<Vec<McpTool>, String>>,
     info: Arc<ServerConfig>,
+    max_in_flight: usize,
     #[cfg(feature = "mcp-http")]
     pub(super) allowed_hosts: Option<Vec<String>>,
 }
@@ -115,6 +118,7 @@ impl<A: Effects> Clone for McpServer<A> {
             toolbox: self.toolbox.clone(),
             tools: Arc::clone(&self.tools),
             info: Arc::clone(&self.info),
+            max_in_flight: self.max_in_flight,
             #[cfg(feature = "mcp-http")]
             allowed_hosts: self.allowed_hosts.clone(),
         }
@@ -126,11 +130,17 @@ impl<A: Effects> fmt::Debug for McpServer<A> {
         f.debug_struct("McpServer")
             .field("toolbox", &self.toolbox)
             .field("server_info", &self.info.server_info)
+            .field("max_in_flight", &self.max_in_flight)
             .finish_non_exhaustive()
     }
 }
 
 impl<A: Effects> McpServer<A> {
+    /// How many requests a client over stdio (or any byte stream) may have
+    /// unanswered at once unless [`max_in_flight`](Self::max_in_flight)
+    /// says otherwise: 64.
+    pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
+
     /// Serves `toolbox`: every tool it lets run, and no other. Named
     /// `typed-tools` with this crate's version until [`name`](Self::name)
     /// says otherwise.
@@ -171,6 +181,7 @@ impl<A: Effects> McpServer<A> {
             toolbox,
             tools: Arc::new(tools),
             info: Arc::new(info),
+            max_in_flight: McpServer::<A>::DEFAULT_MAX_IN_FLIGHT,
             #[cfg(feature = "mcp-http")]
             allowed_hosts: None,
         }
@@ -202,6 +213,32 @@ impl<A: Effects> McpServer<A> {
     /// ```
     pub fn instructions(mut self, instructions: impl Into<String>) -> McpServer<A> {
         Arc::make_mut(&mut self.info).instructions = Some(instructions.into());
+        self
+    }
+
+    /// How many requests one client over stdio (or any byte stream given to
+    /// [`serve_io`](Self::serve_io)) may have unanswered at once; 64 by
+    /// default, at least 1. Past the cap, requests wait to be handled, as
+    /// many again at most; then the server reads nothing more from that
+    /// client until an answer has been written. So a client that sends
+    /// requests and never reads the answers fills its own pipe and waits,
+    /// and the server holds at most this many answers and this many waiting
+    /// requests for it, however much is sent. Notifications are still read
+    /// while requests wait, so a client can cancel a call that hangs
+    /// (`notifications/cancelled`); a cancelled request no longer counts.
+    ///
+    /// Over HTTP each connection carries one request at a time, so there
+    /// the cap on connections bounds the requests in flight.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let server = McpServer::new(Toolbox::builder().build().unwrap()).max_in_flight(8);
+    /// assert!(format!("{server:?}").contains("max_in_flight: 8"));
+    /// ```
+    pub fn max_in_flight(mut self, requests: usize) -> McpServer<A> {
+        self.max_in_flight = requests.max(1);
         self
     }
 
@@ -273,8 +310,12 @@ impl<A: Effects> McpServer<A> {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        let transport = Capped::new(
+            AsyncRwTransport::new_server(read, write),
+            self.max_in_flight,
+        );
         let running = Handler(self)
-            .serve((read, write))
+            .serve(transport)
             .await
             .map_err(|error| ServeError::new(error.to_string()))?;
         running
