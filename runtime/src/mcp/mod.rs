@@ -70,6 +70,6 @@ mod server;
 pub use rmcp;
 
 pub use client::{Connect, McpClient};
-pub use error::{McpError, ServeError};
+pub use error::{ListLimit, McpError, ServeError};
 pub use import::{Import, ImportError, Unannotated};
 pub use server::McpServer;
