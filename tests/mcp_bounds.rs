@@ -11,13 +11,15 @@
 //! the whole process, the peer included. The tests take one lock, so that
 //! each counts only its own.
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use peak_alloc::PeakAlloc;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
 use typed_tools::mcp::McpServer;
 use typed_tools::{tool, Toolbox};
 
@@ -53,11 +55,40 @@ async fn wait_forever() -> String {
     std::future::pending::<String>().await
 }
 
+/// How many calls run at once, and the most that ever did.
+#[derive(Default)]
+struct Gauge {
+    now: AtomicUsize,
+    most: AtomicUsize,
+}
+
+/// Look an account up slowly.
+#[tool(effects = Read)]
+async fn slow_lookup(#[state] gauge: &Arc<Gauge>, id: String, ms: u64) -> String {
+    let now = gauge.now.fetch_add(1, Ordering::SeqCst) + 1;
+    gauge.most.fetch_max(now, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    gauge.now.fetch_sub(1, Ordering::SeqCst);
+    format!("account {id}")
+}
+
+/// A long text.
+#[tool(effects = Read)]
+fn long_text(bytes: usize) -> String {
+    "x".repeat(bytes)
+}
+
 fn toolbox() -> Toolbox {
+    toolbox_with(Arc::default())
+}
+
+fn toolbox_with(gauge: Arc<Gauge>) -> Toolbox {
     Toolbox::builder()
         .tool(LookupAccount)
         .tool(SendReply)
         .tool(WaitForever)
+        .tool(SlowLookup::new(gauge))
+        .tool(LongText)
         .build()
         .unwrap()
 }
@@ -221,5 +252,269 @@ fn a_cancellation_is_read_at_the_cap_and_frees_a_slot() {
             .unwrap();
         let answer: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(answer["id"], 3, "{answer}");
+    });
+}
+
+/// `server` over HTTP on a free loopback port, until the sender is dropped.
+async fn serve_http(
+    server: McpServer,
+) -> (
+    SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(server.serve_http(listener, async move {
+        let _ = stopped.await;
+    }));
+    (address, stop, serving)
+}
+
+/// A POST of `body` to `/mcp` as an MCP client sends it, with `length` as
+/// its `Content-Length`, the body not written.
+fn post_head(address: SocketAddr, length: usize) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Content-Length: {length}\r\nConnection: close\r\n\r\n"
+    )
+}
+
+fn tool_call(name: &str, arguments: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}
+    })
+}
+
+/// One whole POST and its answer: the status line and the JSON body.
+async fn post(address: SocketAddr, body: &Value) -> (String, Value) {
+    let mut stream = TcpStream::connect(address).await.unwrap();
+    let body = body.to_string();
+    let request = post_head(address, body.len()) + &body;
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    let status = head.lines().next().unwrap().to_owned();
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+/// Reads until the server closes the connection (end of stream or a
+/// reset); what was read, and when it closed.
+async fn until_closed(stream: &mut TcpStream, within: Duration) -> (Vec<u8>, Instant) {
+    let mut read = Vec::new();
+    let mut buffer = vec![0; 64 << 10];
+    let deadline = Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, stream.read(&mut buffer)).await {
+            Ok(Ok(0) | Err(_)) => return (read, Instant::now()),
+            Ok(Ok(n)) => read.extend_from_slice(&buffer[..n]),
+            Err(_) => panic!(
+                "the connection is still open after {within:?}; read {:?}",
+                String::from_utf8_lossy(&read[..read.len().min(200)])
+            ),
+        }
+    }
+}
+
+#[test]
+fn a_half_sent_header_is_closed_at_the_header_timeout() {
+    let _one = one_at_a_time();
+    runtime().block_on(async {
+        let timeout = Duration::from_millis(500);
+        let server = McpServer::new(toolbox()).header_timeout(timeout);
+        let (address, _stop, _serving) = serve_http(server).await;
+
+        let mut half = TcpStream::connect(address).await.unwrap();
+        let mut silent = TcpStream::connect(address).await.unwrap();
+        let started = Instant::now();
+        half.write_all(format!("POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Ty").as_bytes())
+            .await
+            .unwrap();
+        for stream in [&mut half, &mut silent] {
+            let (read, closed) = until_closed(stream, Duration::from_secs(10)).await;
+            let after = closed - started;
+            assert!(
+                after >= timeout - Duration::from_millis(50) && after < timeout * 6,
+                "closed after {after:?}"
+            );
+            assert!(read.is_empty(), "{:?}", String::from_utf8_lossy(&read));
+        }
+
+        // A whole request is answered as ever.
+        let (status, answer) = post(
+            address,
+            &tool_call("lookup_account", json!({"id": "cust_1"})),
+        )
+        .await;
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            "account cust_1: pro, ana@example.com"
+        );
+    });
+}
+
+#[test]
+fn past_max_connections_clients_wait_and_the_admitted_never_fail() {
+    let _one = one_at_a_time();
+    runtime().block_on(async {
+        let gauge = Arc::new(Gauge::default());
+        let server = McpServer::new(toolbox_with(Arc::clone(&gauge)))
+            .max_connections(2)
+            .header_timeout(Duration::from_secs(1));
+        let (address, _stop, _serving) = serve_http(server).await;
+
+        // Two connections that send half a header hold both slots...
+        let mut stalled = Vec::new();
+        for _ in 0..2 {
+            let mut stream = TcpStream::connect(address).await.unwrap();
+            stream
+                .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127")
+                .await
+                .unwrap();
+            stalled.push(stream);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // ... so a client's request waits to be accepted, and is served once
+        // the header timeout frees a slot.
+        let started = Instant::now();
+        let (status, answer) = post(
+            address,
+            &tool_call("lookup_account", json!({"id": "cust_2"})),
+        )
+        .await;
+        let waited = started.elapsed();
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        assert!(
+            waited >= Duration::from_millis(700),
+            "served after {waited:?}, before a slot was free"
+        );
+
+        // Twelve clients at once, each call 300 ms: two are served at a
+        // time, the others wait, and every one is answered.
+        let clients = (0..12).map(|i| {
+            let call = tool_call("slow_lookup", json!({"id": format!("cust_{i}"), "ms": 300}));
+            tokio::spawn(async move { post(address, &call).await })
+        });
+        let started = Instant::now();
+        for (i, client) in clients.collect::<Vec<_>>().into_iter().enumerate() {
+            let (status, answer) = client.await.unwrap();
+            assert_eq!(status, "HTTP/1.1 200 OK");
+            assert_eq!(
+                answer["result"]["content"][0]["text"],
+                format!("account cust_{i}")
+            );
+        }
+        assert_eq!(gauge.most.load(Ordering::SeqCst), 2);
+        // Six rounds of two.
+        assert!(
+            started.elapsed() >= Duration::from_millis(1_700),
+            "{:?}",
+            started.elapsed()
+        );
+    });
+}
+
+#[test]
+fn a_stalled_body_is_dropped_at_the_body_timeout_and_its_memory_freed() {
+    let _one = one_at_a_time();
+    const PEERS: usize = 20;
+    const SENT: usize = 3_900_000;
+    runtime().block_on(async {
+        let timeout = Duration::from_secs(3);
+        let server = McpServer::new(toolbox()).body_timeout(timeout);
+        let (address, _stop, _serving) = serve_http(server).await;
+        // What each peer sends of a 4,000,000-byte body (within the 4 MiB
+        // body limit) before it stops: the start of a call with a long id.
+        let prefix = tool_call("lookup_account", json!({"id": ""})).to_string();
+        let prefix = &prefix[..prefix.find(r#""id":""#).unwrap() + 6];
+        let mut partial = prefix.as_bytes().to_vec();
+        partial.resize(SENT, b'x');
+        let partial: Arc<[u8]> = partial.into();
+
+        let held_before = PEAK.current_usage();
+        PEAK.reset_peak_usage();
+        let started = Instant::now();
+        let mut peers = Vec::new();
+        for _ in 0..PEERS {
+            let mut stream = TcpStream::connect(address).await.unwrap();
+            stream
+                .write_all(post_head(address, 4_000_000).as_bytes())
+                .await
+                .unwrap();
+            stream.write_all(&partial).await.unwrap();
+            peers.push(stream);
+        }
+        // The server has read them: it holds the bodies.
+        while PEAK.current_usage().saturating_sub(held_before) < PEERS * SENT {
+            assert!(started.elapsed() < timeout, "the bodies were not read");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let held = PEAK.current_usage().saturating_sub(held_before);
+        eprintln!("{PEERS} stalled bodies of {SENT} bytes: {held} bytes held");
+
+        // At the timeout, each is answered 408 and closed.
+        for stream in &mut peers {
+            let (read, closed) = until_closed(stream, timeout * 4).await;
+            let answer = String::from_utf8_lossy(&read);
+            assert!(
+                answer.starts_with("HTTP/1.1 408 Request Timeout\r\n"),
+                "{answer}"
+            );
+            assert!(
+                answer
+                    .ends_with("the request body did not arrive within 3s (limit `body_timeout`)"),
+                "{answer}"
+            );
+            assert!(closed - started >= timeout - Duration::from_millis(50));
+        }
+        // And what they held is freed, with the peers still connected.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let left = PEAK.current_usage().saturating_sub(held_before);
+        eprintln!("after the timeout: {left} bytes held");
+        assert!(left < 4 * MIB, "{left} bytes still held");
+        drop(peers);
+    });
+}
+
+#[test]
+fn a_client_that_does_not_read_its_answer_is_closed_at_the_idle_timeout() {
+    let _one = one_at_a_time();
+    const ANSWER: usize = 16 << 20;
+    runtime().block_on(async {
+        let timeout = Duration::from_secs(1);
+        let server = McpServer::new(toolbox()).idle_timeout(timeout);
+        let (address, _stop, _serving) = serve_http(server).await;
+
+        let held_before = PEAK.current_usage();
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        let body = tool_call("long_text", json!({"bytes": ANSWER})).to_string();
+        stream
+            .write_all((post_head(address, body.len()) + &body).as_bytes())
+            .await
+            .unwrap();
+        // The answer is made and written until the socket is full; nothing
+        // is read.
+        let started = Instant::now();
+        while PEAK.current_usage().saturating_sub(held_before) < ANSWER {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "no answer made"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(timeout * 3).await;
+        let left = PEAK.current_usage().saturating_sub(held_before);
+        eprintln!("after the idle timeout: {left} bytes held");
+        assert!(left < 4 * MIB, "{left} bytes still held");
+        // What was in the socket's buffers, then the end: not the whole answer.
+        let (read, _) = until_closed(&mut stream, Duration::from_secs(5)).await;
+        assert!(read.len() < ANSWER, "{} bytes read", read.len());
     });
 }

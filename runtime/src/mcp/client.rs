@@ -42,6 +42,23 @@ type Start = Box<dyn FnOnce(String) -> BoxFuture<'static, Result<Running, McpErr
 /// requests on that runtime, so a toolbox holding them can be called from any
 /// executor.
 ///
+/// # Limits
+///
+/// What a server sends cannot grow the client without bound. Each limit,
+/// its default, and what happens at it:
+///
+/// | what | limit (default) | at the limit |
+/// |---|---|---|
+/// | waiting for an answer (the handshake, a call, a whole listing) | [`Connect::timeout`] (60 s) | [`McpError::Timeout`]; a call is cancelled on the server (`notifications/cancelled`) |
+/// | pages of one listing of tools | [`Connect::max_pages`] (100) | [`McpError::LimitExceeded`] with [`ListLimit::Pages`](super::ListLimit::Pages); nothing imported |
+/// | tools in one listing | [`Connect::max_tools`] (10,000) | [`McpError::LimitExceeded`] with [`ListLimit::Tools`](super::ListLimit::Tools); nothing imported |
+/// | a message over stdio | rmcp's line limit (16 MiB) | the line is dropped; the request waiting for it ends in [`McpError::Timeout`] |
+/// | an answer over HTTP | rmcp's 16 MiB (a JSON body or one SSE event) | the request fails with an [`McpError`] |
+/// | requests at once over HTTP | rmcp's 16 | the others wait their turn, within their timeout |
+///
+/// So one listing holds at most `max_pages` messages (each within the
+/// message limit) and `max_tools` tools.
+///
 /// ```no_run
 /// use std::process::Command;
 /// use typed_tools::effect::EffectSet;

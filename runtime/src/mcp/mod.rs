@@ -60,6 +60,8 @@
 //! ```
 
 mod client;
+#[cfg(feature = "mcp-http")]
+mod connection;
 mod error;
 #[cfg(feature = "mcp-http")]
 mod http;

@@ -102,6 +102,32 @@ use super::ServeError;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
+///
+/// # Limits
+///
+/// What a client sends cannot grow the server without bound. Each limit,
+/// its default, and what happens at it:
+///
+/// | what | limit (default) | at the limit |
+/// |---|---|---|
+/// | a call's arguments | the toolbox's [`max_argument_bytes`](crate::ToolboxBuilder::max_argument_bytes) (1 MiB) | the call is answered `isError: true` with [`ToolError::ArgsTooLarge`](crate::ToolError::ArgsTooLarge), the tool not run |
+/// | a message over stdio | rmcp's line limit (16 MiB) | the line is dropped unread (rmcp logs it); a request in it is never answered |
+/// | a request over HTTP | the larger of 4 MiB and the argument limit + 64 KiB | `413 Payload Too Large` |
+/// | requests unanswered, one stdio client | [`max_in_flight`](Self::max_in_flight) (64, and as many waiting) | nothing more is read from that client until an answer is written |
+/// | HTTP connections at once | [`max_connections`](Self::max_connections) (256) | new connections wait in the listen backlog to be accepted; none is refused or dropped for it |
+/// | an HTTP request's line and headers | [`header_timeout`](Self::header_timeout) (10 s) | the connection is closed |
+/// | an HTTP request's body | [`body_timeout`](Self::body_timeout) (30 s) | what was read is dropped; `408 Request Timeout` naming the limit, and the connection closed |
+/// | an HTTP connection moving no byte, no request being answered | [`idle_timeout`](Self::idle_timeout) (60 s) | the connection is closed |
+///
+/// The HTTP limits are [`serve_http`](Self::serve_http)'s (feature
+/// `mcp-http`); [`http_router`](Self::http_router) has the body limit
+/// alone. Over stdio one process serves one client, so its limits are that
+/// client's. A call itself has no time limit here: the client decides how
+/// long to wait, and cancelling (or, over HTTP, hanging up) drops the call.
+/// So at most `max_connections` request bodies (each within the body
+/// limit: 1 GiB at the defaults, were every connection to send the largest)
+/// and `max_connections` calls are held at once over HTTP, and
+/// `max_in_flight` answers and as many waiting requests over stdio.
 pub struct McpServer<A: Effects = ReadWriteNetwork> {
     toolbox: Toolbox<A>,
     /// The MCP catalog, read once into rmcp's types.
@@ -110,6 +136,8 @@ pub struct McpServer<A: Effects = ReadWriteNetwork> {
     max_in_flight: usize,
     #[cfg(feature = "mcp-http")]
     pub(super) allowed_hosts: Option<Vec<String>>,
+    #[cfg(feature = "mcp-http")]
+    pub(super) http_limits: super::connection::Limits,
 }
 
 impl<A: Effects> Clone for McpServer<A> {
@@ -121,6 +149,8 @@ impl<A: Effects> Clone for McpServer<A> {
             max_in_flight: self.max_in_flight,
             #[cfg(feature = "mcp-http")]
             allowed_hosts: self.allowed_hosts.clone(),
+            #[cfg(feature = "mcp-http")]
+            http_limits: self.http_limits,
         }
     }
 }
@@ -184,6 +214,8 @@ impl<A: Effects> McpServer<A> {
             max_in_flight: McpServer::<A>::DEFAULT_MAX_IN_FLIGHT,
             #[cfg(feature = "mcp-http")]
             allowed_hosts: None,
+            #[cfg(feature = "mcp-http")]
+            http_limits: super::connection::Limits::default(),
         }
     }
 
