@@ -12,7 +12,7 @@
 //! each counts only its own.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -516,5 +516,91 @@ fn a_client_that_does_not_read_its_answer_is_closed_at_the_idle_timeout() {
         // What was in the socket's buffers, then the end: not the whole answer.
         let (read, _) = until_closed(&mut stream, Duration::from_secs(5)).await;
         assert!(read.len() < ANSWER, "{} bytes read", read.len());
+    });
+}
+
+/// A client that keeps its connection alive and calls `lookup_account`
+/// until `stop`, connecting again when an answer closes its connection:
+/// how many answers it had, over how many connections.
+async fn keep_alive_client(address: SocketAddr, stop: Arc<AtomicBool>) -> (usize, usize) {
+    let body = tool_call("lookup_account", json!({"id": "cust_3"})).to_string();
+    let request = post_head(address, body.len()).replace("Connection: close\r\n", "") + &body;
+    let (mut answers, mut connections) = (0, 0);
+    'connect: while !stop.load(Ordering::SeqCst) {
+        let mut stream = BufReader::new(TcpStream::connect(address).await.unwrap());
+        connections += 1;
+        while !stop.load(Ordering::SeqCst) {
+            stream
+                .get_mut()
+                .write_all(request.as_bytes())
+                .await
+                .unwrap();
+            let mut status = String::new();
+            stream.read_line(&mut status).await.unwrap();
+            assert_eq!(status, "HTTP/1.1 200 OK\r\n");
+            let (mut length, mut close) = (0, false);
+            loop {
+                let mut line = String::new();
+                stream.read_line(&mut line).await.unwrap();
+                let line = line.trim_end().to_ascii_lowercase();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(value) = line.strip_prefix("content-length: ") {
+                    length = value.parse().unwrap();
+                }
+                close |= line == "connection: close";
+            }
+            let mut answer = vec![0; length];
+            stream.read_exact(&mut answer).await.unwrap();
+            let answer: Value = serde_json::from_slice(&answer).unwrap();
+            assert_eq!(answer["result"]["isError"], false, "{answer}");
+            answers += 1;
+            if close {
+                continue 'connect;
+            }
+        }
+    }
+    (answers, connections)
+}
+
+#[test]
+fn at_max_connections_kept_alive_connections_take_turns() {
+    let _one = one_at_a_time();
+    runtime().block_on(async {
+        let server = McpServer::new(toolbox()).max_connections(2);
+        let (address, _stop, _serving) = serve_http(server).await;
+        // Two clients keep both slots busy, calling without a pause...
+        let stop = Arc::new(AtomicBool::new(false));
+        let busy: Vec<_> = (0..2)
+            .map(|_| tokio::spawn(keep_alive_client(address, Arc::clone(&stop))))
+            .collect();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        // ... and a third is served all the same: at the cap each answer
+        // closes its connection, and the one waiting gets a turn.
+        let call = tool_call("lookup_account", json!({"id": "cust_4"}));
+        let (status, answer) = tokio::time::timeout(Duration::from_secs(5), post(address, &call))
+            .await
+            .expect("served while the others keep calling");
+        assert_eq!(status, "HTTP/1.1 200 OK");
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+        // The two were answered every time, over new connections.
+        stop.store(true, Ordering::SeqCst);
+        for client in busy {
+            let (answers, connections) = client.await.unwrap();
+            assert!(
+                answers > 2 && connections > 1,
+                "{answers} answers over {connections} connections"
+            );
+        }
+
+        // Below the cap a connection is kept alive.
+        let stop = Arc::new(AtomicBool::new(false));
+        let alone = tokio::spawn(keep_alive_client(address, Arc::clone(&stop)));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        stop.store(true, Ordering::SeqCst);
+        let (answers, connections) = alone.await.unwrap();
+        assert!(answers > 2, "{answers}");
+        assert_eq!(connections, 1);
     });
 }

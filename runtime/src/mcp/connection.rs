@@ -8,7 +8,10 @@
 //! - at most `max_connections` are served at once; past it the listener is
 //!   not polled, so new connections wait in the kernel's listen backlog and
 //!   are accepted, in order, as served ones close. An admitted connection is
-//!   never closed to make room.
+//!   never closed to make room, but while every slot is taken each answer
+//!   is sent with `Connection: close`, so that clients that keep their
+//!   connections alive take turns with those waiting instead of holding
+//!   the slots for as long as they keep calling.
 //! - hyper has a timer and `header_timeout`: a request line and headers not
 //!   whole within it, counted from when the server starts waiting for them
 //!   (a new connection, or the end of the previous answer on a kept-alive
@@ -75,6 +78,10 @@ pub(super) async fn serve(
     // `acquire_many` counts in `u32`.
     let max = limits.max_connections.clamp(1, u32::MAX as usize);
     let slots = Arc::new(Semaphore::new(max));
+    let open = Arc::new(Open {
+        count: AtomicUsize::new(0),
+        max,
+    });
     let (stop, stopped) = watch::channel(false);
     let mut shutdown = pin!(shutdown);
     loop {
@@ -100,7 +107,7 @@ pub(super) async fn serve(
             router.clone(),
             limits,
             stopped.clone(),
-            slot,
+            Admitted::new(&open, slot),
         ));
     }
     stopping();
@@ -135,7 +142,7 @@ async fn connection(
     router: axum::Router,
     limits: Limits,
     mut stopped: watch::Receiver<bool>,
-    _slot: OwnedSemaphorePermit,
+    admitted: Admitted,
 ) {
     let _ = stream.set_nodelay(true);
     let activity = Arc::new(Activity::new());
@@ -147,6 +154,7 @@ async fn connection(
         router: TowerToHyperService::new(router),
         activity: Arc::clone(&activity),
         body_timeout: limits.body_timeout,
+        open: Arc::clone(&admitted.open),
     };
     let mut builder = http1::Builder::new();
     builder
@@ -176,6 +184,35 @@ async fn connection(
                 stopping = true;
             }
         }
+    }
+}
+
+/// How many connections are being served, of at most `max`.
+struct Open {
+    count: AtomicUsize,
+    max: usize,
+}
+
+/// A connection's slot, given back (and the count of open connections
+/// lowered) when it is dropped.
+struct Admitted {
+    open: Arc<Open>,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Admitted {
+    fn new(open: &Arc<Open>, slot: OwnedSemaphorePermit) -> Admitted {
+        open.count.fetch_add(1, Ordering::AcqRel);
+        Admitted {
+            open: Arc::clone(open),
+            _slot: slot,
+        }
+    }
+}
+
+impl Drop for Admitted {
+    fn drop(&mut self) {
+        self.open.count.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -309,6 +346,9 @@ struct Service {
     router: TowerToHyperService<axum::Router>,
     activity: Arc<Activity>,
     body_timeout: Duration,
+    /// The connections being served: at the cap, the answer closes its
+    /// connection.
+    open: Arc<Open>,
 }
 
 impl hyper::service::Service<Request<Incoming>> for Service {
@@ -329,14 +369,23 @@ impl hyper::service::Service<Request<Incoming>> for Service {
             })
         });
         let answer = hyper::service::Service::call(&self.router, request);
+        let open = Arc::clone(&self.open);
         Box::pin(async move {
-            let response = answer.await?;
+            let mut response = answer.await?;
             drop(busy);
             if timed_out.load(Ordering::Acquire) {
                 // rmcp answers a body it could not read with a 500; the
                 // client is told which limit it met, and the connection
                 // (whose body was not read to its end) closes.
                 return Ok(body_timed_out(timeout));
+            }
+            if open.count.load(Ordering::Acquire) >= open.max {
+                // Every slot is taken: this connection's turn ends with this
+                // answer, and one waiting to be accepted gets the slot.
+                response.headers_mut().insert(
+                    header::CONNECTION,
+                    header::HeaderValue::from_static("close"),
+                );
             }
             Ok(response)
         })

@@ -43,7 +43,11 @@ impl<A: Effects> McpServer<A> {
     /// refused but queued: they are not accepted, and wait in the
     /// listener's backlog (the operating system's queue) until a served
     /// connection closes, then are served in order. A connection being
-    /// served is never closed to make room. Each connection carries one
+    /// served is never closed to make room, and no request on it fails for
+    /// the cap; but while every slot is taken, each answer is sent with
+    /// `Connection: close`, so that clients which keep their connections
+    /// alive take turns with those waiting rather than hold the slots for
+    /// as long as they keep calling. Each connection carries one
     /// request at a time, so this also caps the requests in flight, and
     /// the request bodies held at once (each at most the body limit, see
     /// the [limits](McpServer#limits)).

@@ -114,7 +114,7 @@ use super::ServeError;
 /// | a message over stdio | rmcp's line limit (16 MiB) | the line is dropped unread (rmcp logs it); a request in it is never answered |
 /// | a request over HTTP | the larger of 4 MiB and the argument limit + 64 KiB | `413 Payload Too Large` |
 /// | requests unanswered, one stdio client | [`max_in_flight`](Self::max_in_flight) (64, and as many waiting) | nothing more is read from that client until an answer is written |
-/// | HTTP connections at once | [`max_connections`](Self::max_connections) (256) | new connections wait in the listen backlog to be accepted; none is refused or dropped for it |
+/// | HTTP connections at once | [`max_connections`](Self::max_connections) (256) | new connections wait in the listen backlog to be accepted; none is refused or dropped for it, and answers close their connections (`Connection: close`) so that the waiting take turns |
 /// | an HTTP request's line and headers | [`header_timeout`](Self::header_timeout) (10 s) | the connection is closed |
 /// | an HTTP request's body | [`body_timeout`](Self::body_timeout) (30 s) | what was read is dropped; `408 Request Timeout` naming the limit, and the connection closed |
 /// | an HTTP connection moving no byte, no request being answered | [`idle_timeout`](Self::idle_timeout) (60 s) | the connection is closed |
