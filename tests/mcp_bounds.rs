@@ -427,7 +427,7 @@ fn a_stalled_body_is_dropped_at_the_body_timeout_and_its_memory_freed() {
     const PEERS: usize = 20;
     const SENT: usize = 3_900_000;
     runtime().block_on(async {
-        let timeout = Duration::from_secs(3);
+        let timeout = Duration::from_secs(5);
         let server = McpServer::new(toolbox()).body_timeout(timeout);
         let (address, _stop, _serving) = serve_http(server).await;
         // What each peer sends of a 4,000,000-byte body (within the 4 MiB
@@ -457,7 +457,10 @@ fn a_stalled_body_is_dropped_at_the_body_timeout_and_its_memory_freed() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         let held = PEAK.current_usage().saturating_sub(held_before);
-        eprintln!("{PEERS} stalled bodies of {SENT} bytes: {held} bytes held");
+        eprintln!(
+            "{PEERS} stalled bodies of {SENT} bytes: {held} bytes held after {:?}",
+            started.elapsed()
+        );
 
         // At the timeout, each is answered 408 and closed.
         for stream in &mut peers {
@@ -469,7 +472,7 @@ fn a_stalled_body_is_dropped_at_the_body_timeout_and_its_memory_freed() {
             );
             assert!(
                 answer
-                    .ends_with("the request body did not arrive within 3s (limit `body_timeout`)"),
+                    .ends_with("the request body did not arrive within 5s (limit `body_timeout`)"),
                 "{answer}"
             );
             assert!(closed - started >= timeout - Duration::from_millis(50));
