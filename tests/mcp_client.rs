@@ -678,3 +678,149 @@ async fn our_client_imports_our_example_server_over_stdio_and_http() {
         );
     }
 }
+
+/// A server written with rmcp's API that lists its tools `per_page` at a
+/// time, over `pages` pages, or without end; it counts the pages asked for.
+#[derive(Clone)]
+struct Paged {
+    per_page: usize,
+    pages: Option<usize>,
+    asked: Arc<Mutex<Vec<Option<String>>>>,
+}
+
+impl ServerHandler for Paged {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let cursor = request.and_then(|request| request.cursor);
+        let page: usize = cursor
+            .as_deref()
+            .map_or(0, |cursor| cursor.parse().unwrap());
+        self.asked.lock().unwrap().push(cursor);
+        let tools = (0..self.per_page)
+            .map(|i| {
+                serde_json::from_value(json!({
+                    "name": format!("tool_{page}_{i}"),
+                    "inputSchema": {"type": "object"}
+                }))
+                .unwrap()
+            })
+            .collect();
+        let mut result = ListToolsResult::with_all_items(tools);
+        if self.pages.is_none_or(|pages| page + 1 < pages) {
+            result.next_cursor = Some((page + 1).to_string());
+        }
+        Ok(result)
+    }
+}
+
+async fn paged(per_page: usize, pages: Option<usize>) -> (Paged, typed_tools::mcp::Connect) {
+    let server = Paged {
+        per_page,
+        pages,
+        asked: Arc::default(),
+    };
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let handler = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = handler.serve(theirs).await {
+            let _ = running.waiting().await;
+        }
+    });
+    (server, McpClient::connect("paged", ours))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_that_never_ends_stops_at_the_page_limit() {
+    // Pages are followed while the server gives a cursor.
+    let (server, connect) = paged(3, Some(4)).await;
+    let tools = connect.await.unwrap().tools().await.unwrap();
+    assert_eq!(tools.len(), 12);
+    assert_eq!(tools[11].name, "tool_3_2");
+    assert_eq!(
+        *server.asked.lock().unwrap(),
+        [None, Some("1".into()), Some("2".into()), Some("3".into())]
+    );
+
+    // A server that always has another page: 100 pages by default, then a
+    // typed error naming the limit, listing or importing.
+    let (server, connect) = paged(1, None).await;
+    let client = connect.await.unwrap();
+    let started = Instant::now();
+    let error = client.tools().await.unwrap_err();
+    assert_eq!(
+        error,
+        McpError::LimitExceeded {
+            server: "paged".into(),
+            limit: typed_tools::mcp::ListLimit::Pages(100)
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "MCP server `paged` listed its tools in more than 100 pages (limit `max_pages`)"
+    );
+    assert_eq!(server.asked.lock().unwrap().len(), 100);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    let imported = client
+        .import(&Import::from_annotations())
+        .await
+        .unwrap_err();
+    assert_eq!(imported, ImportError::Connection(error));
+
+    let (server, connect) = paged(1, None).await;
+    let error = connect
+        .max_pages(5)
+        .await
+        .unwrap()
+        .tools()
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("in more than 5 pages (limit `max_pages`)"),
+        "{error}"
+    );
+    assert_eq!(server.asked.lock().unwrap().len(), 5);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_of_too_many_tools_stops_at_the_tool_limit() {
+    // 1,000 tools a page without end: the 11th page would pass 10,000.
+    let (server, connect) = paged(1_000, None).await;
+    let error = connect.await.unwrap().tools().await.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "MCP server `paged` listed more than 10000 tools (limit `max_tools`)"
+    );
+    assert_eq!(server.asked.lock().unwrap().len(), 11);
+
+    // Exactly at the limit is within it.
+    let (_server, connect) = paged(1_000, Some(3)).await;
+    let client = connect.max_tools(3_000).await.unwrap();
+    assert_eq!(client.tools().await.unwrap().len(), 3_000);
+    let (_server, connect) = paged(1_000, Some(3)).await;
+    let error = connect
+        .max_tools(2_999)
+        .await
+        .unwrap()
+        .tools()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            McpError::LimitExceeded {
+                limit: typed_tools::mcp::ListLimit::Tools(2_999),
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+}

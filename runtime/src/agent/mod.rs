@@ -246,7 +246,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// as it writes them, each call proposed, approved, and what became of
     /// it, each plan checked and run, the limits used after each step), the
     /// last of them [`Event::Finished`] with the whole [`Run`]. Dropping the
-    /// stream cancels the run. See [`events`](self::events).
+    /// stream cancels the run. See [`events`].
     ///
     /// ```
     /// # futures::executor::block_on(async {

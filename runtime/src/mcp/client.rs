@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, Tool as McpTool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams, Tool as McpTool};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::IntoTransport;
 use rmcp::{Peer, ServiceExt};
 use serde_json::Value;
 
 use super::import::{self, Import, ImportError};
-use super::McpError;
+use super::{ListLimit, McpError};
 use crate::tool::DynamicTool;
 
 type Running = RunningService<RoleClient, ()>;
@@ -41,6 +41,23 @@ type Start = Box<dyn FnOnce(String) -> BoxFuture<'static, Result<Running, McpErr
 /// Needs a tokio runtime to connect; the imported tools then run their
 /// requests on that runtime, so a toolbox holding them can be called from any
 /// executor.
+///
+/// # Limits
+///
+/// What a server sends cannot grow the client without bound. Each limit,
+/// its default, and what happens at it:
+///
+/// | what | limit (default) | at the limit |
+/// |---|---|---|
+/// | waiting for an answer (the handshake, a call, a whole listing) | [`Connect::timeout`] (60 s) | [`McpError::Timeout`]; a call is cancelled on the server (`notifications/cancelled`) |
+/// | pages of one listing of tools | [`Connect::max_pages`] (100) | [`McpError::LimitExceeded`] with [`ListLimit::Pages`](super::ListLimit::Pages); nothing imported |
+/// | tools in one listing | [`Connect::max_tools`] (10,000) | [`McpError::LimitExceeded`] with [`ListLimit::Tools`](super::ListLimit::Tools); nothing imported |
+/// | a message over stdio | rmcp's line limit (16 MiB) | the line is dropped; the request waiting for it ends in [`McpError::Timeout`] |
+/// | an answer over HTTP | rmcp's 16 MiB (a JSON body or one SSE event) | the request fails with an [`McpError`] |
+/// | requests at once over HTTP | rmcp's 16 | the others wait their turn, within their timeout |
+///
+/// So one listing holds at most `max_pages` messages (each within the
+/// message limit) and `max_tools` tools.
 ///
 /// ```no_run
 /// use std::process::Command;
@@ -75,6 +92,8 @@ struct Inner {
     running: Mutex<Option<Running>>,
     runtime: tokio::runtime::Handle,
     timeout: Duration,
+    max_pages: usize,
+    max_tools: usize,
 }
 
 impl fmt::Debug for McpClient {
@@ -82,6 +101,8 @@ impl fmt::Debug for McpClient {
         f.debug_struct("McpClient")
             .field("server", &self.inner.server)
             .field("timeout", &self.inner.timeout)
+            .field("max_pages", &self.inner.max_pages)
+            .field("max_tools", &self.inner.max_tools)
             .finish_non_exhaustive()
     }
 }
@@ -90,6 +111,14 @@ impl McpClient {
     /// How long a request waits for its answer unless [`Connect::timeout`]
     /// says otherwise: 60 s.
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+    /// How many pages of `tools/list` the client reads unless
+    /// [`Connect::max_pages`] says otherwise: 100.
+    pub const DEFAULT_MAX_PAGES: usize = 100;
+
+    /// How many tools the client accepts from one listing unless
+    /// [`Connect::max_tools`] says otherwise: 10,000.
+    pub const DEFAULT_MAX_TOOLS: usize = 10_000;
 
     /// Starts `command` as a child process and speaks MCP over its standard
     /// input and output; its standard error goes to ours. The child is
@@ -185,8 +214,38 @@ impl McpClient {
     /// ```
     pub async fn tools(&self) -> Result<Vec<McpTool>, McpError> {
         let peer = self.inner.peer.clone();
-        self.request("tools/list", async move { peer.list_all_tools().await })
-            .await
+        let server = self.inner.server.clone();
+        let (max_pages, max_tools) = (self.inner.max_pages, self.inner.max_tools);
+        self.request("tools/list", async move {
+            // Page by page, as rmcp's `list_all_tools`, but within the
+            // limits: a server that always answers with another page would
+            // otherwise be listed until memory runs out.
+            let mut tools = Vec::new();
+            let mut cursor = None;
+            for _ in 0..max_pages {
+                let params = PaginatedRequestParams::default().with_cursor(cursor);
+                let page = peer
+                    .list_tools(Some(params))
+                    .await
+                    .map_err(|error| McpError::from_service(&server, "tools/list", error))?;
+                if page.tools.len() > max_tools - tools.len() {
+                    return Err(McpError::LimitExceeded {
+                        server,
+                        limit: ListLimit::Tools(max_tools),
+                    });
+                }
+                tools.extend(page.tools);
+                match page.next_cursor {
+                    Some(next) => cursor = Some(next),
+                    None => return Ok(tools),
+                }
+            }
+            Err(McpError::LimitExceeded {
+                server,
+                limit: ListLimit::Pages(max_pages),
+            })
+        })
+        .await
     }
 
     /// Calls tool `name` on the server as it is, with no toolbox around it:
@@ -199,10 +258,15 @@ impl McpClient {
             params = params.with_arguments(arguments);
         }
         let peer = self.inner.peer.clone();
+        let server = self.inner.server.clone();
         // Dropping `call_tool`'s future before the answer sends the server
         // `notifications/cancelled`.
-        self.request("tools/call", async move { peer.call_tool(params).await })
-            .await
+        self.request("tools/call", async move {
+            peer.call_tool(params)
+                .await
+                .map_err(|error| McpError::from_service(&server, "tools/call", error))
+        })
+        .await
     }
 
     /// The server's tools as run-time tools for a toolbox, with effects as
@@ -236,15 +300,14 @@ impl McpClient {
     async fn request<T, F>(&self, waiting_for: &'static str, request: F) -> Result<T, McpError>
     where
         T: Send + 'static,
-        F: Future<Output = Result<T, rmcp::ServiceError>> + Send + 'static,
+        F: Future<Output = Result<T, McpError>> + Send + 'static,
     {
         let inner = Arc::clone(&self.inner);
         let server = inner.server.clone();
         let timeout = inner.timeout;
         let task = inner.runtime.spawn(async move {
             match tokio::time::timeout(timeout, request).await {
-                Ok(Ok(answer)) => Ok(answer),
-                Ok(Err(error)) => Err(McpError::from_service(&server, waiting_for, error)),
+                Ok(answer) => answer,
                 Err(_) => Err(McpError::Timeout {
                     server,
                     waiting_for,
@@ -286,6 +349,8 @@ impl<T> Drop for AbortOnDrop<T> {
 pub struct Connect {
     server: String,
     timeout: Duration,
+    max_pages: usize,
+    max_tools: usize,
     start: Start,
 }
 
@@ -294,6 +359,8 @@ impl fmt::Debug for Connect {
         f.debug_struct("Connect")
             .field("server", &self.server)
             .field("timeout", &self.timeout)
+            .field("max_pages", &self.max_pages)
+            .field("max_tools", &self.max_tools)
             .finish_non_exhaustive()
     }
 }
@@ -303,6 +370,8 @@ impl Connect {
         Connect {
             server,
             timeout: McpClient::DEFAULT_TIMEOUT,
+            max_pages: McpClient::DEFAULT_MAX_PAGES,
+            max_tools: McpClient::DEFAULT_MAX_TOOLS,
             start,
         }
     }
@@ -329,6 +398,39 @@ impl Connect {
         self.timeout = timeout;
         self
     }
+
+    /// How many pages of `tools/list` one listing ([`McpClient::tools`],
+    /// [`McpClient::import`]) reads at most; 100 by default. A server whose
+    /// listing goes on past it fails the listing with
+    /// [`McpError::LimitExceeded`] naming [`ListLimit::Pages`], and none of
+    /// its tools are imported.
+    ///
+    /// ```
+    /// use typed_tools::mcp::{McpClient, McpServer};
+    /// use typed_tools::Toolbox;
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let (ours, theirs) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(theirs);
+    /// tokio::spawn(McpServer::new(Toolbox::builder().build()?).serve_io(read, write));
+    /// let client = McpClient::connect("small", ours).max_pages(5).max_tools(200).await?;
+    /// assert!(format!("{client:?}").contains("max_pages: 5, max_tools: 200"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn max_pages(mut self, pages: usize) -> Connect {
+        self.max_pages = pages;
+        self
+    }
+
+    /// How many tools one listing accepts at most, over all its pages;
+    /// 10,000 by default. A page that would take the listing past it fails
+    /// the listing with [`McpError::LimitExceeded`] naming
+    /// [`ListLimit::Tools`].
+    pub fn max_tools(mut self, tools: usize) -> Connect {
+        self.max_tools = tools;
+        self
+    }
 }
 
 impl IntoFuture for Connect {
@@ -340,6 +442,8 @@ impl IntoFuture for Connect {
             let Connect {
                 server,
                 timeout,
+                max_pages,
+                max_tools,
                 start,
             } = self;
             let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -365,6 +469,8 @@ impl IntoFuture for Connect {
                     running: Mutex::new(Some(running)),
                     runtime,
                     timeout,
+                    max_pages,
+                    max_tools,
                 }),
             })
         }

@@ -65,6 +65,60 @@ pub enum McpError {
         /// The error's message.
         message: String,
     },
+    /// The server's listing of its tools went past a limit of the client
+    /// ([`Connect::max_pages`](super::Connect::max_pages),
+    /// [`Connect::max_tools`](super::Connect::max_tools)): a server that
+    /// always answers with another page is not listed until memory runs
+    /// out. Nothing of the listing is kept.
+    ///
+    /// ```
+    /// use typed_tools::mcp::{ListLimit, McpError};
+    ///
+    /// let error = McpError::LimitExceeded { server: "shop".into(), limit: ListLimit::Pages(100) };
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "MCP server `shop` listed its tools in more than 100 pages (limit `max_pages`)"
+    /// );
+    /// ```
+    LimitExceeded {
+        /// The server.
+        server: String,
+        /// The limit, with its value.
+        limit: ListLimit,
+    },
+}
+
+/// A limit of [`McpClient`](super::McpClient) on one listing of a server's
+/// tools, with its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListLimit {
+    /// [`Connect::max_pages`](super::Connect::max_pages): pages of
+    /// `tools/list` read.
+    Pages(usize),
+    /// [`Connect::max_tools`](super::Connect::max_tools): tools accepted,
+    /// over all the pages.
+    Tools(usize),
+}
+
+impl ListLimit {
+    /// The name of the setter of [`Connect`](super::Connect) that sets it:
+    /// `max_pages`, `max_tools`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ListLimit::Pages(_) => "max_pages",
+            ListLimit::Tools(_) => "max_tools",
+        }
+    }
+}
+
+impl fmt::Display for ListLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ListLimit::Pages(pages) => write!(f, "in more than {pages} pages"),
+            ListLimit::Tools(tools) => write!(f, "more than {tools} tools"),
+        }
+    }
 }
 
 impl McpError {
@@ -82,7 +136,8 @@ impl McpError {
             | McpError::Closed { server, .. }
             | McpError::Timeout { server, .. }
             | McpError::Malformed { server, .. }
-            | McpError::Protocol { server, .. } => server,
+            | McpError::Protocol { server, .. }
+            | McpError::LimitExceeded { server, .. } => server,
         }
     }
 
@@ -205,6 +260,18 @@ impl fmt::Display for McpError {
                 code,
                 message,
             } => write!(f, "MCP server `{server}` answered error {code}: {message}"),
+            McpError::LimitExceeded { server, limit } => match limit {
+                ListLimit::Pages(_) => write!(
+                    f,
+                    "MCP server `{server}` listed its tools {limit} (limit `{}`)",
+                    limit.name()
+                ),
+                ListLimit::Tools(_) => write!(
+                    f,
+                    "MCP server `{server}` listed {limit} (limit `{}`)",
+                    limit.name()
+                ),
+            },
         }
     }
 }

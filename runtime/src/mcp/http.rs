@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::FutureExt;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -11,7 +12,7 @@ use rmcp::transport::{
 };
 use rmcp::ServiceExt;
 
-use super::{Connect, McpClient, McpError, McpServer};
+use super::{connection, Connect, McpClient, McpError, McpServer};
 use crate::effect::Effects;
 
 impl<A: Effects> McpServer<A> {
@@ -37,19 +38,93 @@ impl<A: Effects> McpServer<A> {
         self
     }
 
+    /// How many HTTP connections [`serve_http`](Self::serve_http) serves at
+    /// once; 256 by default, at least 1. Past it new connections are not
+    /// refused but queued: they are not accepted, and wait in the
+    /// listener's backlog (the operating system's queue) until a served
+    /// connection closes, then are served in order. A connection being
+    /// served is never closed to make room, and no request on it fails for
+    /// the cap; but while every slot is taken, each answer is sent with
+    /// `Connection: close`, so that clients which keep their connections
+    /// alive take turns with those waiting rather than hold the slots for
+    /// as long as they keep calling. Each connection carries one
+    /// request at a time, so this also caps the requests in flight, and
+    /// the request bodies held at once (each at most the body limit, see
+    /// the [limits](McpServer#limits)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let server = McpServer::new(Toolbox::builder().build().unwrap())
+    ///     .max_connections(1_000)
+    ///     .header_timeout(Duration::from_secs(5))
+    ///     .body_timeout(Duration::from_secs(60))
+    ///     .idle_timeout(Duration::from_secs(30));
+    /// ```
+    pub fn max_connections(mut self, connections: usize) -> McpServer<A> {
+        self.http_limits.max_connections = connections.max(1);
+        self
+    }
+
+    /// How long [`serve_http`](Self::serve_http) waits for a request's
+    /// line and headers, counted from when it starts waiting for them (a
+    /// new connection, or the end of the previous answer on a connection
+    /// kept alive); 10 s by default. Past it the connection is closed,
+    /// with no answer (hyper's `header_read_timeout`): a client that sends
+    /// half a header, or nothing, holds a connection no longer than this,
+    /// and a kept-alive connection with no next request is closed after it.
+    pub fn header_timeout(mut self, timeout: Duration) -> McpServer<A> {
+        self.http_limits.header_timeout = timeout;
+        self
+    }
+
+    /// How long [`serve_http`](Self::serve_http) waits for a request's
+    /// whole body, counted from the end of its headers; 30 s by default.
+    /// Past it the part read is dropped, the request is answered `408
+    /// Request Timeout` with a message naming the limit, and the
+    /// connection is closed. (A tool's call runs after its body is read;
+    /// this does not limit the call.)
+    pub fn body_timeout(mut self, timeout: Duration) -> McpServer<A> {
+        self.http_limits.body_timeout = timeout;
+        self
+    }
+
+    /// How long a connection of [`serve_http`](Self::serve_http) may move
+    /// no byte either way while none of its requests is being answered;
+    /// 60 s by default. Past it the connection is closed: a client that
+    /// stops reading its answer frees what the answer held. A call that
+    /// takes long is not idle.
+    pub fn idle_timeout(mut self, timeout: Duration) -> McpServer<A> {
+        self.http_limits.idle_timeout = timeout;
+        self
+    }
+
     /// The server as an axum [`Router`](axum::Router) answering MCP's
     /// streamable HTTP at `/mcp`, to mount beside routes of your own.
     /// Stateless: no session is kept between requests, every POST is
     /// answered on its own (with `application/json`), so instances behind a
     /// load balancer are interchangeable.
+    ///
+    /// The router has the body limit; the cap on connections and the
+    /// timeouts are [`serve_http`](Self::serve_http)'s, so the server that
+    /// serves this router must bring its own (hyper needs a timer for its
+    /// `header_read_timeout`, which `axum::serve` does not give it).
     pub fn http_router(self) -> axum::Router {
         let config = self.http_config();
         self.router_with(config)
     }
 
-    /// Serves MCP's streamable HTTP at `/mcp` on `listener` until `shutdown`
-    /// completes; then stops accepting connections and returns once the calls
-    /// in flight have been answered.
+    /// Serves MCP's streamable HTTP (HTTP/1.1) at `/mcp` on `listener`
+    /// until `shutdown` completes; then stops accepting connections and
+    /// returns once the calls in flight have been answered and their
+    /// connections closed.
+    ///
+    /// Its connections are bounded by [`max_connections`](Self::max_connections)
+    /// (256; more wait to be accepted), [`header_timeout`](Self::header_timeout)
+    /// (10 s), [`body_timeout`](Self::body_timeout) (30 s) and
+    /// [`idle_timeout`](Self::idle_timeout) (60 s).
     ///
     /// ```no_run
     /// use typed_tools::mcp::McpServer;
@@ -78,15 +153,11 @@ impl<A: Effects> McpServer<A> {
     {
         let config = self.http_config();
         let stop = config.cancellation_token.clone();
+        let limits = self.http_limits;
         let router = self.router_with(config);
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                // Ends the streams rmcp may hold open, so that the graceful
-                // shutdown does not wait on them.
-                stop.cancel();
-            })
-            .await
+        // Ends the streams rmcp may hold open, so that the connections'
+        // graceful shutdown does not wait on them.
+        connection::serve(listener, router, limits, shutdown, move || stop.cancel()).await
     }
 
     fn http_config(&self) -> StreamableHttpServerConfig {

@@ -60,15 +60,18 @@
 //! ```
 
 mod client;
+#[cfg(feature = "mcp-http")]
+mod connection;
 mod error;
 #[cfg(feature = "mcp-http")]
 mod http;
 mod import;
+mod in_flight;
 mod server;
 
 pub use rmcp;
 
 pub use client::{Connect, McpClient};
-pub use error::{McpError, ServeError};
+pub use error::{ListLimit, McpError, ServeError};
 pub use import::{Import, ImportError, Unannotated};
 pub use server::McpServer;

@@ -9,6 +9,7 @@ use rmcp::model::{
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -18,6 +19,7 @@ use crate::effect::{Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::toolbox::{ToolOutput, Toolbox};
 
+use super::in_flight::Capped;
 use super::ServeError;
 
 /// A [`Toolbox`] served over MCP: `tools/list` is the toolbox's
@@ -100,13 +102,42 @@ use super::ServeError;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
+///
+/// # Limits
+///
+/// What a client sends cannot grow the server without bound. Each limit,
+/// its default, and what happens at it:
+///
+/// | what | limit (default) | at the limit |
+/// |---|---|---|
+/// | a call's arguments | the toolbox's [`max_argument_bytes`](crate::ToolboxBuilder::max_argument_bytes) (1 MiB) | the call is answered `isError: true` with [`ToolError::ArgsTooLarge`](crate::ToolError::ArgsTooLarge), the tool not run |
+/// | a message over stdio | rmcp's line limit (16 MiB) | the line is dropped unread (rmcp logs it); a request in it is never answered |
+/// | a request over HTTP | the larger of 4 MiB and the argument limit + 64 KiB | `413 Payload Too Large` |
+/// | requests unanswered, one stdio client | [`max_in_flight`](Self::max_in_flight) (64, and as many waiting) | nothing more is read from that client until an answer is written |
+/// | HTTP connections at once | [`max_connections`](Self::max_connections) (256) | new connections wait in the listen backlog to be accepted; none is refused or dropped for it, and answers close their connections (`Connection: close`) so that the waiting take turns |
+/// | an HTTP request's line and headers | [`header_timeout`](Self::header_timeout) (10 s) | the connection is closed |
+/// | an HTTP request's body | [`body_timeout`](Self::body_timeout) (30 s) | what was read is dropped; `408 Request Timeout` naming the limit, and the connection closed |
+/// | an HTTP connection moving no byte, no request being answered | [`idle_timeout`](Self::idle_timeout) (60 s) | the connection is closed |
+///
+/// The HTTP limits are [`serve_http`](Self::serve_http)'s (feature
+/// `mcp-http`); [`http_router`](Self::http_router) has the body limit
+/// alone. Over stdio one process serves one client, so its limits are that
+/// client's. A call itself has no time limit here: the client decides how
+/// long to wait, and cancelling (or, over HTTP, hanging up) drops the call.
+/// So at most `max_connections` request bodies (each within the body
+/// limit: 1 GiB at the defaults, were every connection to send the largest)
+/// and `max_connections` calls are held at once over HTTP, and
+/// `max_in_flight` answers and as many waiting requests over stdio.
 pub struct McpServer<A: Effects = ReadWriteNetwork> {
     toolbox: Toolbox<A>,
     /// The MCP catalog, read once into rmcp's types.
     tools: Arc<Result<Vec<McpTool>, String>>,
     info: Arc<ServerConfig>,
+    max_in_flight: usize,
     #[cfg(feature = "mcp-http")]
     pub(super) allowed_hosts: Option<Vec<String>>,
+    #[cfg(feature = "mcp-http")]
+    pub(super) http_limits: super::connection::Limits,
 }
 
 impl<A: Effects> Clone for McpServer<A> {
@@ -115,8 +146,11 @@ impl<A: Effects> Clone for McpServer<A> {
             toolbox: self.toolbox.clone(),
             tools: Arc::clone(&self.tools),
             info: Arc::clone(&self.info),
+            max_in_flight: self.max_in_flight,
             #[cfg(feature = "mcp-http")]
             allowed_hosts: self.allowed_hosts.clone(),
+            #[cfg(feature = "mcp-http")]
+            http_limits: self.http_limits,
         }
     }
 }
@@ -126,11 +160,17 @@ impl<A: Effects> fmt::Debug for McpServer<A> {
         f.debug_struct("McpServer")
             .field("toolbox", &self.toolbox)
             .field("server_info", &self.info.server_info)
+            .field("max_in_flight", &self.max_in_flight)
             .finish_non_exhaustive()
     }
 }
 
 impl<A: Effects> McpServer<A> {
+    /// How many requests a client over stdio (or any byte stream) may have
+    /// unanswered at once unless [`max_in_flight`](Self::max_in_flight)
+    /// says otherwise: 64.
+    pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
+
     /// Serves `toolbox`: every tool it lets run, and no other. Named
     /// `typed-tools` with this crate's version until [`name`](Self::name)
     /// says otherwise.
@@ -171,8 +211,11 @@ impl<A: Effects> McpServer<A> {
             toolbox,
             tools: Arc::new(tools),
             info: Arc::new(info),
+            max_in_flight: McpServer::<A>::DEFAULT_MAX_IN_FLIGHT,
             #[cfg(feature = "mcp-http")]
             allowed_hosts: None,
+            #[cfg(feature = "mcp-http")]
+            http_limits: super::connection::Limits::default(),
         }
     }
 
@@ -202,6 +245,32 @@ impl<A: Effects> McpServer<A> {
     /// ```
     pub fn instructions(mut self, instructions: impl Into<String>) -> McpServer<A> {
         Arc::make_mut(&mut self.info).instructions = Some(instructions.into());
+        self
+    }
+
+    /// How many requests one client over stdio (or any byte stream given to
+    /// [`serve_io`](Self::serve_io)) may have unanswered at once; 64 by
+    /// default, at least 1. Past the cap, requests wait to be handled, as
+    /// many again at most; then the server reads nothing more from that
+    /// client until an answer has been written. So a client that sends
+    /// requests and never reads the answers fills its own pipe and waits,
+    /// and the server holds at most this many answers and this many waiting
+    /// requests for it, however much is sent. Notifications are still read
+    /// while requests wait, so a client can cancel a call that hangs
+    /// (`notifications/cancelled`); a cancelled request no longer counts.
+    ///
+    /// Over HTTP each connection carries one request at a time, so there
+    /// the cap on connections bounds the requests in flight.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpServer;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let server = McpServer::new(Toolbox::builder().build().unwrap()).max_in_flight(8);
+    /// assert!(format!("{server:?}").contains("max_in_flight: 8"));
+    /// ```
+    pub fn max_in_flight(mut self, requests: usize) -> McpServer<A> {
+        self.max_in_flight = requests.max(1);
         self
     }
 
@@ -273,8 +342,12 @@ impl<A: Effects> McpServer<A> {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        let transport = Capped::new(
+            AsyncRwTransport::new_server(read, write),
+            self.max_in_flight,
+        );
         let running = Handler(self)
-            .serve((read, write))
+            .serve(transport)
             .await
             .map_err(|error| ServeError::new(error.to_string()))?;
         running
