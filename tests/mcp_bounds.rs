@@ -597,16 +597,22 @@ fn at_max_connections_kept_alive_connections_take_turns() {
             );
         }
 
-        // Below the cap a connection is kept alive: once the server has
-        // seen the busy clients' connections close (it counts a connection
-        // until its task ends, a moment after the peer goes).
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let stop = Arc::new(AtomicBool::new(false));
-        let alone = tokio::spawn(keep_alive_client(address, Arc::clone(&stop)));
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        stop.store(true, Ordering::SeqCst);
-        let (answers, connections) = alone.await.unwrap();
-        assert!(answers > 2, "{answers}");
-        assert_eq!(connections, 1);
+        // Below the cap a connection is kept alive, once the server has seen
+        // the busy clients' connections close (it counts a connection until
+        // its task ends, a moment after the peer goes): tried a few times.
+        let mut seen = Vec::new();
+        for _ in 0..10 {
+            let stop = Arc::new(AtomicBool::new(false));
+            let alone = tokio::spawn(keep_alive_client(address, Arc::clone(&stop)));
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            stop.store(true, Ordering::SeqCst);
+            let (answers, connections) = alone.await.unwrap();
+            assert!(answers > 2, "{answers}");
+            seen.push(connections);
+            if connections == 1 {
+                break;
+            }
+        }
+        assert_eq!(seen.last(), Some(&1), "connections each try: {seen:?}");
     });
 }
