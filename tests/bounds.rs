@@ -494,6 +494,76 @@ fn a_long_plan_is_parsed_checked_and_run_in_linear_time() {
     peak_within(&large, 96, "plan parsed, checked and run");
 }
 
+// ---- a huge answer that is a plan in JSON form ----
+
+/// `{"plan": [[],[],...]}` of about `bytes` bytes: the shape that costs a
+/// JSON value the most per byte of text (an empty list is 2 bytes of text
+/// and 32 bytes of `serde_json::Value`, in a vector grown by doubling).
+fn empty_lists_plan(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 16);
+    text.push_str("{\"plan\": [[]");
+    while text.len() < bytes {
+        text.push_str(",[]");
+    }
+    text.push_str("]}");
+    text
+}
+
+#[test]
+fn a_huge_plan_answer_is_refused_by_its_size_before_it_is_parsed() {
+    let _one = lock();
+    let answer = empty_lists_plan(30 * MB);
+    let limit = ParseOptions::DEFAULT_MAX_BYTES;
+    let too_long = format!("more than the {limit} allowed");
+    // The author's reader: found (the JSON's end looked for within the
+    // limit, nothing built), then refused by its size, unparsed (before:
+    // 1.81 GB, from two parses into a JSON value).
+    let (error, cost) = measure(answer.clone(), |text| {
+        typed_tools::plan::author::read_plan(text, &ParseOptions::default()).unwrap_err()
+    });
+    assert!(
+        error.for_model().contains(&too_long),
+        "{}",
+        error.for_model()
+    );
+    assert!(cost.peak < 64 << 10, "read_plan: {cost:?}");
+    // The call readers: a JSON value longer than the toolbox reads is
+    // measured, not built, and refused.
+    let toolbox = std::sync::Arc::new(Toolbox::builder().tool(Sum).build().unwrap());
+    let reader = std::sync::Arc::clone(&toolbox);
+    let (error, cost) = measure(answer.clone(), move |text| {
+        reader
+            .read_calls(typed_tools::CallFormat::Auto, text)
+            .unwrap_err()
+    });
+    assert_eq!(error.found, "JSON of 30000002 bytes, which is not read");
+    assert!(cost.peak < 64 << 10, "read_calls: {cost:?}");
+    // The agent: the answer read for calls (a JSON value past the toolbox's
+    // read limit is measured, not built), found as a plan, and refused by
+    // its size. What it holds of the answer is copies of its text (the
+    // response, the transcript's message; measured: twice the input), and
+    // nothing parsed (before: 1.84 GB, 61 times the input, from four parses
+    // into a JSON value before the size was looked at).
+    let model = typed_tools::model::ScriptedModel::new([answer]);
+    let agent = typed_tools::agent::Agent::new(&toolbox, model)
+        .plans(true)
+        .limits(typed_tools::agent::Limits::new().steps(1).tokens(u64::MAX));
+    let agent = std::sync::Arc::new(agent);
+    let shared = std::sync::Arc::clone(&agent);
+    let (run, cost) = measure(String::new(), move |_| block_on(shared.run("Sum it.")));
+    let cost = Cost {
+        input: 30 * MB,
+        ..cost
+    };
+    let refusal = run.transcript.last().unwrap().text();
+    assert!(
+        refusal.contains(&too_long),
+        "{}",
+        &refusal[..refusal.len().min(300)]
+    );
+    peak_within(&cost, 3, "an agent refusing a 30 MB plan");
+}
+
 // ---- depth: every surface at its depth limit, on a 2 MiB stack ----
 
 /// Echo a JSON value: any depth the parser reads.

@@ -27,8 +27,9 @@ pub(super) fn find(answer: &str) -> Option<Written<'_>> {
                 (text.contains("exec tool") || text.contains("call tool"))
                     && Plan::parse(text).is_ok_and(|plan| !plan.tools().is_empty())
             }
-            Written::Json(text) => serde_json::from_str::<serde_json::Value>(text)
-                .is_ok_and(|value| value.get("plan").is_some()),
+            // Its keys read, nothing built: a plan too long to read is
+            // still one, refused by its size.
+            Written::Json(text) => plan::json::names_a_plan(text, ParseOptions::DEFAULT_MAX_BYTES),
         };
     meant.then_some(written)
 }
@@ -197,5 +198,26 @@ mod tests {
         ] {
             assert_eq!(find(not_a_plan), None, "{not_a_plan}");
         }
+    }
+
+    #[test]
+    fn a_plan_past_the_size_limit_is_found_whole_and_json_that_is_no_plan_is_not() {
+        let lists = ",[]".repeat(ParseOptions::DEFAULT_MAX_BYTES / 3 + 1);
+        // Too long to read: found whole, for the reader to refuse by its size.
+        let plan = format!("{{\"plan\": [[]{lists}]}}\nThat is the plan.");
+        let line = plan.find('\n').unwrap() + 1;
+        assert_eq!(find(&plan), Some(Written::Json(&plan[..line])));
+        let data = format!("{{\"data\": [[]{lists}]}}");
+        assert_eq!(find(&data), None);
+        // Within the limit, a `plan` key anywhere among the keys.
+        assert!(plan::json::names_a_plan(
+            r#"{"why": "", "plan": {"kind": "unit"}}"#,
+            64
+        ));
+        assert!(!plan::json::names_a_plan(
+            r#"{"plan": {"kind": "unit"}"#,
+            64
+        ));
+        assert!(!plan::json::names_a_plan(r#"[{"plan": 1}]"#, 64));
     }
 }

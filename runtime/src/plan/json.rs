@@ -181,6 +181,55 @@ pub(crate) fn from_str_at(
     from_value(&json)
 }
 
+/// The largest byte index of `text` at most `limit` that is a character
+/// boundary.
+pub(crate) fn floor_boundary(text: &str, limit: usize) -> usize {
+    if limit >= text.len() {
+        return text.len();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// Whether JSON text is an object with a `plan` key, as an answer in the
+/// JSON form is: read within `limit` bytes (the most a plan may be) and
+/// building nothing. An object that names a plan and goes on past `limit`
+/// is one (too long, as its reader will say); text that is not a JSON
+/// object within `limit` is not.
+pub(crate) fn names_a_plan(text: &str, limit: usize) -> bool {
+    use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+
+    /// Reads an object's keys, noting a `plan` among them.
+    struct Keys<'f>(&'f mut bool);
+
+    impl<'de> Visitor<'de> for Keys<'_> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                *self.0 |= key == "plan";
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+
+    let window = &text[..floor_boundary(text, limit)];
+    let mut plan = false;
+    let mut reader = serde_json::Deserializer::from_str(window);
+    match reader.deserialize_map(Keys(&mut plan)) {
+        Ok(()) => plan && reader.end().is_ok(),
+        Err(error) => plan && error.is_eof() && window.len() < text.len(),
+    }
+}
+
 /// serde_json's message for `error`, its position moved to a text that
 /// starts at `line`, `column` (serde_json counts both from 1, a column of 0
 /// being before a line's first byte).

@@ -24,7 +24,11 @@ pub(super) fn has_tag(text: &str, layout: &Layout) -> bool {
 
 /// `<tool_call>{...}</tool_call>`, several times; an unclosed last block (a
 /// truncated answer) is read to the end of the text.
-pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadError> {
+pub(super) fn read(
+    text: &str,
+    layout: &Layout,
+    max_json: usize,
+) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::Hermes;
     let mut calls = Vec::new();
     let mut rest = 0;
@@ -35,6 +39,14 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
         }
         let end = text[start..].find(CLOSE).map_or(text.len(), |i| start + i);
         let body = text[start..end].trim();
+        if body.len() > max_json {
+            return Err(super::too_long(
+                FORMAT,
+                format!("byte {start}"),
+                body.len(),
+                max_json,
+            ));
+        }
         let value: Value = serde_json::from_str(body).map_err(|error| {
             ReadError::new(
                 FORMAT,

@@ -18,7 +18,11 @@ const MAX_ATTEMPTS: usize = 64;
 /// them. Not in inline code in a sentence or in a code sample (`layout`),
 /// and a tool's definition (`name` with `description` or a schema of
 /// `parameters`, as a catalog lists it) is no call.
-pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadError> {
+pub(super) fn read(
+    text: &str,
+    layout: &Layout,
+    max_json: usize,
+) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::Json;
     let mut calls = Vec::new();
     let mut first_error = None;
@@ -40,9 +44,8 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
         if attempts > MAX_ATTEMPTS {
             break;
         }
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(value)) => {
+        match next_value(&text[start..], max_json) {
+            Some(Ok((value, length))) => {
                 let at = format!("byte {start}");
                 let value = without_definitions(value);
                 match named_calls(FORMAT, &value, &at) {
@@ -51,9 +54,15 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
                         first_error.get_or_insert(error);
                     }
                 }
-                offset = start + stream.byte_offset();
+                offset = start + length;
             }
-            Some(Err(error)) => {
+            Some(Err(Unread::TooLong(length))) => {
+                first_error.get_or_insert_with(|| {
+                    super::too_long(FORMAT, format!("byte {start}"), length, max_json)
+                });
+                offset = start + length;
+            }
+            Some(Err(Unread::Invalid(error))) => {
                 first_error.get_or_insert_with(|| {
                     ReadError::new(
                         FORMAT,
@@ -78,6 +87,37 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
             NONE,
         )
     }))
+}
+
+/// Why the JSON value at the start of a text was not read.
+enum Unread {
+    Invalid(serde_json::Error),
+    /// Longer than the limit: its length.
+    TooLong(usize),
+}
+
+/// The JSON value at the start of `text` and the length of its text;
+/// `None` when there is none. One longer than `max_json` bytes is measured
+/// without being built (a value can take 40 times its text).
+fn next_value(text: &str, max_json: usize) -> Option<Result<(Value, usize), Unread>> {
+    if text.len() > max_json {
+        let mut stream =
+            serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+        match stream.next()? {
+            Ok(_) if stream.byte_offset() > max_json => {
+                return Some(Err(Unread::TooLong(stream.byte_offset())))
+            }
+            Ok(_) => return next_value(&text[..stream.byte_offset()], max_json),
+            Err(error) => return Some(Err(Unread::Invalid(error))),
+        }
+    }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    Some(
+        stream
+            .next()?
+            .map(|value| (value, stream.byte_offset()))
+            .map_err(Unread::Invalid),
+    )
 }
 
 /// The value without the tools' definitions in it: a list without its

@@ -441,7 +441,13 @@ impl<A: Effects> Toolbox<A> {
     /// Reads the tool calls in a model's answer (see [`reader`](crate::reader) for
     /// the formats). Pythonic calls' positional arguments are named by the
     /// tools' parameter order. The names are not checked here: an unknown
-    /// name is reported when the call is made.
+    /// name is reported when the call is made. A JSON value in the answer
+    /// (a call, a list of calls, a provider's response) is read only when
+    /// its text is at most [`max_argument_bytes`](Self::max_argument_bytes)
+    /// and 64 KiB more (for names, ids and layout): a longer one could only
+    /// hold arguments this toolbox refuses, so it is measured without being
+    /// built (a JSON value can take 40 times its text) and refused with a
+    /// [`ReadError`] that says so.
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -469,7 +475,8 @@ impl<A: Effects> Toolbox<A> {
                 .ok()
                 .map(|entry| entry.spec.parameters().map(str::to_owned).collect())
         };
-        crate::reader::read_calls_with(format, text, &parameters)
+        let max_json = crate::reader::read_limit(self.shared.max_argument_bytes);
+        crate::reader::read_calls_with(format, text, &parameters, max_json)
     }
 
     /// Calls tool `name` with arguments already parsed: as
