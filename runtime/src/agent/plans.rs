@@ -4,7 +4,6 @@
 //! handed back to the model.
 
 use std::fmt::Write;
-use std::time::Duration;
 
 use super::{Agent, Event, Exit, OnRefusal, PlanRecord, PlanRefusal, State};
 use crate::effect::Effects;
@@ -72,10 +71,10 @@ impl<M: Model, A: Effects> Agent<M, A> {
                 return None;
             }
         };
+        // The agent's limits on plans, within the calls and time the run
+        // has left, each call held to the agent's limits on calls.
         let calls_left = self.limits.tool_calls.saturating_sub(state.dispatched);
-        let limits = plan::Limits::new()
-            .calls(u64::from(calls_left))
-            .wall_time(state.time_left().unwrap_or(Duration::MAX));
+        let limits = self.limits.for_plan(calls_left, state.time_left());
         let interpreter = Interpreter::new(&toolbox).limits(limits);
         let run = match within(interpreter.run(&plan), state.deadline).await {
             Err(_) => {
@@ -100,13 +99,16 @@ impl<M: Model, A: Effects> Agent<M, A> {
             .dispatched
             .saturating_add(u32::try_from(run.trace.len()).unwrap_or(u32::MAX));
         state.messages.push(Message::user(report(&run)));
-        let exit = self.plan_stops(&run);
+        let exit = self.plan_stops(&run, state);
         state.finish_plan(record(Ok(run)));
         exit
     }
 
-    /// Whether a plan's run ends the agent's.
-    fn plan_stops(&self, run: &plan::Run) -> Option<Exit> {
+    /// Whether a plan's run ends the agent's: an escalation, a refusal when
+    /// refusals stop it, or the run's own calls or time spent. (A plan
+    /// stopped by a limit of its own, [`Limits::plans`](super::Limits::plans),
+    /// is told to the model, and the run goes on.)
+    fn plan_stops(&self, run: &plan::Run, state: &State<A>) -> Option<Exit> {
         for call in &run.trace {
             match call.result() {
                 CallResult::Err(ToolError::Escalation(escalation)) => {
@@ -124,12 +126,12 @@ impl<M: Model, A: Effects> Agent<M, A> {
         match &run.outcome {
             Err(RunError::LimitExceeded {
                 limit: Limit::Calls(_),
-            }) => Some(Exit::OutOfToolCalls {
+            }) if state.dispatched >= self.limits.tool_calls => Some(Exit::OutOfToolCalls {
                 limit: self.limits.tool_calls,
             }),
             Err(RunError::LimitExceeded {
                 limit: Limit::WallTime(_),
-            }) => Some(Exit::Deadline {
+            }) if state.out_of_time() => Some(Exit::Deadline {
                 limit: self.limits.wall_time,
             }),
             _ => None,

@@ -1,5 +1,6 @@
 //! Time without an async runtime: [`Sleep`], a future that is ready at an
-//! instant, and [`within`], a future raced against a deadline.
+//! instant, [`within`], a future raced against a deadline, and
+//! [`within_for`], a call raced against its time limit and a deadline.
 //!
 //! One thread, started on first use, keeps the pending deadlines in order
 //! and wakes each task when its time comes; a `Sleep` dropped early takes
@@ -171,6 +172,49 @@ pub(crate) async fn within<F: Future>(
     .await
 }
 
+/// A call stopped at its time limit: after how long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TimedOut {
+    /// The time it was given: its limit, or what was left before the
+    /// deadline if less.
+    pub(crate) after: Duration,
+}
+
+/// `future`'s output, or [`TimedOut`] if it takes longer than `limit`, or
+/// past `deadline` (`None`: none). The time counts from the first poll
+/// that finds it not ready: a future ready at once reads no clock and arms
+/// no timer (a sync tool's call, the usual call in a plan).
+pub(crate) async fn within_for<F: Future>(
+    future: F,
+    limit: Duration,
+    deadline: Option<Instant>,
+) -> Result<F::Output, TimedOut> {
+    let mut future = std::pin::pin!(future);
+    // Once the future has waited: when it is stopped (`None`: never), and
+    // the time that gives it.
+    let mut armed: Option<Option<(Sleep, Duration)>> = None;
+    futures::future::poll_fn(|cx| {
+        if let Poll::Ready(output) = future.as_mut().poll(cx) {
+            return Poll::Ready(Ok(output));
+        }
+        let armed = armed.get_or_insert_with(|| {
+            let now = Instant::now();
+            let until = match (now.checked_add(limit), deadline) {
+                (Some(end), Some(deadline)) => Some(end.min(deadline)),
+                (end, deadline) => end.or(deadline),
+            };
+            until.map(|until| (Sleep::until(until), until.saturating_duration_since(now)))
+        });
+        match armed {
+            Some((sleep, after)) => Pin::new(sleep)
+                .poll(cx)
+                .map(|()| Err(TimedOut { after: *after })),
+            None => Poll::Pending,
+        }
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,6 +259,24 @@ mod tests {
         assert_eq!(
             futures::executor::block_on(within(async { 8 }, None)),
             Ok(8)
+        );
+    }
+
+    #[test]
+    fn within_for_counts_from_the_first_wait_and_keeps_to_the_deadline() {
+        let never = || futures::future::pending::<()>();
+        let limit = Duration::from_millis(5);
+        assert_eq!(
+            futures::executor::block_on(within_for(never(), limit, None)),
+            Err(TimedOut { after: limit })
+        );
+        // The deadline nearer than the limit: what was left before it.
+        let soon = Instant::now() + Duration::from_millis(5);
+        let stopped = futures::executor::block_on(within_for(never(), Duration::MAX, Some(soon)));
+        assert!(stopped.unwrap_err().after <= Duration::from_millis(5));
+        assert_eq!(
+            futures::executor::block_on(within_for(async { 9 }, Duration::ZERO, None)),
+            Ok(9)
         );
     }
 
