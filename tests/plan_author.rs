@@ -208,6 +208,38 @@ fn a_json_plan_is_found_within_the_size_limit_and_refused_past_it_unread() {
     assert_eq!(read_plan(&answer, &within).unwrap().to_string(), "[1]");
 }
 
+#[test]
+fn a_json_plan_that_gives_a_key_twice_is_refused_with_the_keys_path() {
+    // The plan shown and the plan run could differ (serde_json keeps the
+    // last, another reader the first): refused, whichever key it is.
+    for (answer, path) in [
+        (
+            r#"{"plan": {"kind": "unit"}, "plan": {"kind": "int", "value": 1}}"#,
+            "$.plan",
+        ),
+        (
+            r#"{"plan": {"kind": "int", "value": 1, "value": 2}}"#,
+            "$.plan.value",
+        ),
+        (
+            r#"{"plan": {"kind": "list", "items": [{"kind": "var", "name": "a", "name": "b"}]}}"#,
+            "$.plan.items[0].name",
+        ),
+    ] {
+        let AnswerError::Json(error) = read_plan(answer, &ParseOptions::default()).unwrap_err()
+        else {
+            panic!("{answer}")
+        };
+        assert_eq!(error.path, path, "{answer}");
+        assert_eq!(
+            error.message,
+            "this key is given twice in its object; give each key once"
+        );
+        // Through `submit_plan` too.
+        assert_eq!(json::from_str(answer).unwrap_err(), error);
+    }
+}
+
 /// The text at a line and column (both from 1, the column in characters)
 /// of `answer`.
 fn at(answer: &str, line: usize, column: usize) -> &str {

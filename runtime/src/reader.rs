@@ -397,7 +397,11 @@ fn parse_json(format: CallFormat, text: &str, max_json: usize) -> Result<Value, 
     if text.len() > max_json {
         return Err(too_long(format, "$", text.len(), max_json));
     }
-    serde_json::from_str(text).map_err(|error| {
+    crate::json::from_str_unique(text).map_err(|error| {
+        let error = match error {
+            crate::json::Unread::Syntax(error) => error,
+            crate::json::Unread::Duplicate(path) => return duplicate(format, path.to_string()),
+        };
         ReadError::new(
             format,
             format!("line {} column {}", error.line(), error.column()),
@@ -405,6 +409,12 @@ fn parse_json(format: CallFormat, text: &str, max_json: usize) -> Result<Value, 
             format!("invalid JSON ({error})"),
         )
     })
+}
+
+/// The error for JSON that gives a key twice (at `at`): which of the two a
+/// reader keeps is its own choice, so no call is read from it.
+fn duplicate(format: CallFormat, at: String) -> ReadError {
+    ReadError::new(format, at, "each key given once", "a key given twice")
 }
 
 /// The error for a JSON value of `bytes` bytes of text, past `max_json`.
@@ -474,6 +484,27 @@ mod tests {
             (error.at.as_str(), error.expected.as_str()),
             ("$", "calls in JSON of at most 40 bytes")
         );
+        // A key given twice: no call is read from it, whichever is meant.
+        let twice = r#"{"name": "a", "arguments": {"x": 1, "x": 2}}"#;
+        for format in [CallFormat::Json, CallFormat::Auto] {
+            let error = read_calls_with(format, twice, &none, 1 << 10).unwrap_err();
+            assert_eq!(
+                (error.at.as_str(), error.found.as_str()),
+                ("byte 0, $.arguments.x", "a key given twice")
+            );
+        }
+        let tagged = format!("<tool_call>{twice}</tool_call>");
+        let error = read_calls_with(CallFormat::Hermes, &tagged, &none, 1 << 10).unwrap_err();
+        assert_eq!(error.at, "byte 11, $.arguments.x");
+        let python = "f(options={'a': 1, 'a': 2})";
+        let error = read_calls_with(CallFormat::Pythonic, python, &none, 1 << 10).unwrap_err();
+        assert_eq!(
+            (error.at.as_str(), error.found.as_str()),
+            ("byte 19", "a key given twice")
+        );
+        let chat = r#"{"tool_calls": [], "tool_calls": [{"type": "function", "function": {"name": "a", "arguments": "{}"}}]}"#;
+        let error = read_calls_with(CallFormat::OpenAiChat, chat, &none, 1 << 10).unwrap_err();
+        assert_eq!(error.at, "$.tool_calls");
         // Invalid JSON past the limit is told as invalid, as within it.
         let broken = format!("{}!", &long[..long.len() - 1]);
         let error = read_calls_with(CallFormat::Json, &broken, &none, 40).unwrap_err();

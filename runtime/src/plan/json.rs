@@ -87,6 +87,7 @@ use std::fmt;
 use serde_json::{json, Map, Value as Json};
 
 use crate::catalog::{self, CatalogFormat};
+use crate::json::Unread;
 use crate::tool::{DynamicTool, ToolSpec};
 
 use super::ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
@@ -176,8 +177,24 @@ pub(crate) fn from_str_at(
             ),
         ));
     }
-    let json: Json = serde_json::from_str(text)
-        .map_err(|e| error("$".into(), format!("not JSON: {}", moved(&e, line, column))))?;
+    // Parsed once, and only within the limit; a key given twice is refused,
+    // so that the plan shown (a reader that keeps the first) and the plan
+    // run cannot differ.
+    let json = match crate::json::from_str_unique(text) {
+        Ok(json) => json,
+        Err(Unread::Syntax(e)) => {
+            return Err(error(
+                "$".into(),
+                format!("not JSON: {}", moved(&e, line, column)),
+            ))
+        }
+        Err(Unread::Duplicate(path)) => {
+            return Err(error(
+                path.to_string(),
+                "this key is given twice in its object; give each key once".into(),
+            ))
+        }
+    };
     from_value(&json)
 }
 

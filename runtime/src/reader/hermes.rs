@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::json::Unread;
+
 use super::common::named_calls;
 use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
@@ -47,13 +49,14 @@ pub(super) fn read(
                 max_json,
             ));
         }
-        let value: Value = serde_json::from_str(body).map_err(|error| {
-            ReadError::new(
+        let value: Value = crate::json::from_str_unique(body).map_err(|error| match error {
+            Unread::Syntax(error) => ReadError::new(
                 FORMAT,
                 format!("byte {start}"),
                 "a JSON object inside <tool_call>",
                 format!("invalid JSON ({error})"),
-            )
+            ),
+            Unread::Duplicate(path) => super::duplicate(FORMAT, format!("byte {start}, {path}")),
         })?;
         calls.extend(named_calls(FORMAT, &value, &format!("byte {start}"))?);
         rest = (end + CLOSE.len()).min(text.len());

@@ -56,6 +56,12 @@ pub(super) fn read(
                 }
                 offset = start + length;
             }
+            Some(Err(Unread::Duplicate(path, length))) => {
+                first_error.get_or_insert_with(|| {
+                    super::duplicate(FORMAT, format!("byte {start}, {path}"))
+                });
+                offset = start + length;
+            }
             Some(Err(Unread::TooLong(length))) => {
                 first_error.get_or_insert_with(|| {
                     super::too_long(FORMAT, format!("byte {start}"), length, max_json)
@@ -92,32 +98,31 @@ pub(super) fn read(
 /// Why the JSON value at the start of a text was not read.
 enum Unread {
     Invalid(serde_json::Error),
+    /// A key given twice: its path, and the length of the value's text.
+    Duplicate(crate::schema::JsonPath, usize),
     /// Longer than the limit: its length.
     TooLong(usize),
 }
 
 /// The JSON value at the start of `text` and the length of its text;
-/// `None` when there is none. One longer than `max_json` bytes is measured
-/// without being built (a value can take 40 times its text).
+/// `None` when there is none. Its extent is found first, building nothing:
+/// one longer than `max_json` bytes is not built (a value can take 40
+/// times its text), nor one that gives a key twice.
 fn next_value(text: &str, max_json: usize) -> Option<Result<(Value, usize), Unread>> {
-    if text.len() > max_json {
-        let mut stream =
-            serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
-        match stream.next()? {
-            Ok(_) if stream.byte_offset() > max_json => {
-                return Some(Err(Unread::TooLong(stream.byte_offset())))
-            }
-            Ok(_) => return next_value(&text[..stream.byte_offset()], max_json),
-            Err(error) => return Some(Err(Unread::Invalid(error))),
-        }
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    if let Err(error) = stream.next()? {
+        return Some(Err(Unread::Invalid(error)));
     }
-    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-    Some(
-        stream
-            .next()?
-            .map(|value| (value, stream.byte_offset()))
-            .map_err(Unread::Invalid),
-    )
+    let length = stream.byte_offset();
+    if length > max_json {
+        return Some(Err(Unread::TooLong(length)));
+    }
+    Some(match crate::json::from_str_unique(&text[..length]) {
+        Ok(value) => Ok((value, length)),
+        Err(crate::json::Unread::Duplicate(path)) => Err(Unread::Duplicate(path, length)),
+        // Deeper than serde_json builds (128 levels).
+        Err(crate::json::Unread::Syntax(error)) => Err(Unread::Invalid(error)),
+    })
 }
 
 /// The value without the tools' definitions in it: a list without its
