@@ -564,6 +564,101 @@ fn a_huge_plan_answer_is_refused_by_its_size_before_it_is_parsed() {
     peak_within(&cost, 3, "an agent refusing a 30 MB plan");
 }
 
+// ---- what a model is told stays short, whatever it echoes ----
+
+/// Fails, saying what it was given.
+#[tool(effects = Read)]
+fn find_note(title: String) -> Result<String, String> {
+    Err(format!("there is no note titled {title}"))
+}
+
+#[test]
+fn every_message_a_model_reads_is_short_whatever_it_sent() {
+    use typed_tools::plan::author::{check_plan, read_plan};
+    use typed_tools::plan::prompt::example_toolbox;
+
+    let _one = lock();
+    let long = "a".repeat(MB);
+    let options = ParseOptions::default().max_bytes(4 * MB);
+    let short = |what: &str, message: String| {
+        assert!(
+            message.len() < 4096,
+            "{what}: {} bytes: {}",
+            message.len(),
+            &message[..300]
+        );
+        assert!(message.contains(" more bytes)"), "{what}: {message}");
+    };
+    // The JSON plan reader: an annotation, a key, a kind, an operator.
+    let param = |ty: &str| {
+        serde_json::json!({"plan": {"kind": "map",
+            "param": {"name": "x", "type": ty},
+            "body": {"kind": "var", "name": "x"},
+            "list": {"kind": "list", "items": []}}})
+        .to_string()
+    };
+    for (what, answer) in [
+        ("an annotation", param(&format!("{{{long}"))),
+        (
+            "a key",
+            format!(r#"{{"plan": {{"kind": "unit", "{long}": 1}}}}"#),
+        ),
+        ("a kind", format!(r#"{{"plan": {{"kind": "{long}"}}}}"#)),
+        (
+            "an operator",
+            format!(
+                r#"{{"plan": {{"kind": "binary", "op": "{long}", "left": {{"kind": "unit"}}, "right": {{"kind": "unit"}}}}}}"#
+            ),
+        ),
+    ] {
+        short(what, read_plan(&answer, &options).unwrap_err().for_model());
+    }
+    // The text parser: a token where another is due.
+    short(
+        "a token",
+        read_plan(&format!("[1 {long}]"), &options)
+            .unwrap_err()
+            .for_model(),
+    );
+    // The checker: an unbound variable, a tool the toolbox lacks.
+    let toolbox = example_toolbox();
+    for (what, text) in [
+        ("a variable", format!("let y = 1 in {long}")),
+        ("a tool", format!("call tool {long} {{}}")),
+    ] {
+        let plan = read_plan(&text, &options).unwrap();
+        let error = check_plan(&plan, &toolbox, typed_tools::effect::EffectSet::ALL).unwrap_err();
+        short(what, error.for_model());
+    }
+    // Dispatch: an unknown name, an unknown argument, a tool's error that
+    // echoes its argument.
+    let tools = Toolbox::builder()
+        .tool(FindNote)
+        .max_argument_bytes(4 * MB)
+        .build()
+        .unwrap();
+    let arguments = |key: &str, value: &str| serde_json::json!({ key: value }).to_string();
+    for (what, name, args) in [
+        ("a tool's name", long.as_str(), arguments("title", "t")),
+        ("an argument's name", "find_note", arguments(&long, "t")),
+        ("a tool's error", "find_note", arguments("title", &long)),
+    ] {
+        short(
+            what,
+            block_on(tools.call(name, &args)).unwrap_err().for_model(),
+        );
+    }
+    // The call readers: an object of keys that are no call.
+    let answer = format!(r#"{{"{long}": 1}}"#);
+    short(
+        "a reader's error",
+        tools
+            .read_calls(typed_tools::CallFormat::Json, &answer)
+            .unwrap_err()
+            .for_model(),
+    );
+}
+
 // ---- depth: every surface at its depth limit, on a 2 MiB stack ----
 
 /// Echo a JSON value: any depth the parser reads.

@@ -35,6 +35,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::cut::{cut, Echo, LINE};
 use crate::effect::EffectSet;
 use crate::schema::Problem;
 
@@ -389,7 +390,7 @@ impl fmt::Display for ToolError {
             ToolError::UnknownTool {
                 name, suggestions, ..
             } => {
-                write!(f, "unknown tool `{name}`")?;
+                write!(f, "unknown tool `{}`", Echo(name))?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean ")?;
                     crate::schema::write_list(f, suggestions)?;
@@ -407,6 +408,7 @@ impl fmt::Display for ToolError {
                 "arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed"
             ),
             ToolError::InvalidArgs { tool, message, .. } => {
+                let message = cut(message, LINE);
                 write!(f, "arguments for `{tool}` are not valid JSON: {message}")
             }
             ToolError::Deserialization {
@@ -423,7 +425,7 @@ impl fmt::Display for ToolError {
                     write!(f, "; and {} more", problems.len() - MAX_PROBLEMS_SHOWN)?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
-                    write!(f, ": {message}")?;
+                    write!(f, ": {}", cut(message, LINE))?;
                 }
                 Ok(())
             }
@@ -432,14 +434,14 @@ impl fmt::Display for ToolError {
                 message,
                 panicked: false,
             } => {
-                write!(f, "tool `{tool}` failed: {message}")
+                write!(f, "tool `{tool}` failed: {}", cut(message, LINE))
             }
             ToolError::Execution {
                 tool,
                 message,
                 panicked: true,
             } => {
-                write!(f, "tool `{tool}` panicked: {message}")
+                write!(f, "tool `{tool}` panicked: {}", cut(message, LINE))
             }
             ToolError::Refused { tool, reason } => {
                 write!(f, "the call to `{tool}` was refused: {reason}")
@@ -507,7 +509,7 @@ impl fmt::Display for ForModel<'_> {
                 suggestions,
                 available,
             } => {
-                write!(f, "There is no tool named `{name}`.")?;
+                write!(f, "There is no tool named `{}`.", Echo(name))?;
                 match (suggestions.as_slice(), available.len()) {
                     ([best], _) => write!(f, " Did you mean `{best}`?"),
                     ([_, ..], _) => {
@@ -548,7 +550,8 @@ impl fmt::Display for ForModel<'_> {
             } => {
                 write!(
                     f,
-                    "The arguments for `{tool}` are not valid JSON ({message})."
+                    "The arguments for `{tool}` are not valid JSON ({}).",
+                    cut(message, LINE)
                 )?;
                 if !expected.is_empty() {
                     write!(f, " Send a JSON object of type {expected}.")?;
@@ -573,7 +576,7 @@ impl fmt::Display for ForModel<'_> {
                     )?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
-                    write!(f, "\n- {message}")?;
+                    write!(f, "\n- {}", cut(message, LINE))?;
                 }
                 if !expected.is_empty() {
                     write!(
@@ -589,6 +592,7 @@ impl fmt::Display for ForModel<'_> {
                 panicked,
             } => {
                 let what = if *panicked { "crashed" } else { "failed" };
+                let message = cut(message, LINE);
                 write!(
                     f,
                     "The tool `{tool}` {what}: {message}. The call was well-formed; \
@@ -608,7 +612,8 @@ impl fmt::Display for ForModel<'_> {
             ToolError::Escalation(escalation) => write!(
                 f,
                 "Giving up on this call after {} attempt(s): {}.",
-                escalation.attempts, escalation.reason
+                escalation.attempts,
+                cut(&escalation.reason, LINE)
             ),
         }
     }

@@ -91,6 +91,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::cut::{cut, LINE};
 use layout::Layout;
 
 mod anthropic;
@@ -227,7 +228,9 @@ impl ReadError {
         format!(
             "Your tool call could not be read: at {}, expected {}, found {}. \
              Write each call as a JSON object {{\"name\": \"tool_name\", \"arguments\": {{...}}}}.",
-            self.at, self.expected, self.found
+            cut(&self.at, LINE),
+            cut(&self.expected, LINE),
+            cut(&self.found, LINE)
         )
     }
 }
@@ -237,7 +240,10 @@ impl fmt::Display for ReadError {
         write!(
             f,
             "cannot read a {:?} tool call: at {}, expected {}, found {}",
-            self.format, self.at, self.expected, self.found
+            self.format,
+            cut(&self.at, LINE),
+            cut(&self.expected, LINE),
+            cut(&self.found, LINE)
         )
     }
 }

@@ -87,6 +87,7 @@ use std::fmt;
 use serde_json::{json, Map, Value as Json};
 
 use crate::catalog::{self, CatalogFormat};
+use crate::cut::{cut, Echo, LINE};
 use crate::json::Unread;
 use crate::tool::{DynamicTool, ToolSpec};
 
@@ -667,7 +668,7 @@ impl<'j> Reader<'j> {
             match seg {
                 Seg::Key(key) => {
                     path.push('.');
-                    path.push_str(key);
+                    path.push_str(&Echo(key).to_string());
                 }
                 Seg::Index(i) => path.push_str(&format!("[{i}]")),
             }
@@ -704,7 +705,10 @@ impl<'j> Reader<'j> {
                 .map(|k| format!("`{k}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let message = format!("unknown key `{key}` in {what}; its keys are: {listed}");
+            let message = format!(
+                "unknown key `{}` in {what}; its keys are: {listed}",
+                Echo(key)
+            );
             return self.at(Seg::Key(key), |r| Err(r.error(message)));
         }
         Ok(())
@@ -904,7 +908,8 @@ impl<'j> Reader<'j> {
                             let ops: Vec<String> =
                                 BinaryOp::ALL.iter().map(|o| format!("`{}`", o.symbol())).collect();
                             r.error(format!(
-                                "unknown operator `{op}`; the operators are: {}",
+                                "unknown operator `{}`; the operators are: {}",
+                                Echo(op),
                                 ops.join(", ")
                             ))
                         })
@@ -964,6 +969,7 @@ impl<'j> Reader<'j> {
             other => {
                 let hint = unknown_kind_hint(other);
                 let kinds = EXPR_KINDS.join(", ");
+                let other = Echo(other);
                 let message = if hint.is_empty() {
                     format!("unknown kind `{other}`; an expression's kind is one of: {kinds}")
                 } else {
@@ -1008,7 +1014,8 @@ impl<'j> Reader<'j> {
             }
             other => self.at(Seg::Key("kind"), |r| {
                 Err(r.error(format!(
-                    "a `match` matches on a step, `exec` (a tool call) or `traverse`, found the kind `{other}`"
+                    "a `match` matches on a step, `exec` (a tool call) or `traverse`, found the kind `{}`",
+                    Echo(other)
                 )))
             }),
         }
@@ -1048,7 +1055,7 @@ impl<'j> Reader<'j> {
                 r.keys(object, "a field", &["name", "value"])?;
                 let name = r.get(object, "name", "a field", |r, v| r.name(v))?;
                 if !seen.insert(name.clone()) {
-                    return Err(r.error(format!("the field `{name}` is given twice")));
+                    return Err(r.error(format!("the field `{}` is given twice", Echo(&name))));
                 }
                 let value = r.get(object, "value", "a field", |r, v| r.expr(v, depth))?;
                 Ok((name, value))
@@ -1071,10 +1078,13 @@ impl<'j> Reader<'j> {
             Some(Json::Null) => None,
             Some(ty) => Some(self.at(Seg::Key("type"), |r| {
                 let text = r.string(ty)?;
+                // The annotation and the parser's words on it, each cut:
+                // a message bounded whatever was written.
                 parse_type(text).map_err(|e| {
                     r.error(format!(
-                        "the annotation `{text}` is not a type: {}",
-                        e.message
+                        "the annotation `{}` is not a type: {}",
+                        Echo(text),
+                        cut(&e.message, LINE)
                     ))
                 })
             })?),

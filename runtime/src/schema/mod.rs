@@ -110,13 +110,19 @@ impl fmt::Display for JsonPath {
         f.write_str("$")?;
         for segment in &self.0 {
             match segment {
+                // A key a model wrote may be long: cut (it names a place
+                // in the model's own text, which it has).
                 PathSegment::Field(name)
                     if !name.is_empty()
                         && name.chars().all(|c| c.is_alphanumeric() || c == '_') =>
                 {
-                    write!(f, ".{name}")?
+                    write!(f, ".{}", crate::cut::Echo(name))?
                 }
-                PathSegment::Field(name) => write!(f, "[{}]", Value::String(name.clone()))?,
+                PathSegment::Field(name) => write!(
+                    f,
+                    "[{}]",
+                    Value::String(crate::cut::cut(name, crate::cut::ECHO).into_owned())
+                )?,
                 PathSegment::Index(i) => write!(f, "[{i}]")?,
             }
         }
