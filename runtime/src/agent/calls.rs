@@ -10,7 +10,6 @@ use super::{Agent, CallOutcome, CallRecord, Event, Exit, OnRefusal, State};
 use crate::effect::{Effect, Effects};
 use crate::model::{Message, Model, ToolResult};
 use crate::reader::ToolCall;
-use crate::toolbox::timer::TimedOut;
 use crate::toolbox::trace::WithCallId;
 use crate::toolbox::Toolbox;
 use crate::ToolError;
@@ -260,10 +259,11 @@ impl<M: Model, A: Effects> Agent<M, A> {
             call.id.as_deref(),
             toolbox.call(&call.name, &call.arguments),
         );
-        let outcome = match self.limits.call.run(dispatched, deadline).await {
-            Ok(Ok(output)) => CallOutcome::Ok(output),
-            Ok(Err(error)) => CallOutcome::Err(error),
-            Err(TimedOut { after }) => CallOutcome::TimedOut { after },
+        // Only the time limit makes a `TimedOut`: dispatch does not.
+        let outcome = match self.limits.call.run(&call.name, dispatched, deadline).await {
+            Ok(output) => CallOutcome::Ok(output),
+            Err(ToolError::TimedOut { after, .. }) => CallOutcome::TimedOut { after },
+            Err(error) => CallOutcome::Err(error),
         };
         (outcome, start.elapsed())
     }

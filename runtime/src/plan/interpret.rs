@@ -40,7 +40,6 @@ use futures::FutureExt;
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::tool::ToolSpec;
-use crate::toolbox::timer::TimedOut;
 use crate::toolbox::{Approval, Fnv, Toolbox};
 
 use super::check::Ty;
@@ -1292,19 +1291,8 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         let call = self.interpreter.toolbox.call_with(tool, text, approval);
         // Within the limits on each call and the run's wall time: a call
         // past either is stopped where it waits (dropped), approvals and all.
-        let result = match self
-            .interpreter
-            .limits
-            .call()
-            .run(call, self.meter.deadline())
-            .await
-        {
-            Ok(result) => result,
-            Err(TimedOut { after }) => Err(ToolError::TimedOut {
-                tool: tool.to_owned(),
-                after,
-            }),
-        };
+        let limits = self.interpreter.limits.call();
+        let result = limits.run(tool, call, self.meter.deadline()).await;
         // One look at the clock after each call checks the wall time (the
         // evaluation between calls looks at it every few steps).
         let end = Instant::now();

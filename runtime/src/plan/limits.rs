@@ -20,7 +20,9 @@ use std::fmt;
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use crate::toolbox::timer::{within_for, TimedOut};
+use crate::error::ToolError;
+use crate::toolbox::timer::{within_for, TimedOut, WithinFor};
+use crate::toolbox::ToolOutput;
 
 use super::ir::MAX_DEPTH;
 use super::value::{FIELD, HEADER, SLOT};
@@ -267,16 +269,25 @@ impl CallLimits {
         }
     }
 
-    /// Runs `call` (a toolbox's call, approvals and all) within these
-    /// limits and the run's `deadline`: its output, or [`TimedOut`] when
-    /// it was stopped waiting. A call ready at its first poll (a sync
-    /// tool's) costs no clock read and no timer.
-    pub(crate) async fn run<F: Future>(
+    /// Runs `call` of `tool` (a toolbox's call, approvals and all) within
+    /// these limits and the run's `deadline`: its result, or
+    /// [`ToolError::TimedOut`] when it was stopped waiting. A call ready
+    /// at its first poll (a sync tool's) costs no clock read and no timer.
+    pub(crate) fn run<'t, F>(
         self,
+        tool: &'t str,
         call: F,
         deadline: Option<Instant>,
-    ) -> Result<F::Output, TimedOut> {
-        within_for(call, self.time, deadline).await
+    ) -> WithinFor<F, impl Fn(TimedOut) -> Result<ToolOutput, ToolError> + Unpin + 't>
+    where
+        F: Future<Output = Result<ToolOutput, ToolError>> + Unpin,
+    {
+        within_for(call, self.time, deadline, move |TimedOut { after }| {
+            Err(ToolError::TimedOut {
+                tool: tool.to_owned(),
+                after,
+            })
+        })
     }
 }
 
