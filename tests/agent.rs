@@ -710,6 +710,143 @@ fn a_plans_parse_error_points_into_the_answer() {
     assert!(calls(&shop).is_empty());
 }
 
+/// Takes five seconds to answer, waiting on a thread of its own (no
+/// runtime named); records that it started.
+#[tool(effects = Write)]
+async fn slow_refund(#[state] started: &Mutex<u32>, amount: i64) -> i64 {
+    *started.lock().unwrap() += 1;
+    let (done, wait) = futures::channel::oneshot::channel();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(5));
+        let _ = done.send(());
+    });
+    let _ = wait.await;
+    amount
+}
+
+/// A plan whose one call is `slow_refund`, its `Err` branch giving the kind.
+const SLOW_PLAN: &str = "```lambda-tool\nmatch exec tool slow_refund {amount = 5} {\n  Ok(n) => \"refunded\",\n  Err(e) => e.kind ++ \": \" ++ e.message\n}\n```";
+
+#[test]
+fn per_call_stops_a_slow_call_inside_a_plan_as_it_stops_a_direct_one() {
+    let started = Arc::new(Mutex::new(0));
+    let toolbox = Toolbox::builder()
+        .tool(SlowRefund::new(Arc::clone(&started)))
+        .build()
+        .unwrap();
+    let limits = Limits::new().per_call(Duration::from_secs(1));
+    let stopped = "timed_out: the call to `slow_refund` did not finish within 1s and was stopped; it may or may not have taken effect";
+    // Inside a plan: stopped at about 1 s (the tool takes 5), and the
+    // plan's `Err` branch runs with the kind `timed_out`.
+    let model = ScriptedModel::new([SLOW_PLAN, "It was stopped."]);
+    let agent = Agent::new(&toolbox, model).plans(true).limits(limits);
+    let start = std::time::Instant::now();
+    let run = block_on(agent.run("Refund 5."));
+    let elapsed = start.elapsed();
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
+    assert_eq!(run.answer(), Some("It was stopped."));
+    let plan_run = run.plans[0].outcome.as_ref().unwrap();
+    assert_eq!(
+        plan_run.outcome,
+        Ok(typed_tools::plan::Value::String(stopped.into()))
+    );
+    assert!(matches!(
+        plan_run.trace[0].result(),
+        CallResult::Err(ToolError::TimedOut { after, .. }) if *after == Duration::from_secs(1)
+    ));
+    assert!(
+        run.transcript[3].text().contains(stopped),
+        "{}",
+        run.transcript[3].text()
+    );
+    assert_eq!(run.tool_calls(), 1);
+    // Directly: the same limit, the same words.
+    let model = ScriptedModel::new([
+        calls_text(&[("slow_refund", json!({"amount": 5}))]),
+        "It was stopped.".to_owned(),
+    ]);
+    let start = std::time::Instant::now();
+    let run = block_on(Agent::new(&toolbox, model).limits(limits).run("Refund 5."));
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        run.calls[0].outcome,
+        CallOutcome::TimedOut {
+            after: Duration::from_secs(1)
+        }
+    );
+    assert_eq!(
+        results(&run.transcript)[0].1,
+        "The call to `slow_refund` did not finish within 1s and was stopped; it may or may not have taken effect."
+    );
+    assert_eq!(*started.lock().unwrap(), 2);
+}
+
+#[test]
+fn an_approval_that_never_answers_inside_a_plan_is_stopped_at_per_call() {
+    let started = Arc::new(Mutex::new(0));
+    let toolbox = Toolbox::builder()
+        .tool(SlowRefund::new(Arc::clone(&started)))
+        .build()
+        .unwrap();
+    let never = Approval::new_async(|_| futures::future::pending::<Decision>());
+    let model = ScriptedModel::new([SLOW_PLAN, "No answer came."]);
+    let agent = Agent::new(&toolbox, model)
+        .plans(true)
+        .approval(never)
+        .limits(Limits::new().per_call(Duration::from_secs(1)));
+    let start = std::time::Instant::now();
+    let run = block_on(agent.run("Refund 5."));
+    let elapsed = start.elapsed();
+    // Before, the hook was waited for until the run's wall time (5 min).
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert_eq!(run.answer(), Some("No answer came."));
+    let plan_run = run.plans[0].outcome.as_ref().unwrap();
+    let Ok(typed_tools::plan::Value::String(value)) = &plan_run.outcome else {
+        panic!("{:?}", plan_run.outcome)
+    };
+    assert!(value.starts_with("timed_out: "), "{value}");
+    // Nothing ran: the call waited for its approval.
+    assert_eq!(*started.lock().unwrap(), 0);
+}
+
+#[test]
+fn a_plan_runs_within_the_agents_plan_limits_and_its_own_limit_does_not_end_the_run() {
+    let (toolbox, shop) = shop_toolbox(Policy::none());
+    let plan = "```lambda-tool\nmatch traverse (fn id => exec tool lookup_account {id = id}) [\"cust_1\", \"cust_2\", \"cust_3\"] {\n  Ok(all) => all,\n  Err(e) => []\n}\n```";
+    let model = ScriptedModel::new([plan, "Two at most, then."]);
+    let limits = Limits::new().plans(typed_tools::plan::Limits::new().calls(2));
+    let run = block_on(
+        Agent::new(&toolbox, model)
+            .plans(true)
+            .limits(limits)
+            .run("Look."),
+    );
+    // The plan stopped at its own limit of 2 calls; the run had 64, and
+    // went on.
+    assert_eq!(run.answer(), Some("Two at most, then."));
+    assert_eq!(calls(&shop).len(), 2);
+    assert!(
+        run.transcript[3].text().contains("(limit `calls`)"),
+        "{}",
+        run.transcript[3].text()
+    );
+    // The run's own limit caps a plan's: past it, the run ends.
+    let model = ScriptedModel::new([plan]);
+    let limits = Limits::new().tool_calls(1);
+    let run = block_on(
+        Agent::new(&toolbox, model)
+            .plans(true)
+            .limits(limits)
+            .run("Look."),
+    );
+    assert_eq!(run.exit, Exit::OutOfToolCalls { limit: 1 });
+}
+
 #[test]
 fn without_plans_a_plan_is_just_an_answer() {
     let (toolbox, shop) = shop_toolbox(Policy::none());

@@ -494,6 +494,171 @@ fn a_long_plan_is_parsed_checked_and_run_in_linear_time() {
     peak_within(&large, 96, "plan parsed, checked and run");
 }
 
+// ---- a huge answer that is a plan in JSON form ----
+
+/// `{"plan": [[],[],...]}` of about `bytes` bytes: the shape that costs a
+/// JSON value the most per byte of text (an empty list is 2 bytes of text
+/// and 32 bytes of `serde_json::Value`, in a vector grown by doubling).
+fn empty_lists_plan(bytes: usize) -> String {
+    let mut text = String::with_capacity(bytes + 16);
+    text.push_str("{\"plan\": [[]");
+    while text.len() < bytes {
+        text.push_str(",[]");
+    }
+    text.push_str("]}");
+    text
+}
+
+#[test]
+fn a_huge_plan_answer_is_refused_by_its_size_before_it_is_parsed() {
+    let _one = lock();
+    let answer = empty_lists_plan(30 * MB);
+    let limit = ParseOptions::DEFAULT_MAX_BYTES;
+    let too_long = format!("more than the {limit} allowed");
+    // The author's reader: found (the JSON's end looked for within the
+    // limit, nothing built), then refused by its size, unparsed (before:
+    // 1.81 GB, from two parses into a JSON value).
+    let (error, cost) = measure(answer.clone(), |text| {
+        typed_tools::plan::author::read_plan(text, &ParseOptions::default()).unwrap_err()
+    });
+    assert!(
+        error.for_model().contains(&too_long),
+        "{}",
+        error.for_model()
+    );
+    assert!(cost.peak < 64 << 10, "read_plan: {cost:?}");
+    // The call readers: a JSON value longer than the toolbox reads is
+    // measured, not built, and refused.
+    let toolbox = std::sync::Arc::new(Toolbox::builder().tool(Sum).build().unwrap());
+    let reader = std::sync::Arc::clone(&toolbox);
+    let (error, cost) = measure(answer.clone(), move |text| {
+        reader
+            .read_calls(typed_tools::CallFormat::Auto, text)
+            .unwrap_err()
+    });
+    assert_eq!(error.found, "JSON of 30000002 bytes, which is not read");
+    assert!(cost.peak < 64 << 10, "read_calls: {cost:?}");
+    // The agent: the answer read for calls (a JSON value past the toolbox's
+    // read limit is measured, not built), found as a plan, and refused by
+    // its size. What it holds of the answer is copies of its text (the
+    // response, the transcript's message; measured: twice the input), and
+    // nothing parsed (before: 1.84 GB, 61 times the input, from four parses
+    // into a JSON value before the size was looked at).
+    let model = typed_tools::model::ScriptedModel::new([answer]);
+    let agent = typed_tools::agent::Agent::new(&toolbox, model)
+        .plans(true)
+        .limits(typed_tools::agent::Limits::new().steps(1).tokens(u64::MAX));
+    let agent = std::sync::Arc::new(agent);
+    let shared = std::sync::Arc::clone(&agent);
+    let (run, cost) = measure(String::new(), move |_| block_on(shared.run("Sum it.")));
+    let cost = Cost {
+        input: 30 * MB,
+        ..cost
+    };
+    let refusal = run.transcript.last().unwrap().text();
+    assert!(
+        refusal.contains(&too_long),
+        "{}",
+        &refusal[..refusal.len().min(300)]
+    );
+    peak_within(&cost, 3, "an agent refusing a 30 MB plan");
+}
+
+// ---- what a model is told stays short, whatever it echoes ----
+
+/// Fails, saying what it was given.
+#[tool(effects = Read)]
+fn find_note(title: String) -> Result<String, String> {
+    Err(format!("there is no note titled {title}"))
+}
+
+#[test]
+fn every_message_a_model_reads_is_short_whatever_it_sent() {
+    use typed_tools::plan::author::{check_plan, read_plan};
+    use typed_tools::plan::prompt::example_toolbox;
+
+    let _one = lock();
+    let long = "a".repeat(MB);
+    let options = ParseOptions::default().max_bytes(4 * MB);
+    let short = |what: &str, message: String| {
+        assert!(
+            message.len() < 4096,
+            "{what}: {} bytes: {}",
+            message.len(),
+            &message[..300]
+        );
+        assert!(message.contains(" more bytes)"), "{what}: {message}");
+    };
+    // The JSON plan reader: an annotation, a key, a kind, an operator.
+    let param = |ty: &str| {
+        serde_json::json!({"plan": {"kind": "map",
+            "param": {"name": "x", "type": ty},
+            "body": {"kind": "var", "name": "x"},
+            "list": {"kind": "list", "items": []}}})
+        .to_string()
+    };
+    for (what, answer) in [
+        ("an annotation", param(&format!("{{{long}"))),
+        (
+            "a key",
+            format!(r#"{{"plan": {{"kind": "unit", "{long}": 1}}}}"#),
+        ),
+        ("a kind", format!(r#"{{"plan": {{"kind": "{long}"}}}}"#)),
+        (
+            "an operator",
+            format!(
+                r#"{{"plan": {{"kind": "binary", "op": "{long}", "left": {{"kind": "unit"}}, "right": {{"kind": "unit"}}}}}}"#
+            ),
+        ),
+    ] {
+        short(what, read_plan(&answer, &options).unwrap_err().for_model());
+    }
+    // The text parser: a token where another is due.
+    short(
+        "a token",
+        read_plan(&format!("[1 {long}]"), &options)
+            .unwrap_err()
+            .for_model(),
+    );
+    // The checker: an unbound variable, a tool the toolbox lacks.
+    let toolbox = example_toolbox();
+    for (what, text) in [
+        ("a variable", format!("let y = 1 in {long}")),
+        ("a tool", format!("call tool {long} {{}}")),
+    ] {
+        let plan = read_plan(&text, &options).unwrap();
+        let error = check_plan(&plan, &toolbox, typed_tools::effect::EffectSet::ALL).unwrap_err();
+        short(what, error.for_model());
+    }
+    // Dispatch: an unknown name, an unknown argument, a tool's error that
+    // echoes its argument.
+    let tools = Toolbox::builder()
+        .tool(FindNote)
+        .max_argument_bytes(4 * MB)
+        .build()
+        .unwrap();
+    let arguments = |key: &str, value: &str| serde_json::json!({ key: value }).to_string();
+    for (what, name, args) in [
+        ("a tool's name", long.as_str(), arguments("title", "t")),
+        ("an argument's name", "find_note", arguments(&long, "t")),
+        ("a tool's error", "find_note", arguments("title", &long)),
+    ] {
+        short(
+            what,
+            block_on(tools.call(name, &args)).unwrap_err().for_model(),
+        );
+    }
+    // The call readers: an object of keys that are no call.
+    let answer = format!(r#"{{"{long}": 1}}"#);
+    short(
+        "a reader's error",
+        tools
+            .read_calls(typed_tools::CallFormat::Json, &answer)
+            .unwrap_err()
+            .for_model(),
+    );
+}
+
 // ---- depth: every surface at its depth limit, on a 2 MiB stack ----
 
 /// Echo a JSON value: any depth the parser reads.

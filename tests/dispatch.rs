@@ -504,6 +504,131 @@ fn dynamic_tools_share_the_gate_the_checks_and_the_errors() {
     assert_eq!(seen.lock().unwrap().len(), 2);
 }
 
+/// Tag a document; `fields` is free-form.
+#[tool(effects = Write)]
+fn tag(
+    #[state] ran: &AtomicUsize,
+    tags: std::collections::HashMap<String, u32>,
+    fields: Option<Value>,
+) -> usize {
+    ran.fetch_add(1, Ordering::SeqCst);
+    tags.len() + usize::from(fields.is_some())
+}
+
+/// The one problem of a call refused for a key given twice: its path.
+fn duplicate(error: &ToolError) -> String {
+    match error {
+        ToolError::Deserialization {
+            problems, message, ..
+        } if problems.len() == 1 && message.is_none() => match &problems[0] {
+            Problem::Duplicate { path } => path.to_string(),
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+}
+
+/// One rule on every path, in debug builds (a generic reader) and release
+/// builds (serde's derive) alike: an object that gives a key twice is
+/// refused, with the key's path, and nothing runs.
+#[test]
+fn a_key_given_twice_is_refused_with_its_path_on_every_path() {
+    let store = Store::with_account();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let tools = Toolbox::builder()
+        .tool(LookupAccount::new(store.clone()))
+        .tool(PlaceOrder)
+        .tool(Tag::new(ran.clone()))
+        .dynamic(
+            DynamicTool::new("search_docs")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {"query": {"type": "string"}, "filters": {"type": "object"}},
+                    "required": ["query"]
+                }))
+                .effects(EffectSet::READ)
+                .handler(|_| async { Ok(json!([])) }),
+        )
+        .build()
+        .unwrap();
+    block_on(async {
+        let refused = |name: &'static str, args: &'static str| {
+            let tools = &tools;
+            async move { tools.call(name, args).await.unwrap_err() }
+        };
+        // A parameter, a struct's field, a map's key, a key in free-form
+        // JSON, a run-time tool's argument.
+        for (name, args, path) in [
+            (
+                "lookup_account",
+                r#"{"id": "cust_1", "id": "cust_2"}"#,
+                "$.id",
+            ),
+            (
+                "place_order",
+                r#"{"customer": "c", "channel": "email", "lines": [{"sku": "a", "quantity": 1, "sku": "b"}]}"#,
+                "$.lines[0].sku",
+            ),
+            ("tag", r#"{"tags": {"red": 1, "red": 2}}"#, "$.tags.red"),
+            (
+                "tag",
+                r#"{"tags": {}, "fields": {"a": [{"k": 1, "k": 2}]}}"#,
+                "$.fields.a[0].k",
+            ),
+            (
+                "search_docs",
+                r#"{"query": "q", "filters": {"x": 1, "x": 2}}"#,
+                "$.filters.x",
+            ),
+        ] {
+            let error = refused(name, args).await;
+            assert_eq!(duplicate(&error), path, "{name} {args}");
+            assert_eq!(error.next_step(), NextStep::FixCall);
+        }
+        let error = refused("lookup_account", r#"{"id": "cust_1", "id": "cust_2"}"#).await;
+        assert_eq!(
+            error.for_model(),
+            "Invalid arguments for `lookup_account`:\n\
+             - $.id: the key is given twice; give each key once\n\
+             Send the call again with arguments of type {id: String}."
+        );
+        assert_eq!(store.calls.load(Ordering::SeqCst), 0);
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+        // Each key once: the map tool runs.
+        tools
+            .call("tag", r#"{"tags": {"red": 1, "blue": 2}}"#)
+            .await
+            .unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+    });
+    // Recovery does not pick one of the two: repair keeps both (it never
+    // drops a value), coercion does not read them, and the call is refused.
+    let policy = typed_tools::recover::Policy::recover();
+    let recovering = Toolbox::builder()
+        .tool(LookupAccount::new(store.clone()))
+        .policy(policy.clone())
+        .build()
+        .unwrap();
+    let error =
+        block_on(recovering.call("lookup_account", r#"{"id": "cust_1", "id": 2}"#)).unwrap_err();
+    assert_eq!(duplicate(&error), "$.id");
+    let escalating = Toolbox::builder()
+        .tool(LookupAccount::new(store.clone()))
+        .policy(policy.escalate(typed_tools::Severity::Medium))
+        .build()
+        .unwrap();
+    let error = block_on(escalating.call("lookup_account", r#"{'id': 'cust_1', 'id': 'cust_2'}"#))
+        .unwrap_err();
+    let ToolError::Escalation(escalation) = &error else {
+        panic!("{error:?}")
+    };
+    assert!(
+        escalation.reason.contains("$.id: the key is given twice"),
+        "{escalation:?}"
+    );
+    assert_eq!(store.calls.load(Ordering::SeqCst), 0);
+}
+
 #[test]
 fn no_input_panics_the_dispatcher() {
     let store = Store::with_account();

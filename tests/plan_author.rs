@@ -189,6 +189,57 @@ fn an_empty_fence_is_no_plan_and_the_model_is_told_so() {
     assert_eq!(plan, Plan::parse(SUPPORT_AGENT).unwrap());
 }
 
+#[test]
+fn a_json_plan_is_found_within_the_size_limit_and_refused_past_it_unread() {
+    let plan = r#"{"plan": {"kind": "list", "items": [{"kind": "int", "value": 1}]}}"#;
+    let answer = format!("Here:\n{plan}\nIt gives [1].");
+    assert_eq!(find_plan(&answer), Some(Written::Json(plan)));
+    // The end of the JSON is looked for within the limit: past it, the
+    // block is the whole of what was found (the JSON and its line's end),
+    // and the reader refuses it by its size.
+    let small = ParseOptions::default().max_bytes(32);
+    let error = read_plan(&answer, &small).unwrap_err();
+    assert_eq!(
+        error.for_model(),
+        "the plan's JSON does not read as a plan, nothing ran; fix it and send the whole plan \
+         again:\n- $: the plan is 67 bytes long, more than the 32 allowed; write a shorter plan"
+    );
+    let within = ParseOptions::default().max_bytes(plan.len());
+    assert_eq!(read_plan(&answer, &within).unwrap().to_string(), "[1]");
+}
+
+#[test]
+fn a_json_plan_that_gives_a_key_twice_is_refused_with_the_keys_path() {
+    // The plan shown and the plan run could differ (serde_json keeps the
+    // last, another reader the first): refused, whichever key it is.
+    for (answer, path) in [
+        (
+            r#"{"plan": {"kind": "unit"}, "plan": {"kind": "int", "value": 1}}"#,
+            "$.plan",
+        ),
+        (
+            r#"{"plan": {"kind": "int", "value": 1, "value": 2}}"#,
+            "$.plan.value",
+        ),
+        (
+            r#"{"plan": {"kind": "list", "items": [{"kind": "var", "name": "a", "name": "b"}]}}"#,
+            "$.plan.items[0].name",
+        ),
+    ] {
+        let AnswerError::Json(error) = read_plan(answer, &ParseOptions::default()).unwrap_err()
+        else {
+            panic!("{answer}")
+        };
+        assert_eq!(error.path, path, "{answer}");
+        assert_eq!(
+            error.message,
+            "this key is given twice in its object; give each key once"
+        );
+        // Through `submit_plan` too.
+        assert_eq!(json::from_str(answer).unwrap_err(), error);
+    }
+}
+
 /// The text at a line and column (both from 1, the column in characters)
 /// of `answer`.
 fn at(answer: &str, line: usize, column: usize) -> &str {

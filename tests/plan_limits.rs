@@ -301,6 +301,66 @@ fn a_call_that_ends_past_the_wall_time_stops_the_run_after_it() {
     assert_eq!(run.trace.len(), 2);
 }
 
+/// Takes five seconds to answer, waiting on a thread of its own (no
+/// runtime named).
+#[tool(effects = Write)]
+async fn slow_write(n: i64) -> i64 {
+    let (done, wait) = futures::channel::oneshot::channel();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(5));
+        let _ = done.send(());
+    });
+    let _ = wait.await;
+    n
+}
+
+/// Runs `text` with `interpreter`, timed.
+fn timed(interpreter: &Interpreter<'_>, text: &str) -> (Run, Duration) {
+    let plan = Plan::parse(text).unwrap();
+    let start = Instant::now();
+    let run = block_on(interpreter.run(&plan)).unwrap();
+    (run, start.elapsed())
+}
+
+#[test]
+fn the_interpreter_alone_stops_a_call_at_its_per_call_limit() {
+    let _lock = lock();
+    let toolbox = Toolbox::builder().tool(SlowWrite).build().unwrap();
+    let limits = Limits::new().per_call(Duration::from_secs(1));
+    let text = "match exec tool slow_write {n = 1} { Ok(n) => \"done\", Err(e) => e.kind }";
+    // The tool takes 5 s; the call is stopped at 1 s and its error goes to
+    // the `Err` branch, the run going on.
+    let (run, elapsed) = timed(&Interpreter::new(&toolbox).limits(limits), text);
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert_eq!(run.outcome, Ok(Value::String("timed_out".into())));
+    assert_eq!(
+        run.trace[0].result(),
+        &typed_tools::plan::CallResult::Err(typed_tools::ToolError::TimedOut {
+            tool: "slow_write".into(),
+            after: Duration::from_secs(1),
+        })
+    );
+    // An approval that never answers is stopped the same way, and the
+    // tool never runs.
+    let never = Interpreter::new(&toolbox)
+        .limits(limits)
+        .approve_writes_async(|_| futures::future::pending());
+    let (run, elapsed) = timed(&never, text);
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert_eq!(run.outcome, Ok(Value::String("timed_out".into())));
+    // The run's wall time stops a call in progress too, and the run.
+    let short = Limits::new().wall_time(Duration::from_secs(1));
+    let (run, elapsed) = timed(&Interpreter::new(&toolbox).limits(short), text);
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert_eq!(
+        run.outcome,
+        Err(RunError::LimitExceeded {
+            limit: Limit::WallTime(Duration::from_secs(1))
+        })
+    );
+    assert_eq!(run.trace.len(), 1);
+}
+
 #[test]
 fn a_tool_output_deeper_than_the_limit_stops_the_plan_after_the_call() {
     let _lock = lock();

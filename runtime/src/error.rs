@@ -7,7 +7,7 @@
 //! | [`NextStep`] | errors | what it means |
 //! |---|---|---|
 //! | [`FixCall`](NextStep::FixCall) | unknown tool, arguments too large, invalid args, deserialization | the model should fix its call and send it again; counts against a repair budget |
-//! | [`Adapt`](NextStep::Adapt) | execution, effect denied, refused by approval | the call was fine but the tool failed or is not allowed; the model should change course, not resend the same call |
+//! | [`Adapt`](NextStep::Adapt) | execution, effect denied, refused by approval, timed out | the call was fine but the tool failed, is not allowed or took too long; the model should change course, not resend the same call |
 //! | [`Abort`](NextStep::Abort) | escalation | stop: recovery gave up |
 //!
 //! ```
@@ -33,7 +33,9 @@
 //! ```
 
 use std::fmt;
+use std::time::Duration;
 
+use crate::cut::{cut, Echo, LINE};
 use crate::effect::EffectSet;
 use crate::schema::Problem;
 
@@ -155,6 +157,33 @@ pub enum ToolError {
         /// The reason the approval gave.
         reason: String,
     },
+    /// The call did not finish within its time limit (the
+    /// [`per_call`](crate::plan::Limits::per_call) limit of a plan's run,
+    /// or of an [`agent`](crate::agent::Limits::per_call)'s, whose own
+    /// calls report it as a
+    /// [`CallOutcome::TimedOut`](crate::agent::CallOutcome::TimedOut)), the
+    /// wait for its approvals included, and was stopped where it waited. A
+    /// tool that had started may or may not have taken effect.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use typed_tools::{NextStep, ToolError};
+    ///
+    /// let error = ToolError::TimedOut { tool: "refund".into(), after: Duration::from_secs(1) };
+    /// assert_eq!(error.kind(), "timed_out");
+    /// assert_eq!(error.next_step(), NextStep::Adapt);
+    /// assert_eq!(
+    ///     error.for_model(),
+    ///     "The call to `refund` did not finish within 1s and was stopped; it may or may not have taken effect."
+    /// );
+    /// ```
+    TimedOut {
+        /// The tool.
+        tool: String,
+        /// The time it was given: its limit, or what was left of the run's
+        /// wall time if less.
+        after: Duration,
+    },
 }
 
 /// What a caller should do after a [`ToolError`]; see the [module docs](self).
@@ -223,15 +252,17 @@ impl ToolError {
             | ToolError::Deserialization { .. } => NextStep::FixCall,
             ToolError::EffectDenied { .. }
             | ToolError::Execution { .. }
-            | ToolError::Refused { .. } => NextStep::Adapt,
+            | ToolError::Refused { .. }
+            | ToolError::TimedOut { .. } => NextStep::Adapt,
             ToolError::Escalation(_) => NextStep::Abort,
         }
     }
 
     /// Whether the tool's own code ran before this error: it returned its
     /// own error or panicked ([`Execution`](Self::Execution)), or recovery
-    /// escalated from such a failure. Every other error was raised before
-    /// the tool was called, and nothing ran.
+    /// escalated from such a failure; or may have, when the call was
+    /// stopped at its time limit ([`TimedOut`](Self::TimedOut)). Every
+    /// other error was raised before the tool was called, and nothing ran.
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -249,7 +280,7 @@ impl ToolError {
     /// ```
     pub fn ran(&self) -> bool {
         match self {
-            ToolError::Execution { .. } => true,
+            ToolError::Execution { .. } | ToolError::TimedOut { .. } => true,
             ToolError::Escalation(escalation) => escalation.original.ran(),
             ToolError::UnknownTool { .. }
             | ToolError::EffectDenied { .. }
@@ -284,14 +315,16 @@ impl ToolError {
             | ToolError::InvalidArgs { tool, .. }
             | ToolError::Deserialization { tool, .. }
             | ToolError::Execution { tool, .. }
-            | ToolError::Refused { tool, .. } => Some(tool),
+            | ToolError::Refused { tool, .. }
+            | ToolError::TimedOut { tool, .. } => Some(tool),
             ToolError::Escalation(escalation) => escalation.original.tool(),
         }
     }
 
     /// The kind of error, one word: `unknown_tool`, `effect_denied`,
     /// `args_too_large`, `invalid_args`, `deserialization`, `execution`,
-    /// `escalation`, `refused`. A plan's `Err` branch reads it as `e.kind`.
+    /// `escalation`, `refused`, `timed_out`. A plan's `Err` branch reads it
+    /// as `e.kind`.
     ///
     /// ```
     /// use typed_tools::ToolError;
@@ -309,6 +342,7 @@ impl ToolError {
             ToolError::Execution { .. } => "execution",
             ToolError::Escalation(_) => "escalation",
             ToolError::Refused { .. } => "refused",
+            ToolError::TimedOut { .. } => "timed_out",
         }
     }
 
@@ -356,7 +390,7 @@ impl fmt::Display for ToolError {
             ToolError::UnknownTool {
                 name, suggestions, ..
             } => {
-                write!(f, "unknown tool `{name}`")?;
+                write!(f, "unknown tool `{}`", Echo(name))?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean ")?;
                     crate::schema::write_list(f, suggestions)?;
@@ -374,6 +408,7 @@ impl fmt::Display for ToolError {
                 "arguments for `{tool}` are {bytes} bytes long, more than the {max} allowed"
             ),
             ToolError::InvalidArgs { tool, message, .. } => {
+                let message = cut(message, LINE);
                 write!(f, "arguments for `{tool}` are not valid JSON: {message}")
             }
             ToolError::Deserialization {
@@ -390,7 +425,7 @@ impl fmt::Display for ToolError {
                     write!(f, "; and {} more", problems.len() - MAX_PROBLEMS_SHOWN)?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
-                    write!(f, ": {message}")?;
+                    write!(f, ": {}", cut(message, LINE))?;
                 }
                 Ok(())
             }
@@ -399,18 +434,23 @@ impl fmt::Display for ToolError {
                 message,
                 panicked: false,
             } => {
-                write!(f, "tool `{tool}` failed: {message}")
+                write!(f, "tool `{tool}` failed: {}", cut(message, LINE))
             }
             ToolError::Execution {
                 tool,
                 message,
                 panicked: true,
             } => {
-                write!(f, "tool `{tool}` panicked: {message}")
+                write!(f, "tool `{tool}` panicked: {}", cut(message, LINE))
             }
             ToolError::Refused { tool, reason } => {
                 write!(f, "the call to `{tool}` was refused: {reason}")
             }
+            ToolError::TimedOut { tool, after } => write!(
+                f,
+                "the call to `{tool}` did not finish within {after:?} and was stopped; \
+                 it may or may not have taken effect"
+            ),
             ToolError::Escalation(escalation) => write!(
                 f,
                 "escalated by {} ({:?}) after {} attempt(s): {}; original error: {}",
@@ -469,7 +509,7 @@ impl fmt::Display for ForModel<'_> {
                 suggestions,
                 available,
             } => {
-                write!(f, "There is no tool named `{name}`.")?;
+                write!(f, "There is no tool named `{}`.", Echo(name))?;
                 match (suggestions.as_slice(), available.len()) {
                     ([best], _) => write!(f, " Did you mean `{best}`?"),
                     ([_, ..], _) => {
@@ -510,7 +550,8 @@ impl fmt::Display for ForModel<'_> {
             } => {
                 write!(
                     f,
-                    "The arguments for `{tool}` are not valid JSON ({message})."
+                    "The arguments for `{tool}` are not valid JSON ({}).",
+                    cut(message, LINE)
                 )?;
                 if !expected.is_empty() {
                     write!(f, " Send a JSON object of type {expected}.")?;
@@ -535,7 +576,7 @@ impl fmt::Display for ForModel<'_> {
                     )?;
                 }
                 if let (Some(message), true) = (message, problems.is_empty()) {
-                    write!(f, "\n- {message}")?;
+                    write!(f, "\n- {}", cut(message, LINE))?;
                 }
                 if !expected.is_empty() {
                     write!(
@@ -551,6 +592,7 @@ impl fmt::Display for ForModel<'_> {
                 panicked,
             } => {
                 let what = if *panicked { "crashed" } else { "failed" };
+                let message = cut(message, LINE);
                 write!(
                     f,
                     "The tool `{tool}` {what}: {message}. The call was well-formed; \
@@ -562,10 +604,16 @@ impl fmt::Display for ForModel<'_> {
                 "The call to `{tool}` was refused and did not run: {reason}. \
                  Do not send it again unchanged; change course: do something else, or answer without it."
             ),
+            ToolError::TimedOut { tool, after } => write!(
+                f,
+                "The call to `{tool}` did not finish within {after:?} and was stopped; \
+                 it may or may not have taken effect."
+            ),
             ToolError::Escalation(escalation) => write!(
                 f,
                 "Giving up on this call after {} attempt(s): {}.",
-                escalation.attempts, escalation.reason
+                escalation.attempts,
+                cut(&escalation.reason, LINE)
             ),
         }
     }

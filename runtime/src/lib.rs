@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod catalog;
 pub mod coerce;
+mod cut;
 pub mod doc;
 pub mod effect;
 pub mod error;

@@ -48,6 +48,13 @@
 //! short (its brackets never close) is read as far as it goes, and the
 //! error says where it broke.
 //!
+//! A JSON value (a call, a list of calls, a provider's response) is read
+//! into memory only when its text is at most 1 MiB and 64 KiB more (with
+//! [`Toolbox::read_calls`](crate::Toolbox::read_calls), the toolbox's
+//! argument limit and 64 KiB more): a longer one holds no call a toolbox
+//! would run with its default limit, and a JSON value can take 40 times
+//! its text. It is measured without being built, and refused.
+//!
 //! ```
 //! use typed_tools::reader::{read_calls, CallFormat};
 //!
@@ -84,6 +91,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::cut::{cut, LINE};
 use layout::Layout;
 
 mod anthropic;
@@ -220,7 +228,9 @@ impl ReadError {
         format!(
             "Your tool call could not be read: at {}, expected {}, found {}. \
              Write each call as a JSON object {{\"name\": \"tool_name\", \"arguments\": {{...}}}}.",
-            self.at, self.expected, self.found
+            cut(&self.at, LINE),
+            cut(&self.expected, LINE),
+            cut(&self.found, LINE)
         )
     }
 }
@@ -230,7 +240,10 @@ impl fmt::Display for ReadError {
         write!(
             f,
             "cannot read a {:?} tool call: at {}, expected {}, found {}",
-            self.format, self.at, self.expected, self.found
+            self.format,
+            cut(&self.at, LINE),
+            cut(&self.expected, LINE),
+            cut(&self.found, LINE)
         )
     }
 }
@@ -256,40 +269,64 @@ impl std::error::Error for ReadError {}
 /// # Ok::<(), typed_tools::reader::ReadError>(())
 /// ```
 pub fn read_calls(format: CallFormat, text: &str) -> Result<Vec<ToolCall>, ReadError> {
-    read_calls_with(format, text, &|_| None)
+    read_calls_with(format, text, &|_| None, DEFAULT_MAX_JSON)
 }
 
-/// [`read_calls`], with the parameter names of each tool for positional arguments.
+/// How much longer than a call's arguments may be ([`read_limit`]) a JSON
+/// value of calls may be: the name, the id, the keys and the layout.
+const CALL_OVERHEAD: usize = 64 << 10;
+
+/// The most JSON text read into a value at once, by default: the toolbox's
+/// default argument limit (1 MiB) with [`CALL_OVERHEAD`].
+const DEFAULT_MAX_JSON: usize = (1 << 20) + CALL_OVERHEAD;
+
+/// The most JSON text the readers read into a value at once for a toolbox
+/// whose arguments are at most `max_argument_bytes`: a JSON value (a call,
+/// a list of calls, a provider's response) longer than that could only
+/// hold arguments the toolbox would refuse, or no call at all, and a JSON
+/// value takes up to 40 times the memory of its text. It is measured
+/// without being built, and refused.
+pub(crate) fn read_limit(max_argument_bytes: usize) -> usize {
+    max_argument_bytes.saturating_add(CALL_OVERHEAD)
+}
+
+/// [`read_calls`], with the parameter names of each tool for positional
+/// arguments, and no JSON value of more than `max_json` bytes of text read.
 pub(crate) fn read_calls_with(
     format: CallFormat,
     text: &str,
     parameters: &dyn Fn(&str) -> Option<Vec<String>>,
+    max_json: usize,
 ) -> Result<Vec<ToolCall>, ReadError> {
     match format {
-        CallFormat::OpenAiChat => openai::chat(&parse_json(format, text)?),
-        CallFormat::OpenAiResponses => openai::responses(&parse_json(format, text)?),
-        CallFormat::Anthropic => anthropic::read(&parse_json(format, text)?),
-        CallFormat::Hermes => hermes::read(text, &Layout::new(text)),
-        CallFormat::Json => json_text::read(text, &Layout::new(text)),
+        CallFormat::OpenAiChat => openai::chat(&parse_json(format, text, max_json)?),
+        CallFormat::OpenAiResponses => openai::responses(&parse_json(format, text, max_json)?),
+        CallFormat::Anthropic => anthropic::read(&parse_json(format, text, max_json)?),
+        CallFormat::Hermes => hermes::read(text, &Layout::new(text), max_json),
+        CallFormat::Json => json_text::read(text, &Layout::new(text), max_json),
         CallFormat::Pythonic => pythonic::read(text, &Layout::new(text), parameters),
-        CallFormat::Auto => auto(text, parameters),
+        CallFormat::Auto => auto(text, parameters, max_json),
     }
 }
 
 fn auto(
     text: &str,
     parameters: &dyn Fn(&str) -> Option<Vec<String>>,
+    max_json: usize,
 ) -> Result<Vec<ToolCall>, ReadError> {
-    if let Ok(value) = serde_json::from_str::<Value>(text) {
-        if let Some(format) = provider_of(&value) {
-            return read_calls_with(format, text, parameters);
+    // A provider's response is read whole, so only one within the limit.
+    if text.len() <= max_json {
+        if let Ok(value) = serde_json::from_str::<Value>(text) {
+            if let Some(format) = provider_of(&value) {
+                return read_calls_with(format, text, parameters, max_json);
+            }
         }
     }
     let layout = Layout::new(text);
     if hermes::has_tag(text, &layout) {
-        return hermes::read(text, &layout);
+        return hermes::read(text, &layout, max_json);
     }
-    let json = json_text::read(text, &layout);
+    let json = json_text::read(text, &layout, max_json);
     if matches!(&json, Ok(calls) if !calls.is_empty()) {
         return json;
     }
@@ -362,8 +399,15 @@ pub(crate) fn read_parsed(format: CallFormat, value: &Value) -> Result<Vec<ToolC
     }
 }
 
-fn parse_json(format: CallFormat, text: &str) -> Result<Value, ReadError> {
-    serde_json::from_str(text).map_err(|error| {
+fn parse_json(format: CallFormat, text: &str, max_json: usize) -> Result<Value, ReadError> {
+    if text.len() > max_json {
+        return Err(too_long(format, "$", text.len(), max_json));
+    }
+    crate::json::from_str_unique(text).map_err(|error| {
+        let error = match error {
+            crate::json::Unread::Syntax(error) => error,
+            crate::json::Unread::Duplicate(path) => return duplicate(format, path.to_string()),
+        };
         ReadError::new(
             format,
             format!("line {} column {}", error.line(), error.column()),
@@ -371,6 +415,22 @@ fn parse_json(format: CallFormat, text: &str) -> Result<Value, ReadError> {
             format!("invalid JSON ({error})"),
         )
     })
+}
+
+/// The error for JSON that gives a key twice (at `at`): which of the two a
+/// reader keeps is its own choice, so no call is read from it.
+fn duplicate(format: CallFormat, at: String) -> ReadError {
+    ReadError::new(format, at, "each key given once", "a key given twice")
+}
+
+/// The error for a JSON value of `bytes` bytes of text, past `max_json`.
+fn too_long(format: CallFormat, at: impl Into<String>, bytes: usize, max_json: usize) -> ReadError {
+    ReadError::new(
+        format,
+        at,
+        format!("calls in JSON of at most {max_json} bytes"),
+        format!("JSON of {bytes} bytes, which is not read"),
+    )
 }
 
 #[cfg(test)]
@@ -397,5 +457,63 @@ mod tests {
             read_calls(CallFormat::Auto, anthropic).unwrap()[0].arguments,
             r#"{"y":2}"#
         );
+    }
+
+    #[test]
+    fn json_past_the_read_limit_is_measured_and_refused_and_the_rest_read() {
+        let none = |_: &str| None;
+        let long =
+            r#"{"name": "a", "arguments": {"text": "0123456789012345678901234567890123456789"}}"#;
+        let short = r#"{"name": "b", "arguments": {}}"#;
+        let text = format!("{long}\n{short}");
+        for format in [CallFormat::Json, CallFormat::Auto] {
+            // Within the limit, both; past it, the long one is refused unread.
+            assert_eq!(
+                names(&read_calls_with(format, &text, &none, 1 << 10).unwrap()),
+                ["a", "b"]
+            );
+            assert_eq!(
+                names(&read_calls_with(format, &text, &none, 40).unwrap()),
+                ["b"]
+            );
+            let error = read_calls_with(format, long, &none, 40).unwrap_err();
+            assert_eq!(
+                (error.at.as_str(), error.found.as_str()),
+                ("byte 0", "JSON of 80 bytes, which is not read")
+            );
+        }
+        let tagged = format!("<tool_call>{long}</tool_call>");
+        let error = read_calls_with(CallFormat::Hermes, &tagged, &none, 40).unwrap_err();
+        assert_eq!(error.found, "JSON of 80 bytes, which is not read");
+        let error = read_calls_with(CallFormat::OpenAiChat, long, &none, 40).unwrap_err();
+        assert_eq!(
+            (error.at.as_str(), error.expected.as_str()),
+            ("$", "calls in JSON of at most 40 bytes")
+        );
+        // A key given twice: no call is read from it, whichever is meant.
+        let twice = r#"{"name": "a", "arguments": {"x": 1, "x": 2}}"#;
+        for format in [CallFormat::Json, CallFormat::Auto] {
+            let error = read_calls_with(format, twice, &none, 1 << 10).unwrap_err();
+            assert_eq!(
+                (error.at.as_str(), error.found.as_str()),
+                ("byte 0, $.arguments.x", "a key given twice")
+            );
+        }
+        let tagged = format!("<tool_call>{twice}</tool_call>");
+        let error = read_calls_with(CallFormat::Hermes, &tagged, &none, 1 << 10).unwrap_err();
+        assert_eq!(error.at, "byte 11, $.arguments.x");
+        let python = "f(options={'a': 1, 'a': 2})";
+        let error = read_calls_with(CallFormat::Pythonic, python, &none, 1 << 10).unwrap_err();
+        assert_eq!(
+            (error.at.as_str(), error.found.as_str()),
+            ("byte 19", "a key given twice")
+        );
+        let chat = r#"{"tool_calls": [], "tool_calls": [{"type": "function", "function": {"name": "a", "arguments": "{}"}}]}"#;
+        let error = read_calls_with(CallFormat::OpenAiChat, chat, &none, 1 << 10).unwrap_err();
+        assert_eq!(error.at, "$.tool_calls");
+        // Invalid JSON past the limit is told as invalid, as within it.
+        let broken = format!("{}!", &long[..long.len() - 1]);
+        let error = read_calls_with(CallFormat::Json, &broken, &none, 40).unwrap_err();
+        assert!(error.found.starts_with("invalid JSON"), "{error:?}");
     }
 }

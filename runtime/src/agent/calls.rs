@@ -10,7 +10,6 @@ use super::{Agent, CallOutcome, CallRecord, Event, Exit, OnRefusal, State};
 use crate::effect::{Effect, Effects};
 use crate::model::{Message, Model, ToolResult};
 use crate::reader::ToolCall;
-use crate::toolbox::timer::within;
 use crate::toolbox::trace::WithCallId;
 use crate::toolbox::Toolbox;
 use crate::ToolError;
@@ -117,11 +116,12 @@ impl<A: Effects> State<A> {
                 ToolResult::error(call, error)
             }
             CallOutcome::TimedOut { after } => {
-                let message = format!(
-                    "The call to `{}` did not finish within {after:?} and was stopped; it may \
-                     or may not have taken effect.",
-                    call.name
-                );
+                // Told as a plan's call stopped so is told.
+                let message = ToolError::TimedOut {
+                    tool: call.name.clone(),
+                    after: *after,
+                }
+                .for_model();
                 self.fail(call, message.clone());
                 ToolResult::refused(call, message)
             }
@@ -246,7 +246,8 @@ impl<M: Model, A: Effects> Agent<M, A> {
         }
     }
 
-    /// Dispatches one call within the per-call limit and the run's deadline.
+    /// Dispatches one call within the limits on each call (as a plan's
+    /// calls are) and the run's deadline.
     async fn dispatch(
         &self,
         toolbox: &Toolbox<A>,
@@ -254,20 +255,15 @@ impl<M: Model, A: Effects> Agent<M, A> {
         deadline: Option<Instant>,
     ) -> (CallOutcome, Duration) {
         let start = Instant::now();
-        let until = match (start.checked_add(self.limits.per_call), deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
         let dispatched = WithCallId::new(
             call.id.as_deref(),
             toolbox.call(&call.name, &call.arguments),
         );
-        let outcome = match within(dispatched, until).await {
-            Ok(Ok(output)) => CallOutcome::Ok(output),
-            Ok(Err(error)) => CallOutcome::Err(error),
-            Err(_) => CallOutcome::TimedOut {
-                after: until.map_or(Duration::ZERO, |until| until - start),
-            },
+        // Only the time limit makes a `TimedOut`: dispatch does not.
+        let outcome = match self.limits.call.run(&call.name, dispatched, deadline).await {
+            Ok(output) => CallOutcome::Ok(output),
+            Err(ToolError::TimedOut { after, .. }) => CallOutcome::TimedOut { after },
+            Err(error) => CallOutcome::Err(error),
         };
         (outcome, start.elapsed())
     }

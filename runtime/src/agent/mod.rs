@@ -12,8 +12,8 @@
 //! What keeps it safe:
 //! - **Limits, enforced.** Steps, tool calls, tokens (from the usage the
 //!   model reports), wall time and time per call ([`Limits`]) are checked
-//!   before each step and each call; a run stops with a typed [`Exit`],
-//!   never past a limit.
+//!   before each step and each call, a plan's calls included; a run stops
+//!   with a typed [`Exit`], never past a limit.
 //! - **Least privilege.** Only the toolbox's tools within the agent's
 //!   allowed effects ([`restrict`](Agent::restrict)) are shown and can run;
 //!   an invented name or a tool outside the set is never run, and goes back

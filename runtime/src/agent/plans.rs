@@ -4,7 +4,6 @@
 //! handed back to the model.
 
 use std::fmt::Write;
-use std::time::Duration;
 
 use super::{Agent, Event, Exit, OnRefusal, PlanRecord, PlanRefusal, State};
 use crate::effect::Effects;
@@ -27,8 +26,9 @@ pub(super) fn find(answer: &str) -> Option<Written<'_>> {
                 (text.contains("exec tool") || text.contains("call tool"))
                     && Plan::parse(text).is_ok_and(|plan| !plan.tools().is_empty())
             }
-            Written::Json(text) => serde_json::from_str::<serde_json::Value>(text)
-                .is_ok_and(|value| value.get("plan").is_some()),
+            // Its keys read, nothing built: a plan too long to read is
+            // still one, refused by its size.
+            Written::Json(text) => plan::json::names_a_plan(text, ParseOptions::DEFAULT_MAX_BYTES),
         };
     meant.then_some(written)
 }
@@ -71,10 +71,10 @@ impl<M: Model, A: Effects> Agent<M, A> {
                 return None;
             }
         };
+        // The agent's limits on plans, within the calls and time the run
+        // has left, each call held to the agent's limits on calls.
         let calls_left = self.limits.tool_calls.saturating_sub(state.dispatched);
-        let limits = plan::Limits::new()
-            .calls(u64::from(calls_left))
-            .wall_time(state.time_left().unwrap_or(Duration::MAX));
+        let limits = self.limits.for_plan(calls_left, state.time_left());
         let interpreter = Interpreter::new(&toolbox).limits(limits);
         let run = match within(interpreter.run(&plan), state.deadline).await {
             Err(_) => {
@@ -99,13 +99,16 @@ impl<M: Model, A: Effects> Agent<M, A> {
             .dispatched
             .saturating_add(u32::try_from(run.trace.len()).unwrap_or(u32::MAX));
         state.messages.push(Message::user(report(&run)));
-        let exit = self.plan_stops(&run);
+        let exit = self.plan_stops(&run, state);
         state.finish_plan(record(Ok(run)));
         exit
     }
 
-    /// Whether a plan's run ends the agent's.
-    fn plan_stops(&self, run: &plan::Run) -> Option<Exit> {
+    /// Whether a plan's run ends the agent's: an escalation, a refusal when
+    /// refusals stop it, or the run's own calls or time spent. (A plan
+    /// stopped by a limit of its own, [`Limits::plans`](super::Limits::plans),
+    /// is told to the model, and the run goes on.)
+    fn plan_stops(&self, run: &plan::Run, state: &State<A>) -> Option<Exit> {
         for call in &run.trace {
             match call.result() {
                 CallResult::Err(ToolError::Escalation(escalation)) => {
@@ -123,12 +126,12 @@ impl<M: Model, A: Effects> Agent<M, A> {
         match &run.outcome {
             Err(RunError::LimitExceeded {
                 limit: Limit::Calls(_),
-            }) => Some(Exit::OutOfToolCalls {
+            }) if state.dispatched >= self.limits.tool_calls => Some(Exit::OutOfToolCalls {
                 limit: self.limits.tool_calls,
             }),
             Err(RunError::LimitExceeded {
                 limit: Limit::WallTime(_),
-            }) => Some(Exit::Deadline {
+            }) if state.out_of_time() => Some(Exit::Deadline {
                 limit: self.limits.wall_time,
             }),
             _ => None,
@@ -197,5 +200,26 @@ mod tests {
         ] {
             assert_eq!(find(not_a_plan), None, "{not_a_plan}");
         }
+    }
+
+    #[test]
+    fn a_plan_past_the_size_limit_is_found_whole_and_json_that_is_no_plan_is_not() {
+        let lists = ",[]".repeat(ParseOptions::DEFAULT_MAX_BYTES / 3 + 1);
+        // Too long to read: found whole, for the reader to refuse by its size.
+        let plan = format!("{{\"plan\": [[]{lists}]}}\nThat is the plan.");
+        let line = plan.find('\n').unwrap() + 1;
+        assert_eq!(find(&plan), Some(Written::Json(&plan[..line])));
+        let data = format!("{{\"data\": [[]{lists}]}}");
+        assert_eq!(find(&data), None);
+        // Within the limit, a `plan` key anywhere among the keys.
+        assert!(plan::json::names_a_plan(
+            r#"{"why": "", "plan": {"kind": "unit"}}"#,
+            64
+        ));
+        assert!(!plan::json::names_a_plan(
+            r#"{"plan": {"kind": "unit"}"#,
+            64
+        ));
+        assert!(!plan::json::names_a_plan(r#"[{"plan": 1}]"#, 64));
     }
 }

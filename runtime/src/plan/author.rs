@@ -97,7 +97,10 @@ const PLAN_STARTS: [&str; 12] = [
 /// - The plan is [`Written::Json`] when it is a JSON object (a `{` followed
 ///   by a quoted key and `:`), read up to where that JSON value ends; else
 ///   [`Written::Text`]. Leading λ-Tool declarations stay in the text: the
-///   parser skips them.
+///   parser skips them. Where the JSON ends is looked for within the default
+///   plan size ([`ParseOptions::DEFAULT_MAX_BYTES`]), without building it:
+///   a JSON object longer than that is the whole block, which no reader
+///   within the default options reads (it is refused by its size).
 ///
 /// ```
 /// use typed_tools::plan::author::{find_plan, Written};
@@ -114,7 +117,7 @@ const PLAN_STARTS: [&str; 12] = [
 /// assert_eq!(find_plan("I cannot do that."), None);
 /// ```
 pub fn find_plan(answer: &str) -> Option<Written<'_>> {
-    match found(answer) {
+    match found(answer, ParseOptions::DEFAULT_MAX_BYTES) {
         Found::Plan(written, _) => Some(written),
         Found::EmptyFence | Found::Nothing => None,
     }
@@ -131,7 +134,9 @@ enum Found<'a> {
     Nothing,
 }
 
-fn found(answer: &str) -> Found<'_> {
+/// The plan in `answer`, a JSON object's end looked for within `limit`
+/// bytes (the most a plan may be).
+fn found(answer: &str, limit: usize) -> Found<'_> {
     let (blocks, empty) = fenced_blocks(answer);
     let (candidate, at) = if blocks.is_empty() {
         match unfenced(answer) {
@@ -156,7 +161,7 @@ fn found(answer: &str) -> Found<'_> {
             .unwrap_or(&blocks[blocks.len() - 1]);
         (chosen.1, chosen.2)
     };
-    let (written, offset) = classify(candidate);
+    let (written, offset) = classify(candidate, limit);
     Found::Plan(written, at + offset)
 }
 
@@ -289,15 +294,28 @@ fn unfenced(answer: &str) -> Option<(&str, usize)> {
 
 /// JSON when the candidate is a JSON object, or starts like one; and the
 /// byte of the candidate the plan starts at.
-fn classify(candidate: &str) -> (Written<'_>, usize) {
+///
+/// Where the object ends is found by reading at most `limit` bytes of it
+/// and building nothing (a JSON value can take 40 times its text): an
+/// object that does not end within them is longer than a plan may be, and
+/// is the whole candidate, for the reader to refuse by its size unread.
+fn classify(candidate: &str, limit: usize) -> (Written<'_>, usize) {
     let trimmed = candidate.trim_start();
     let offset = candidate.len() - trimmed.len();
     if let Some(inside) = trimmed.strip_prefix('{') {
+        let window = &trimmed[..json::floor_boundary(trimmed, limit)];
         let mut values =
-            serde_json::Deserializer::from_str(trimmed).into_iter::<serde_json::Value>();
-        if let Some(Ok(serde_json::Value::Object(_))) = values.next() {
-            let end = offset + values.byte_offset();
-            return (Written::Json(&candidate[offset..end]), offset);
+            serde_json::Deserializer::from_str(window).into_iter::<serde::de::IgnoredAny>();
+        match values.next() {
+            // It starts with `{`: an object.
+            Some(Ok(_)) => {
+                let end = offset + values.byte_offset();
+                return (Written::Json(&candidate[offset..end]), offset);
+            }
+            Some(Err(error)) if error.is_eof() && window.len() < trimmed.len() => {
+                return (Written::Json(trimmed), offset);
+            }
+            _ => {}
         }
         // `{"key": ...`: meant as JSON, though it is not valid.
         if let Some(key) = inside.trim_start().strip_prefix('"') {
@@ -547,7 +565,7 @@ fn parse_hint(text: &str, line: usize, column: usize) -> Option<&'static str> {
 /// assert_eq!(read_plan("Here:\n```lambda-tool\n```", &ParseOptions::default()), Err(AnswerError::EmptyFence));
 /// ```
 pub fn read_plan(answer: &str, options: &ParseOptions) -> Result<Plan, AnswerError> {
-    match found(answer) {
+    match found(answer, options.limit()) {
         Found::Plan(written, at) => read_at(written, Origin::of(answer, at), options),
         Found::EmptyFence => Err(AnswerError::EmptyFence),
         Found::Nothing => Err(AnswerError::NoPlan),
@@ -563,7 +581,7 @@ pub(crate) fn read_in(
     written: Written<'_>,
     options: &ParseOptions,
 ) -> Result<Plan, AnswerError> {
-    let origin = match found(answer) {
+    let origin = match found(answer, options.limit()) {
         Found::Plan(again, at) if again == written => Origin::of(answer, at),
         // Not found there: positions from the plan's own start.
         _ => Origin::START,

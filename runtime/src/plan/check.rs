@@ -130,6 +130,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::hash::BuildHasherDefault;
 
+use crate::cut::{cut_owned, Echo, LINE};
 use crate::effect::Effects;
 use crate::tool::ToolSpec;
 use crate::toolbox::{Fnv, Toolbox};
@@ -332,7 +333,7 @@ fn short(expr: &Expr) -> String {
 fn names(names: &[&str]) -> String {
     names
         .iter()
-        .map(|n| format!("`{n}`"))
+        .map(|n| format!("`{}`", Echo(n)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -349,8 +350,11 @@ struct Checker<'p> {
 }
 
 impl<'p> Checker<'p> {
-    fn error(&mut self, kind: TypeErrorKind, at: String, message: String) {
+    fn error(&mut self, kind: TypeErrorKind, mut at: String, mut message: String) {
         if self.errors.len() < MAX_TYPE_ERRORS {
+            // Names and types a model wrote may be long: each line bounded.
+            cut_owned(&mut at, LINE);
+            cut_owned(&mut message, LINE);
             self.errors.push(TypeError { kind, at, message });
         }
     }
@@ -528,10 +532,11 @@ impl<'p> Checker<'p> {
                 in_scope.push(n);
             }
         }
-        let mut message = format!("variable `{name}` is not bound here");
+        let mut message = format!("variable `{}` is not bound here", Echo(name));
         if self.gone.contains(&name) {
             message.push_str(&format!(
-                "; `{name}` is the `Ok` binder of a `match` and exists only in its `Ok` branch: move what uses it there, or in the `Err` branch use the error (`{{tool, kind, message}}`)"
+                "; `{}` is the `Ok` binder of a `match` and exists only in its `Ok` branch: move what uses it there, or in the `Err` branch use the error (`{{tool, kind, message}}`)",
+                Echo(name)
             ));
         }
         if in_scope.is_empty() {
@@ -539,7 +544,7 @@ impl<'p> Checker<'p> {
         } else {
             message.push_str(&format!("; in scope: {}", names(&in_scope)));
         }
-        self.error(TypeErrorKind::Unbound, format!("`{name}`"), message);
+        self.error(TypeErrorKind::Unbound, format!("`{}`", Echo(name)), message);
         Ty::Nothing
     }
 

@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use crate::cut::{cut, Echo, LINE};
 use crate::effect::EffectSet;
 use crate::error::ToolError;
 
@@ -188,7 +189,7 @@ impl fmt::Display for PlanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlanError::UnknownTool { name, available } => {
-                write!(f, "unknown tool `{name}`; the plan may call: ")?;
+                write!(f, "unknown tool `{}`; the plan may call: ", Echo(name))?;
                 crate::schema::write_list(f, available)
             }
             PlanError::EffectViolation {
@@ -237,15 +238,26 @@ impl std::error::Error for PlanError {}
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::Unbound { name } => write!(f, "variable `{name}` is not bound here"),
-            RunError::MissingField { field, found } => {
-                write!(f, "field `{field}` not found in record type {found}")
+            RunError::Unbound { name } => {
+                write!(f, "variable `{}` is not bound here", Echo(name))
             }
+            RunError::MissingField { field, found } => write!(
+                f,
+                "field `{}` not found in record type {}",
+                Echo(field),
+                cut(found, LINE)
+            ),
             RunError::TypeMismatch {
                 context,
                 expected,
                 found,
-            } => write!(f, "{context}: expected {expected}, found {found}"),
+            } => write!(
+                f,
+                "{}: expected {}, found {}",
+                cut(context, LINE),
+                cut(expected, LINE),
+                cut(found, LINE)
+            ),
             RunError::DivisionByZero => f.write_str("division by zero"),
             RunError::Overflow { op } => {
                 write!(f, "integer overflow in `{}`", op.symbol())

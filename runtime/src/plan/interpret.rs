@@ -441,7 +441,11 @@ impl<'t, A: Effects> Interpreter<'t, A> {
 
     /// Like [`approve_writes`](Self::approve_writes), with a hook that
     /// answers later: a human in the loop, a policy service. The plan waits
-    /// for the answer; nothing else runs meanwhile.
+    /// for the answer; nothing else runs meanwhile. The wait counts as the
+    /// call's time: an answer that does not come within
+    /// [`Limits::per_call`] (or the run's wall time) stops the call, which
+    /// did not run ([`ToolError::TimedOut`], kind `timed_out` in the `Err`
+    /// branch).
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -1284,11 +1288,11 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         }
         let text = self.text.as_str();
         let approval = self.interpreter.approval.as_ref();
-        let result = self
-            .interpreter
-            .toolbox
-            .call_with(tool, text, approval)
-            .await;
+        let call = self.interpreter.toolbox.call_with(tool, text, approval);
+        // Within the limits on each call and the run's wall time: a call
+        // past either is stopped where it waits (dropped), approvals and all.
+        let limits = self.interpreter.limits.call();
+        let result = limits.run(tool, call, self.meter.deadline()).await;
         // One look at the clock after each call checks the wall time (the
         // evaluation between calls looks at it every few steps).
         let end = Instant::now();

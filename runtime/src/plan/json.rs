@@ -87,6 +87,8 @@ use std::fmt;
 use serde_json::{json, Map, Value as Json};
 
 use crate::catalog::{self, CatalogFormat};
+use crate::cut::{cut, Echo, LINE};
+use crate::json::Unread;
 use crate::tool::{DynamicTool, ToolSpec};
 
 use super::ir::{BinaryOp, Branch, Expr, Lambda, Lambda2, Param, Plan, Step, Type, MAX_DEPTH};
@@ -176,9 +178,74 @@ pub(crate) fn from_str_at(
             ),
         ));
     }
-    let json: Json = serde_json::from_str(text)
-        .map_err(|e| error("$".into(), format!("not JSON: {}", moved(&e, line, column))))?;
+    // Parsed once, and only within the limit; a key given twice is refused,
+    // so that the plan shown (a reader that keeps the first) and the plan
+    // run cannot differ.
+    let json = match crate::json::from_str_unique(text) {
+        Ok(json) => json,
+        Err(Unread::Syntax(e)) => {
+            return Err(error(
+                "$".into(),
+                format!("not JSON: {}", moved(&e, line, column)),
+            ))
+        }
+        Err(Unread::Duplicate(path)) => {
+            return Err(error(
+                path.to_string(),
+                "this key is given twice in its object; give each key once".into(),
+            ))
+        }
+    };
     from_value(&json)
+}
+
+/// The largest byte index of `text` at most `limit` that is a character
+/// boundary.
+pub(crate) fn floor_boundary(text: &str, limit: usize) -> usize {
+    if limit >= text.len() {
+        return text.len();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}
+
+/// Whether JSON text is an object with a `plan` key, as an answer in the
+/// JSON form is: read within `limit` bytes (the most a plan may be) and
+/// building nothing. An object that names a plan and goes on past `limit`
+/// is one (too long, as its reader will say); text that is not a JSON
+/// object within `limit` is not.
+pub(crate) fn names_a_plan(text: &str, limit: usize) -> bool {
+    use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
+
+    /// Reads an object's keys, noting a `plan` among them.
+    struct Keys<'f>(&'f mut bool);
+
+    impl<'de> Visitor<'de> for Keys<'_> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                *self.0 |= key == "plan";
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+
+    let window = &text[..floor_boundary(text, limit)];
+    let mut plan = false;
+    let mut reader = serde_json::Deserializer::from_str(window);
+    match reader.deserialize_map(Keys(&mut plan)) {
+        Ok(()) => plan && reader.end().is_ok(),
+        Err(error) => plan && error.is_eof() && window.len() < text.len(),
+    }
 }
 
 /// serde_json's message for `error`, its position moved to a text that
@@ -601,7 +668,7 @@ impl<'j> Reader<'j> {
             match seg {
                 Seg::Key(key) => {
                     path.push('.');
-                    path.push_str(key);
+                    path.push_str(&Echo(key).to_string());
                 }
                 Seg::Index(i) => path.push_str(&format!("[{i}]")),
             }
@@ -638,7 +705,10 @@ impl<'j> Reader<'j> {
                 .map(|k| format!("`{k}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let message = format!("unknown key `{key}` in {what}; its keys are: {listed}");
+            let message = format!(
+                "unknown key `{}` in {what}; its keys are: {listed}",
+                Echo(key)
+            );
             return self.at(Seg::Key(key), |r| Err(r.error(message)));
         }
         Ok(())
@@ -838,7 +908,8 @@ impl<'j> Reader<'j> {
                             let ops: Vec<String> =
                                 BinaryOp::ALL.iter().map(|o| format!("`{}`", o.symbol())).collect();
                             r.error(format!(
-                                "unknown operator `{op}`; the operators are: {}",
+                                "unknown operator `{}`; the operators are: {}",
+                                Echo(op),
                                 ops.join(", ")
                             ))
                         })
@@ -898,6 +969,7 @@ impl<'j> Reader<'j> {
             other => {
                 let hint = unknown_kind_hint(other);
                 let kinds = EXPR_KINDS.join(", ");
+                let other = Echo(other);
                 let message = if hint.is_empty() {
                     format!("unknown kind `{other}`; an expression's kind is one of: {kinds}")
                 } else {
@@ -942,7 +1014,8 @@ impl<'j> Reader<'j> {
             }
             other => self.at(Seg::Key("kind"), |r| {
                 Err(r.error(format!(
-                    "a `match` matches on a step, `exec` (a tool call) or `traverse`, found the kind `{other}`"
+                    "a `match` matches on a step, `exec` (a tool call) or `traverse`, found the kind `{}`",
+                    Echo(other)
                 )))
             }),
         }
@@ -982,7 +1055,7 @@ impl<'j> Reader<'j> {
                 r.keys(object, "a field", &["name", "value"])?;
                 let name = r.get(object, "name", "a field", |r, v| r.name(v))?;
                 if !seen.insert(name.clone()) {
-                    return Err(r.error(format!("the field `{name}` is given twice")));
+                    return Err(r.error(format!("the field `{}` is given twice", Echo(&name))));
                 }
                 let value = r.get(object, "value", "a field", |r, v| r.expr(v, depth))?;
                 Ok((name, value))
@@ -1005,10 +1078,13 @@ impl<'j> Reader<'j> {
             Some(Json::Null) => None,
             Some(ty) => Some(self.at(Seg::Key("type"), |r| {
                 let text = r.string(ty)?;
+                // The annotation and the parser's words on it, each cut:
+                // a message bounded whatever was written.
                 parse_type(text).map_err(|e| {
                     r.error(format!(
-                        "the annotation `{text}` is not a type: {}",
-                        e.message
+                        "the annotation `{}` is not a type: {}",
+                        Echo(text),
+                        cut(&e.message, LINE)
                     ))
                 })
             })?),

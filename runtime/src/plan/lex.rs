@@ -23,7 +23,7 @@ pub(super) enum Tok {
 impl fmt::Display for Tok {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Tok::Word(w) | Tok::Number(w) => write!(f, "`{w}`"),
+            Tok::Word(w) | Tok::Number(w) => write!(f, "`{}`", crate::cut::Echo(w)),
             Tok::Str(_) => f.write_str("a string"),
             Tok::Sym(s) => write!(f, "`{s}`"),
             Tok::End => f.write_str("the end of the plan"),

@@ -11,9 +11,18 @@
 //! it is copied, a list's before it is allocated), so a plan is stopped with
 //! the limit named, the calls made so far in its trace, and nothing after it
 //! run.
+//!
+//! The limits on one call (its time: [`Limits::per_call`]) are one
+//! crate-private struct, `CallLimits`, which an agent's direct calls and an
+//! interpreter's calls both hold and apply the same way.
 
 use std::fmt;
+use std::future::Future;
 use std::time::{Duration, Instant};
+
+use crate::error::ToolError;
+use crate::toolbox::timer::{within_for, TimedOut, WithinFor};
+use crate::toolbox::ToolOutput;
 
 use super::ir::MAX_DEPTH;
 use super::value::{FIELD, HEADER, SLOT};
@@ -25,7 +34,8 @@ use super::value::{FIELD, HEADER, SLOT};
 /// |---|---|---|
 /// | [`steps`](Self::steps) | 1,000,000 | expressions evaluated, each callback's once per element |
 /// | [`calls`](Self::calls) | 1,000 | tool calls, `exec` and `call` |
-/// | [`wall_time`](Self::wall_time) | 30 s | time since the run started, tool calls included |
+/// | [`wall_time`](Self::wall_time) | 30 s | time since the run started, tool calls included; a call in progress is stopped when it passes |
+/// | [`per_call`](Self::per_call) | 60 s | one tool call (`exec` or `call`), the wait for its approvals included: stopped when it passes |
 /// | [`depth`](Self::depth) | 64 ([`MAX_DEPTH`]) | how deeply lists and records nest in one value |
 /// | [`value_bytes`](Self::value_bytes) | 8 MiB | the [size](super::Value::size) of one value |
 /// | [`list_length`](Self::list_length) | 100,000 | the elements of one list |
@@ -33,8 +43,18 @@ use super::value::{FIELD, HEADER, SLOT};
 /// | [`memory`](Self::memory) | 32 MiB | bytes of the strings, lists and records the run builds, in all |
 ///
 /// Values a tool returns count as values the run builds. The wall time is
-/// checked between steps and before each call; a call in progress is not
-/// interrupted (give slow tools their own timeouts).
+/// checked between steps and after each call. A call past its time (its
+/// `per_call` limit, or the run's wall time, whichever comes first) is
+/// stopped where it waits: an async tool, or an approval that has not
+/// answered (a sync tool runs to its end inside its first poll and cannot
+/// be stopped). An `exec` stopped at its `per_call` limit takes the plan's
+/// `Err` branch with the kind `timed_out` ([`ToolError::TimedOut`](crate::ToolError::TimedOut):
+/// a `Write` tool that had started may or may not have taken effect); a
+/// `call` stopped so stops the plan, as any failure of a `call` does; a
+/// call stopped by the wall time stops the run
+/// ([`Limit::WallTime`]). An [agent](crate::agent) runs each plan within
+/// the limits it was given for plans ([`agent::Limits::plans`](crate::agent::Limits::plans)),
+/// its tool calls, wall time and time per call capped by its own.
 ///
 /// ```
 /// # futures::executor::block_on(async {
@@ -62,6 +82,7 @@ pub struct Limits {
     steps: u64,
     calls: u64,
     wall_time: Duration,
+    call: CallLimits,
     depth: usize,
     value_bytes: usize,
     list_length: usize,
@@ -82,6 +103,7 @@ impl Limits {
             steps: 1_000_000,
             calls: 1_000,
             wall_time: Duration::from_secs(30),
+            call: CallLimits::DEFAULT,
             depth: MAX_DEPTH,
             value_bytes: 8 << 20,
             list_length: 100_000,
@@ -96,6 +118,7 @@ impl Limits {
             steps: u64::MAX,
             calls: u64::MAX,
             wall_time: Duration::MAX,
+            call: CallLimits::UNLIMITED,
             depth: usize::MAX,
             value_bytes: usize::MAX,
             list_length: usize::MAX,
@@ -120,9 +143,40 @@ impl Limits {
     }
 
     /// At most `wall_time` from the start of the run (after the checks),
-    /// measured between steps and before each call.
+    /// measured between steps and after each call; a call still waiting
+    /// when it passes is stopped.
     pub const fn wall_time(mut self, wall_time: Duration) -> Limits {
         self.wall_time = wall_time;
+        self
+    }
+
+    /// At most `per_call` for one tool call, the wait for its approvals
+    /// included. A call past it is stopped where it waits and is the
+    /// call's error ([`ToolError::TimedOut`](crate::ToolError::TimedOut)):
+    /// an `exec` takes the plan's `Err` branch with the kind `timed_out`;
+    /// a `call` stops the plan. A sync tool cannot be stopped.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use std::time::Duration;
+    /// use typed_tools::plan::{Interpreter, Limits, Plan, Value};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Wait for an answer that never comes.
+    /// #[tool(effects = Read)]
+    /// async fn wait_forever() -> String {
+    ///     futures::future::pending::<String>().await
+    /// }
+    ///
+    /// let toolbox = Toolbox::builder().tool(WaitForever).build().unwrap();
+    /// let limits = Limits::new().per_call(Duration::from_millis(10));
+    /// let plan = Plan::parse("match exec tool wait_forever {} { Ok(x) => x, Err(e) => e.kind }").unwrap();
+    /// let run = Interpreter::new(&toolbox).limits(limits).run(&plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Value::String("timed_out".into())));
+    /// # });
+    /// ```
+    pub const fn per_call(mut self, per_call: Duration) -> Limits {
+        self.call.time = per_call;
         self
     }
 
@@ -162,6 +216,78 @@ impl Limits {
     pub const fn memory(mut self, bytes: usize) -> Limits {
         self.memory = bytes;
         self
+    }
+}
+
+impl Limits {
+    /// These limits for a run that has at most `calls` calls and
+    /// `wall_time` left and whose calls are each held to `call`: each of
+    /// them the smaller of the two. How an agent runs a plan.
+    pub(crate) fn within(self, calls: u64, wall_time: Duration, call: CallLimits) -> Limits {
+        Limits {
+            calls: self.calls.min(calls),
+            wall_time: self.wall_time.min(wall_time),
+            call: self.call.min(call),
+            ..self
+        }
+    }
+
+    /// The limits on each call.
+    pub(crate) fn call(&self) -> CallLimits {
+        self.call
+    }
+}
+
+/// The limits on one tool call, wherever it is made: an agent's own call,
+/// or a plan's `exec` or `call` (an agent's plan, or a plan run by an
+/// [`Interpreter`](super::Interpreter) alone). Both paths hold them and
+/// apply them through [`run`](Self::run), so that a limit added here holds
+/// on each. (Each `Limits` type has a setter for each of them:
+/// [`Limits::per_call`], [`agent::Limits::per_call`](crate::agent::Limits::per_call).)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CallLimits {
+    /// How long one call may take, the wait for its approvals included.
+    pub(crate) time: Duration,
+}
+
+impl CallLimits {
+    /// A minute a call.
+    pub(crate) const DEFAULT: CallLimits = CallLimits {
+        time: Duration::from_secs(60),
+    };
+
+    const UNLIMITED: CallLimits = CallLimits {
+        time: Duration::MAX,
+    };
+
+    /// Each limit the smaller of the two.
+    pub(crate) fn min(self, other: CallLimits) -> CallLimits {
+        // Every field named: one added cannot be left out.
+        let CallLimits { time } = self;
+        CallLimits {
+            time: time.min(other.time),
+        }
+    }
+
+    /// Runs `call` of `tool` (a toolbox's call, approvals and all) within
+    /// these limits and the run's `deadline`: its result, or
+    /// [`ToolError::TimedOut`] when it was stopped waiting. A call ready
+    /// at its first poll (a sync tool's) costs no clock read and no timer.
+    pub(crate) fn run<'t, F>(
+        self,
+        tool: &'t str,
+        call: F,
+        deadline: Option<Instant>,
+    ) -> WithinFor<F, impl Fn(TimedOut) -> Result<ToolOutput, ToolError> + Unpin + 't>
+    where
+        F: Future<Output = Result<ToolOutput, ToolError>> + Unpin,
+    {
+        within_for(call, self.time, deadline, move |TimedOut { after }| {
+            Err(ToolError::TimedOut {
+                tool: tool.to_owned(),
+                after,
+            })
+        })
     }
 }
 
@@ -308,6 +434,11 @@ impl Meter {
             return Err(Limit::Calls(self.limits.calls));
         }
         Ok(())
+    }
+
+    /// When the run's wall time ends, if it does.
+    pub(crate) fn deadline(&self) -> Option<Instant> {
+        self.deadline
     }
 
     /// Whether `now` is within the run's wall time.

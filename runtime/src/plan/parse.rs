@@ -82,7 +82,10 @@ pub enum ParseLimit {
 }
 
 impl ParseError {
-    pub(super) fn syntax(line: usize, column: usize, message: String) -> ParseError {
+    pub(super) fn syntax(line: usize, column: usize, mut message: String) -> ParseError {
+        // What the text holds at the error (a token, an expression to put
+        // in parentheses) may be long: the message is bounded.
+        crate::cut::cut_owned(&mut message, crate::cut::LINE);
         ParseError {
             line,
             column,
@@ -670,7 +673,10 @@ impl Parser<'_> {
         // 40,000-field record took seconds that way.
         let mut seen = HashSet::with_capacity(fields.len());
         if let Some((name, _)) = fields.iter().find(|(name, _)| !seen.insert(name.as_str())) {
-            return Err(self.error_at(start, format!("the field `{name}` is given twice")));
+            return Err(self.error_at(
+                start,
+                format!("the field `{}` is given twice", crate::cut::Echo(name)),
+            ));
         }
         Ok(Expr::Record { fields })
     }
@@ -708,7 +714,10 @@ impl Parser<'_> {
         } else {
             text.parse::<i64>().ok().map(|value| Expr::Int { value })
         };
-        expr.ok_or_else(|| self.error_at(start, format!("the number `{text}` is out of range")))
+        expr.ok_or_else(|| {
+            let text = crate::cut::Echo(&text);
+            self.error_at(start, format!("the number `{text}` is out of range"))
+        })
     }
 
     /// Elements separated by `,` up to `close`, a trailing `,` allowed.

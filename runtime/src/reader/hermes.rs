@@ -2,6 +2,8 @@
 
 use serde_json::Value;
 
+use crate::json::Unread;
+
 use super::common::named_calls;
 use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
@@ -24,7 +26,11 @@ pub(super) fn has_tag(text: &str, layout: &Layout) -> bool {
 
 /// `<tool_call>{...}</tool_call>`, several times; an unclosed last block (a
 /// truncated answer) is read to the end of the text.
-pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadError> {
+pub(super) fn read(
+    text: &str,
+    layout: &Layout,
+    max_json: usize,
+) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::Hermes;
     let mut calls = Vec::new();
     let mut rest = 0;
@@ -35,13 +41,22 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
         }
         let end = text[start..].find(CLOSE).map_or(text.len(), |i| start + i);
         let body = text[start..end].trim();
-        let value: Value = serde_json::from_str(body).map_err(|error| {
-            ReadError::new(
+        if body.len() > max_json {
+            return Err(super::too_long(
+                FORMAT,
+                format!("byte {start}"),
+                body.len(),
+                max_json,
+            ));
+        }
+        let value: Value = crate::json::from_str_unique(body).map_err(|error| match error {
+            Unread::Syntax(error) => ReadError::new(
                 FORMAT,
                 format!("byte {start}"),
                 "a JSON object inside <tool_call>",
                 format!("invalid JSON ({error})"),
-            )
+            ),
+            Unread::Duplicate(path) => super::duplicate(FORMAT, format!("byte {start}, {path}")),
         })?;
         calls.extend(named_calls(FORMAT, &value, &format!("byte {start}"))?);
         rest = (end + CLOSE.len()).min(text.len());

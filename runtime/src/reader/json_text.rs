@@ -18,7 +18,11 @@ const MAX_ATTEMPTS: usize = 64;
 /// them. Not in inline code in a sentence or in a code sample (`layout`),
 /// and a tool's definition (`name` with `description` or a schema of
 /// `parameters`, as a catalog lists it) is no call.
-pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadError> {
+pub(super) fn read(
+    text: &str,
+    layout: &Layout,
+    max_json: usize,
+) -> Result<Vec<ToolCall>, ReadError> {
     const FORMAT: CallFormat = CallFormat::Json;
     let mut calls = Vec::new();
     let mut first_error = None;
@@ -40,9 +44,8 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
         if attempts > MAX_ATTEMPTS {
             break;
         }
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(value)) => {
+        match next_value(&text[start..], max_json) {
+            Some(Ok((value, length))) => {
                 let at = format!("byte {start}");
                 let value = without_definitions(value);
                 match named_calls(FORMAT, &value, &at) {
@@ -51,9 +54,21 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
                         first_error.get_or_insert(error);
                     }
                 }
-                offset = start + stream.byte_offset();
+                offset = start + length;
             }
-            Some(Err(error)) => {
+            Some(Err(Unread::Duplicate(path, length))) => {
+                first_error.get_or_insert_with(|| {
+                    super::duplicate(FORMAT, format!("byte {start}, {path}"))
+                });
+                offset = start + length;
+            }
+            Some(Err(Unread::TooLong(length))) => {
+                first_error.get_or_insert_with(|| {
+                    super::too_long(FORMAT, format!("byte {start}"), length, max_json)
+                });
+                offset = start + length;
+            }
+            Some(Err(Unread::Invalid(error))) => {
                 first_error.get_or_insert_with(|| {
                     ReadError::new(
                         FORMAT,
@@ -78,6 +93,36 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
             NONE,
         )
     }))
+}
+
+/// Why the JSON value at the start of a text was not read.
+enum Unread {
+    Invalid(serde_json::Error),
+    /// A key given twice: its path, and the length of the value's text.
+    Duplicate(crate::schema::JsonPath, usize),
+    /// Longer than the limit: its length.
+    TooLong(usize),
+}
+
+/// The JSON value at the start of `text` and the length of its text;
+/// `None` when there is none. Its extent is found first, building nothing:
+/// one longer than `max_json` bytes is not built (a value can take 40
+/// times its text), nor one that gives a key twice.
+fn next_value(text: &str, max_json: usize) -> Option<Result<(Value, usize), Unread>> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    if let Err(error) = stream.next()? {
+        return Some(Err(Unread::Invalid(error)));
+    }
+    let length = stream.byte_offset();
+    if length > max_json {
+        return Some(Err(Unread::TooLong(length)));
+    }
+    Some(match crate::json::from_str_unique(&text[..length]) {
+        Ok(value) => Ok((value, length)),
+        Err(crate::json::Unread::Duplicate(path)) => Err(Unread::Duplicate(path, length)),
+        // Deeper than serde_json builds (128 levels).
+        Err(crate::json::Unread::Syntax(error)) => Err(Unread::Invalid(error)),
+    })
 }
 
 /// The value without the tools' definitions in it: a list without its

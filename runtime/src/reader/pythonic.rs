@@ -610,12 +610,23 @@ impl<'t> Parser<'t> {
             if self.eat("}") {
                 return Ok(Value::Object(object));
             }
+            let key_at = self.at;
             let key = match self.peek() {
                 Some('\'' | '"') => self.string()?,
                 _ => return Err(self.error("a string key")),
             };
             self.expect(":", "`:` after a dict key")?;
-            object.insert(key, self.literal()?);
+            let value = self.literal()?;
+            // As a keyword given twice: which one is meant is not ours to pick.
+            if object.contains_key(&key) {
+                return Err(ReadError::new(
+                    FORMAT,
+                    format!("byte {key_at}"),
+                    "each key given once",
+                    "a key given twice",
+                ));
+            }
+            object.insert(key, value);
             if !self.eat(",") {
                 self.expect("}", "`,` or `}`")?;
                 return Ok(Value::Object(object));

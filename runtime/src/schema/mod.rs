@@ -70,6 +70,11 @@ impl JsonPath {
         JsonPath::default()
     }
 
+    /// The path of these steps, from the root.
+    pub(crate) fn from_segments(segments: Vec<PathSegment>) -> JsonPath {
+        JsonPath(segments)
+    }
+
     /// This path, one field deeper.
     pub fn field(&self, name: &str) -> JsonPath {
         let mut path = self.clone();
@@ -105,13 +110,19 @@ impl fmt::Display for JsonPath {
         f.write_str("$")?;
         for segment in &self.0 {
             match segment {
+                // A key a model wrote may be long: cut (it names a place
+                // in the model's own text, which it has).
                 PathSegment::Field(name)
                     if !name.is_empty()
                         && name.chars().all(|c| c.is_alphanumeric() || c == '_') =>
                 {
-                    write!(f, ".{name}")?
+                    write!(f, ".{}", crate::cut::Echo(name))?
                 }
-                PathSegment::Field(name) => write!(f, "[{}]", Value::String(name.clone()))?,
+                PathSegment::Field(name) => write!(
+                    f,
+                    "[{}]",
+                    Value::String(crate::cut::cut(name, crate::cut::ECHO).into_owned())
+                )?,
                 PathSegment::Index(i) => write!(f, "[{i}]")?,
             }
         }
@@ -146,6 +157,13 @@ pub enum Problem {
         /// What was found, briefly.
         found: String,
     },
+    /// An object gives a key twice. JSON readers keep one of the two
+    /// (serde_json the last), so what one reader shows and another runs
+    /// could differ: arguments that do are refused. `path` names the key.
+    Duplicate {
+        /// The key's path.
+        path: JsonPath,
+    },
 }
 
 impl Problem {
@@ -154,7 +172,8 @@ impl Problem {
         match self {
             Problem::Missing { path, .. }
             | Problem::Unknown { path, .. }
-            | Problem::Mismatch { path, .. } => path,
+            | Problem::Mismatch { path, .. }
+            | Problem::Duplicate { path } => path,
         }
     }
 }
@@ -178,6 +197,9 @@ impl fmt::Display for Problem {
                 found,
             } => {
                 write!(f, "{path}: expected {expected}, found {found}")
+            }
+            Problem::Duplicate { path } => {
+                write!(f, "{path}: the key is given twice; give each key once")
             }
         }
     }

@@ -253,6 +253,39 @@ impl SchemaModel {
     pub(crate) fn target(&self, id: NodeId) -> &Node {
         self.node(self.resolved(id))
     }
+
+    /// Whether a value of this schema may hold an object that no derived
+    /// struct reads: a map (`additionalProperties` a schema or `true`),
+    /// free-form JSON (`true`, `{}`, an object with no `properties`). A
+    /// derived struct refuses a field given twice; those take the last of
+    /// a key given twice, so a typed tool whose input has one has its
+    /// argument text checked for that before it is read.
+    pub(crate) fn has_free_objects(&self) -> bool {
+        const SHAPED: [Key; 9] = [
+            Key::Type,
+            Key::Properties,
+            Key::Ref,
+            Key::AnyOf,
+            Key::OneOf,
+            Key::AllOf,
+            Key::Enum,
+            Key::Const,
+            Key::Items,
+        ];
+        self.nodes.iter().any(|node| match node.form {
+            Form::Never => false,
+            Form::Anything => true,
+            Form::Keywords => {
+                let object = match &node.types {
+                    Types::Absent => true,
+                    types => types.list().iter().any(|t| t == "object"),
+                };
+                matches!(node.additional, Additional::Schema(_) | Additional::Other)
+                    || (object && node.properties.is_none() && node.has(Key::Type))
+                    || !SHAPED.iter().any(|&key| node.has(key))
+            }
+        })
+    }
 }
 
 /// Builds a model: one node per JSON value read as a schema (a value reached

@@ -237,7 +237,9 @@ impl<A: Effects> ToolboxBuilder<A> {
         T: Tool,
         T::Effects: SubsetOf<A>,
     {
-        self.push(ToolSpec::of::<T>(), Box::new(Typed(tool)));
+        let spec = ToolSpec::of::<T>();
+        let erased = Typed::new(tool, &spec);
+        self.push(spec, Box::new(erased));
         self
     }
 

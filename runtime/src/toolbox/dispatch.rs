@@ -17,7 +17,6 @@ use std::sync::Mutex;
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
-use serde_json::Value;
 use tracing::Span;
 
 use super::approval::Gates;
@@ -29,7 +28,9 @@ use super::trace::CallTrace;
 use crate::catalog::{Catalog, CatalogFormat};
 use crate::effect::EffectSet;
 use crate::error::ToolError;
+use crate::json::Unread;
 use crate::recover::Policy;
+use crate::schema::Problem;
 use crate::tool::ToolSpec;
 
 /// What every view of a toolbox shares: the tools, the name map, the catalog cache.
@@ -121,8 +122,17 @@ impl Entry {
         let tool = self.spec.name().to_owned();
         let expected = self.spec.input_model().type_name();
         match failure {
-            Failure::Args(error) => match serde_json::from_str::<Value>(args) {
-                Err(syntax) => ToolError::InvalidArgs {
+            Failure::Args(error) => match crate::json::from_str_unique(args) {
+                // A key given twice: a readable value, which may not be
+                // the one the deserializer read. (The typed tools'
+                // derives refuse it; the others are checked for it.)
+                Err(Unread::Duplicate(path)) => ToolError::Deserialization {
+                    tool,
+                    problems: vec![Problem::Duplicate { path }],
+                    message: None,
+                    expected,
+                },
+                Err(Unread::Syntax(syntax)) => ToolError::InvalidArgs {
                     tool,
                     // serde_json stops at 128 levels: say so in words a model can act on.
                     message: if syntax.to_string().starts_with("recursion limit exceeded") {

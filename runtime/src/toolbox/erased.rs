@@ -14,6 +14,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::json::Unread;
+use crate::schema::Problem;
 use crate::tool::{DynamicTool, Tool, ToolSpec};
 
 /// How an erased call can fail before the toolbox turns it into a [`ToolError`](crate::ToolError),
@@ -68,20 +70,39 @@ pub(crate) enum Erased<'a> {
 }
 
 /// The erased form of a typed tool.
-pub(crate) struct Typed<T>(pub(crate) T);
+pub(crate) struct Typed<T> {
+    pub(crate) tool: T,
+    /// Whether its input has objects that no derived struct reads (maps,
+    /// free-form JSON: see [`SchemaModel::has_free_objects`]), whose keys
+    /// are checked for one given twice before it is deserialized. A
+    /// struct's derive refuses a field given twice itself.
+    ///
+    /// [`SchemaModel::has_free_objects`]: crate::schema::model::SchemaModel::has_free_objects
+    pub(crate) free_objects: bool,
+}
+
+impl<T: Tool> Typed<T> {
+    /// `tool`, erased, for its `spec`.
+    pub(crate) fn new(tool: T, spec: &ToolSpec) -> Typed<T> {
+        Typed {
+            tool,
+            free_objects: spec.input_model().has_free_objects(),
+        }
+    }
+}
 
 impl<T: Tool> ErasedTool for Typed<T> {
     fn call<'a>(&'a self, _: &'a ToolSpec, args: &str) -> Erased<'a> {
         // Fast path: deserialize straight from the argument text; no JSON value
         // is built unless something fails.
-        match Typed::<T>::input(args) {
+        match self.input(args) {
             Ok(input) => self.run_input(input),
             Err(failure) => Erased::Done(Err(failure)),
         }
     }
 
     fn read(&self, _: &ToolSpec, args: &str) -> Result<Input, Failure> {
-        Typed::<T>::input(args).map(|input| Input(Box::new(input)))
+        self.input(args).map(|input| Input(Box::new(input)))
     }
 
     fn run(&self, input: Input) -> Erased<'_> {
@@ -94,10 +115,12 @@ impl<T: Tool> ErasedTool for Typed<T> {
 
 impl<T: Tool> Typed<T> {
     #[inline]
-    fn input(args: &str) -> Result<T::Input, Failure> {
+    fn input(&self, args: &str) -> Result<T::Input, Failure> {
         // serde derives also read a struct from an array of its fields in
         // order; the schema says object, so refuse anything else up front.
-        if !opens_object(args) {
+        // A key given twice in a map is refused here (the slow path says
+        // which), in a struct by its derive.
+        if !opens_object(args) || (self.free_objects && crate::json::check_unique(args).is_err()) {
             return Err(Failure::Args(None));
         }
         serde_json::from_str::<T::Input>(args).map_err(|error| Failure::Args(Some(error)))
@@ -105,11 +128,11 @@ impl<T: Tool> Typed<T> {
 
     #[inline]
     fn run_input(&self, input: T::Input) -> Erased<'_> {
-        let input = match self.0.__typed_tools_call_sync(input) {
+        let input = match self.tool.__typed_tools_call_sync(input) {
             Ok(result) => return Erased::Done(finish(result)),
             Err(input) => input,
         };
-        Erased::Running(running(self.0.call(input)))
+        Erased::Running(running(self.tool.call(input)))
     }
 }
 
@@ -152,22 +175,14 @@ fn finish<O: Serialize, E: Display>(result: Result<O, E>) -> Result<String, Fail
 
 impl ErasedTool for DynamicTool {
     fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a> {
-        let value = match serde_json::from_str::<Value>(args) {
-            Ok(value) => value,
-            Err(error) => return Erased::Done(Err(Failure::Args(Some(error)))),
-        };
-        match refusal(spec, &value) {
-            Some(failure) => Erased::Done(Err(failure)),
-            None => self.run_value(value),
+        match arguments(spec, args) {
+            Ok(value) => self.run_value(value),
+            Err(failure) => Erased::Done(Err(failure)),
         }
     }
 
     fn read(&self, spec: &ToolSpec, args: &str) -> Result<Input, Failure> {
-        let value = serde_json::from_str::<Value>(args).map_err(|e| Failure::Args(Some(e)))?;
-        match refusal(spec, &value) {
-            Some(failure) => Err(failure),
-            None => Ok(Input(Box::new(value))),
-        }
+        arguments(spec, args).map(|value| Input(Box::new(value)))
     }
 
     fn run(&self, input: Input) -> Erased<'_> {
@@ -175,6 +190,26 @@ impl ErasedTool for DynamicTool {
             Ok(value) => self.run_value(value),
             Err(failure) => Erased::Done(Err(failure)),
         }
+    }
+}
+
+/// A run-time tool's arguments, read with each key given once and checked
+/// against its schema.
+fn arguments(spec: &ToolSpec, args: &str) -> Result<Value, Failure> {
+    let value = match crate::json::from_str_unique(args) {
+        Ok(value) => value,
+        Err(Unread::Syntax(error)) => return Err(Failure::Args(Some(error))),
+        Err(Unread::Duplicate(path)) => {
+            return Err(Failure::Schema(Box::new(ToolError::deserialization(
+                spec.name(),
+                vec![Problem::Duplicate { path }],
+                None,
+            ))))
+        }
+    };
+    match refusal(spec, &value) {
+        Some(failure) => Err(failure),
+        None => Ok(value),
     }
 }
 

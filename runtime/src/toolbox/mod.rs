@@ -408,6 +408,18 @@ impl<A: Effects> Toolbox<A> {
     /// (else [`ToolError::Deserialization`](crate::ToolError::Deserialization), naming every problem)? Then the
     /// tool runs once; its error, or a panic, is [`ToolError::Execution`](crate::ToolError::Execution).
     ///
+    /// An object in the arguments that gives a key twice, at any depth, is
+    /// refused ([`ToolError::Deserialization`](crate::ToolError::Deserialization)
+    /// with a [`Problem::Duplicate`](crate::schema::Problem::Duplicate) at
+    /// the key's path), for every tool: JSON readers keep one of the two,
+    /// not always the same one, so what an approval was shown and what runs
+    /// could differ. A typed tool's derived structs refuse it themselves;
+    /// an input with maps or free-form JSON is checked for it first, and a
+    /// run-time tool's arguments are read so. Recovery does not choose one
+    /// of the two either (repair keeps both; coercion does not read them).
+    /// [`call_value`](Self::call_value) takes a `Value`, which cannot hold a
+    /// key twice.
+    ///
     /// Nothing happens until the returned [`Call`] is awaited.
     ///
     /// ```
@@ -425,6 +437,11 @@ impl<A: Effects> Toolbox<A> {
     /// let error = toolbox.call("get_note", r#"{"id": 2}"#).await.unwrap_err();
     /// assert_eq!(error.next_step(), NextStep::Adapt);
     /// assert_eq!(error.to_string(), "tool `get_note` failed: there is no note 2");
+    /// let twice = toolbox.call("get_note", r#"{"id": 1, "id": 2}"#).await.unwrap_err();
+    /// assert_eq!(
+    ///     twice.to_string(),
+    ///     "arguments for `get_note` do not fit its input; $.id: the key is given twice; give each key once"
+    /// );
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
@@ -441,7 +458,13 @@ impl<A: Effects> Toolbox<A> {
     /// Reads the tool calls in a model's answer (see [`reader`](crate::reader) for
     /// the formats). Pythonic calls' positional arguments are named by the
     /// tools' parameter order. The names are not checked here: an unknown
-    /// name is reported when the call is made.
+    /// name is reported when the call is made. A JSON value in the answer
+    /// (a call, a list of calls, a provider's response) is read only when
+    /// its text is at most [`max_argument_bytes`](Self::max_argument_bytes)
+    /// and 64 KiB more (for names, ids and layout): a longer one could only
+    /// hold arguments this toolbox refuses, so it is measured without being
+    /// built (a JSON value can take 40 times its text) and refused with a
+    /// [`ReadError`] that says so.
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -469,7 +492,8 @@ impl<A: Effects> Toolbox<A> {
                 .ok()
                 .map(|entry| entry.spec.parameters().map(str::to_owned).collect())
         };
-        crate::reader::read_calls_with(format, text, &parameters)
+        let max_json = crate::reader::read_limit(self.shared.max_argument_bytes);
+        crate::reader::read_calls_with(format, text, &parameters, max_json)
     }
 
     /// Calls tool `name` with arguments already parsed: as

@@ -168,7 +168,8 @@ impl Run<'_> {
             return None;
         }
         self.sanitized = true;
-        let mut value: serde_json::Value = serde_json::from_str(text).ok()?;
+        // Arguments that give a key twice are not coerced into giving it once.
+        let mut value = crate::json::from_str_unique(text).ok()?;
         let coercions = self
             .entry
             .spec

@@ -1,5 +1,6 @@
 //! Time without an async runtime: [`Sleep`], a future that is ready at an
-//! instant, and [`within`], a future raced against a deadline.
+//! instant, [`within`], a future raced against a deadline, and
+//! [`within_for`], a call raced against its time limit and a deadline.
 //!
 //! One thread, started on first use, keeps the pending deadlines in order
 //! and wakes each task when its time comes; a `Sleep` dropped early takes
@@ -177,6 +178,95 @@ pub(crate) async fn within<F: Future>(
     .await
 }
 
+/// A call stopped at its time limit: after how long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TimedOut {
+    /// The time it was given: its limit, or what was left before the
+    /// deadline if less.
+    pub(crate) after: Duration,
+}
+
+/// `future`'s output, or `timed_out`'s for a [`TimedOut`] if it takes
+/// longer than `limit`, or past `deadline` (`None`: none). The time counts
+/// from the first poll that finds it not ready: a future ready at once
+/// reads no clock and arms no timer (a sync tool's call, the usual call in
+/// a plan).
+pub(crate) fn within_for<F, G>(
+    future: F,
+    limit: Duration,
+    deadline: Option<Instant>,
+    timed_out: G,
+) -> WithinFor<F, G>
+where
+    F: Future + Unpin,
+    G: Fn(TimedOut) -> F::Output + Unpin,
+{
+    WithinFor {
+        future,
+        limit,
+        deadline,
+        timed_out,
+        armed: None,
+    }
+}
+
+/// A future raced against its time limit and a deadline: [`within_for`].
+/// A struct rather than an `async fn`, and of the future's own output, so
+/// that a call ready at its first poll (the usual one) costs one more poll
+/// and the move of a few words, not another state machine around it and
+/// another move of its result.
+pub(crate) struct WithinFor<F, G> {
+    future: F,
+    limit: Duration,
+    deadline: Option<Instant>,
+    /// Makes the output of a future stopped at its limit.
+    timed_out: G,
+    /// Once the future has waited: when it is stopped (`None` inside:
+    /// never), and the time that gives it. Boxed, so that a call ready at
+    /// once carries one word of it.
+    armed: Option<Box<Option<(Sleep, Duration)>>>,
+}
+
+impl<F, G> Future for WithinFor<F, G>
+where
+    F: Future + Unpin,
+    G: Fn(TimedOut) -> F::Output + Unpin,
+{
+    type Output = F::Output;
+
+    #[inline]
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = &mut *self;
+        if let Poll::Ready(output) = Pin::new(&mut this.future).poll(cx) {
+            return Poll::Ready(output);
+        }
+        this.wait(cx).map(&this.timed_out)
+    }
+}
+
+impl<F, G> WithinFor<F, G> {
+    /// The future is not ready: the timer, armed the first time; ready
+    /// when it has gone off.
+    #[inline(never)]
+    fn wait(&mut self, cx: &mut Context<'_>) -> Poll<TimedOut> {
+        let (limit, deadline) = (self.limit, self.deadline);
+        let armed = self.armed.get_or_insert_with(|| {
+            let now = Instant::now();
+            let until = match (now.checked_add(limit), deadline) {
+                (Some(end), Some(deadline)) => Some(end.min(deadline)),
+                (end, deadline) => end.or(deadline),
+            };
+            Box::new(until.map(|until| (Sleep::until(until), until.saturating_duration_since(now))))
+        });
+        match armed.as_mut() {
+            Some((sleep, after)) => Pin::new(sleep)
+                .poll(cx)
+                .map(|()| TimedOut { after: *after }),
+            None => Poll::Pending,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +347,26 @@ mod tests {
         assert_eq!(
             futures::executor::block_on(within(async { 8 }, None)),
             Ok(8)
+        );
+    }
+
+    #[test]
+    fn within_for_counts_from_the_first_wait_and_keeps_to_the_deadline() {
+        let never = || futures::future::pending::<Result<u32, TimedOut>>();
+        let limit = Duration::from_millis(5);
+        assert_eq!(
+            futures::executor::block_on(within_for(never(), limit, None, Err)),
+            Err(TimedOut { after: limit })
+        );
+        // The deadline nearer than the limit: what was left before it.
+        let soon = Instant::now() + Duration::from_millis(5);
+        let stopped =
+            futures::executor::block_on(within_for(never(), Duration::MAX, Some(soon), Err));
+        assert!(stopped.unwrap_err().after <= Duration::from_millis(5));
+        let ready = futures::future::ready(Ok(9));
+        assert_eq!(
+            futures::executor::block_on(within_for(ready, Duration::ZERO, None, Err)),
+            Ok(9)
         );
     }
 
