@@ -422,6 +422,104 @@ fn call_readers_read_long_answers_in_linear_time() {
     }
 }
 
+/// `unit` repeated to about `bytes` bytes.
+fn repeat_to(unit: &str, bytes: usize) -> String {
+    unit.repeat(bytes / unit.len())
+}
+
+/// What in a text is no place for a call (inline code in a line of prose,
+/// fenced samples, definitions) is marked once, line by line: no shape of
+/// those costs more than its size, however long a line or however many
+/// spans, fences or definitions it holds.
+#[test]
+fn where_a_call_stands_is_found_in_linear_time() {
+    let _one = lock();
+    let toolbox = std::sync::Arc::new(Toolbox::builder().tool(Sum).build().unwrap());
+    // (what, the text of about `n` bytes, its peak memory bound as a
+    // multiple, whether calls are read from it)
+    type Shape = (&'static str, fn(usize) -> String, usize, bool);
+    let shapes: [Shape; 7] = [
+        // One line: inline code spans, then a long run of blanks (each span
+        // had measured the rest of its line: 33 s for 1 MB).
+        (
+            "inline code, then blanks",
+            |n| repeat_to("`f(a=1)` ", n / 2) + &" ".repeat(n / 2),
+            8,
+            false,
+        ),
+        (
+            "blanks, then inline code",
+            |n| " ".repeat(n / 2) + &repeat_to("`f(a=1)` ", n / 2),
+            8,
+            false,
+        ),
+        (
+            "inline code, then dots",
+            |n| repeat_to("`f(a=1)` ", n / 2) + &".".repeat(n / 2),
+            8,
+            false,
+        ),
+        (
+            "JSON in inline code, then blanks",
+            |n| repeat_to("`{\"name\": \"sum\"}` ", n / 2) + &" ".repeat(n / 2),
+            8,
+            false,
+        ),
+        // Many fences: samples, each followed by a fence of calls.
+        (
+            "fenced samples and calls",
+            |n| {
+                repeat_to(
+                    "```python\nimport x\nf(a=1)\n```\n```tool_code\nsum(items=[1])\n```\n",
+                    n,
+                )
+            },
+            16,
+            true,
+        ),
+        // Many definitions outside fences, each followed by a call.
+        (
+            "definitions and calls",
+            |n| repeat_to("def f(a):\n    g(a)\nsum(items=[1])\n", n),
+            16,
+            true,
+        ),
+        // Many definitions and nothing else.
+        (
+            "definitions",
+            |n| repeat_to("def f(a):\n    return g(a)\n", n),
+            8,
+            false,
+        ),
+    ];
+    for (what, shape, factor, calls) in shapes {
+        let run = |size: usize| {
+            let toolbox = std::sync::Arc::clone(&toolbox);
+            measure(shape(size), move |text| {
+                toolbox
+                    .read_calls(typed_tools::CallFormat::Auto, text)
+                    .map(|calls| calls.len())
+                    .map_err(|error| error.found)
+            })
+        };
+        let (small_calls, small) = run(MB);
+        let (large_calls, large) = run(10 * MB);
+        if calls {
+            let (small_calls, large_calls) = (small_calls.unwrap(), large_calls.unwrap());
+            assert!(
+                small_calls > 0 && large_calls >= 9 * small_calls,
+                "{what}: {small_calls} then {large_calls}"
+            );
+        } else {
+            for read in [small_calls, large_calls] {
+                assert_eq!(read, Err("no call in the text".into()), "{what}");
+            }
+        }
+        flat(&small, &large, what, |size| run(size).1);
+        peak_within(&large, factor, what);
+    }
+}
+
 // ---- dispatch without recovery, and plans checked and run ----
 
 #[test]

@@ -123,6 +123,11 @@ impl Layout {
     /// The inline code spans of one line of prose, starting at byte `start`.
     fn inline_code(&mut self, start: usize, line: &str) {
         let bytes = line.as_bytes();
+        // A span is all its line holds when only blanks come before it and
+        // only blanks and a sentence's end after it: both measured once a
+        // line, not once a span.
+        let indent = line.len() - line.trim_start().len();
+        let rest_len = line.trim_end().trim_end_matches(['.', ';', '!', ':']).len();
         let mut i = 0;
         while let Some(open) = memchr::memchr(b'`', &bytes[i..]).map(|j| i + j) {
             let ticks = bytes[open..].iter().take_while(|&&b| b == b'`').count();
@@ -150,8 +155,7 @@ impl Layout {
                 continue;
             };
             let span = start + open..start + close + ticks;
-            let rest = line.trim_end().trim_end_matches(['.', ';', '!', ':']);
-            if line[..open].trim().is_empty() && close + ticks == rest.len() {
+            if open == indent && close + ticks == rest_len {
                 self.alone.push(start + body..start + close);
             } else {
                 self.hidden.push(span);
