@@ -438,7 +438,7 @@ fn where_a_call_stands_is_found_in_linear_time() {
     // (what, the text of about `n` bytes, its peak memory bound as a
     // multiple, whether calls are read from it)
     type Shape = (&'static str, fn(usize) -> String, usize, bool);
-    let shapes: [Shape; 7] = [
+    let shapes: [Shape; 8] = [
         // One line: inline code spans, then a long run of blanks (each span
         // had measured the rest of its line: 33 s for 1 MB).
         (
@@ -462,6 +462,17 @@ fn where_a_call_stands_is_found_in_linear_time() {
         (
             "JSON in inline code, then blanks",
             |n| repeat_to("`{\"name\": \"sum\"}` ", n / 2) + &" ".repeat(n / 2),
+            8,
+            false,
+        ),
+        // One line of backtick runs of every length from 1 to 40, each
+        // opening a span that the next run of its length closes, or none.
+        (
+            "backtick runs of every length",
+            |n| {
+                let unit: String = (1..=40).map(|i| "`".repeat(i) + "x ").collect();
+                repeat_to(&unit, n)
+            },
             8,
             false,
         ),

@@ -189,6 +189,27 @@ fn an_empty_fence_is_no_plan_and_the_model_is_told_so() {
     assert_eq!(plan, Plan::parse(SUPPORT_AGENT).unwrap());
 }
 
+/// Fences open and close as the call readers read them (CommonMark): a
+/// fence closes only at one of its character at least as long, with no
+/// info string, and ```` ```x``` ```` on one line is inline code, not a
+/// fence. (A one-line ```` ```note``` ```` had opened a block that the
+/// plan's own fence closed, and a fence inside a longer one closed it.)
+#[test]
+fn fences_are_read_as_the_call_readers_read_them() {
+    let one_line = "```note```\n```lambda-tool\nlet x = 1 in\n  x + 1\n```\nIt adds one.";
+    assert_eq!(
+        find_plan(one_line),
+        Some(Written::Text("let x = 1 in\n  x + 1\n"))
+    );
+    let nested = "````lambda-tool\n(* fenced as\n```lambda-tool\n*)\n1 + 2\n````";
+    assert_eq!(
+        find_plan(nested),
+        Some(Written::Text("(* fenced as\n```lambda-tool\n*)\n1 + 2\n"))
+    );
+    let plan = read_plan(nested, &ParseOptions::default()).unwrap();
+    assert_eq!(plan.to_string(), "1 + 2");
+}
+
 /// The text at a line and column (both from 1, the column in characters)
 /// of `answer`.
 fn at(answer: &str, line: usize, column: usize) -> &str {

@@ -10,6 +10,7 @@ pub mod doc;
 pub mod effect;
 pub mod error;
 mod json;
+mod markdown;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;

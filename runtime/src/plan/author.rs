@@ -38,6 +38,7 @@ use futures::FutureExt;
 use crate::catalog::{self, Catalog};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
+use crate::markdown::{Fence, ListMarker};
 use crate::model::{
     estimate_tokens, Message, Model, ModelError, Request, Response, ToolResult, Usage,
 };
@@ -85,7 +86,10 @@ const PLAN_STARTS: [&str; 12] = [
 /// - In fenced blocks (```` ``` ````, `~~~`), the last one tagged as a plan
 ///   (`lambda-tool`, `λ-tool`, `plan`, `json`, ...) that is more than tool
 ///   declarations, else the last one that is; an unclosed fence
-///   runs to the end. A block with nothing in it is no plan, nor is a lone
+///   runs to the end. Fences open and close as CommonMark has them, as
+///   the call readers read them: a block closes at a fence of its
+///   character at least as long, with no info string, and
+///   ```` ```x``` ```` on one line is inline code, not a fence. A block with nothing in it is no plan, nor is a lone
 ///   fence (a closing one whose opening is missing: the text before it is
 ///   read as text without fences).
 /// - Without fences: from the first line that starts like a plan (a
@@ -166,20 +170,20 @@ fn found(answer: &str) -> Found<'_> {
 /// at the end).
 fn fenced_blocks(answer: &str) -> (Vec<(&str, &str, usize)>, bool) {
     let mut blocks = Vec::new();
-    let mut open: Option<(&str, &str, usize)> = None;
+    let mut open: Option<(Fence, &str, usize)> = None;
     let mut at = 0;
     for line in answer.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        match (open, fence_of(trimmed)) {
-            (None, Some(fence)) => {
-                let tag = trimmed[fence.len()..].trim();
-                open = Some((fence, tag, at + line.len()));
+        match open {
+            None => {
+                if let Some((fence, tag)) = Fence::open(line) {
+                    open = Some((fence, tag, at + line.len()));
+                }
             }
-            (Some((kind, tag, start)), Some(fence)) if fence == kind => {
+            Some((fence, tag, start)) if fence.closes(line) => {
                 blocks.push((tag, &answer[start..at], start));
                 open = None;
             }
-            _ => {}
+            Some(_) => {}
         }
         at += line.len();
     }
@@ -190,11 +194,6 @@ fn fenced_blocks(answer: &str) -> (Vec<(&str, &str, usize)>, bool) {
     let empty = blocks.iter().any(|(_, body, _)| body.trim().is_empty());
     blocks.retain(|(_, body, _)| !body.trim().is_empty());
     (blocks, empty)
-}
-
-/// The fence a line opens or closes with, if any.
-fn fence_of(trimmed: &str) -> Option<&'static str> {
-    ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f))
 }
 
 /// Whether `answer` has a fenced block tagged as λ-Tool text (`plan`,
@@ -231,25 +230,12 @@ fn starts_like_a_plan(line: &str) -> bool {
 }
 
 /// Whether a line is prose: a capital other than `Ok`/`Err`, a list marker
-/// (`- `, `* `, `+ `, `1. `, `2) `) or a heading.
+/// (`-`, `*`, `+`, `1.`, `2)`, then a blank) or a heading.
 fn is_prose(line: &str) -> bool {
     let line = line.trim_start();
     let capital = line.starts_with(|c: char| c.is_uppercase())
         && !["Ok", "Err"].iter().any(|w| starts_with_word(line, w));
-    let numbered = || {
-        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
-        digits > 0
-            && line[digits..]
-                .strip_prefix(['.', ')'])
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
-    };
-    capital
-        || line.starts_with("- ")
-        || line.starts_with("* ")
-        || line.starts_with("+ ")
-        || line.starts_with('#')
-        || line.starts_with("**")
-        || numbered()
+    capital || ListMarker::of(line).is_some() || line.starts_with('#') || line.starts_with("**")
 }
 
 /// Whether a line that is not prose is code: it holds a bracket, `=`,
@@ -279,7 +265,7 @@ fn unfenced(answer: &str) -> Option<(&str, usize)> {
         .or_else(|| first(|line| !is_prose(line) && looks_like_code(line)))?;
     let mut at = start;
     for line in answer[start..].split_inclusive('\n') {
-        if at > start && (is_prose(line) || fence_of(line.trim_start()).is_some()) {
+        if at > start && (is_prose(line) || Fence::open(line).is_some()) {
             return Some((&answer[start..at], start));
         }
         at += line.len();

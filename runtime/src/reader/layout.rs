@@ -17,6 +17,8 @@
 
 use std::ops::Range;
 
+use crate::markdown::Fence;
+
 /// What in a text is no place for a call; see the [module docs](self).
 pub(super) struct Layout {
     /// Sorted, disjoint byte ranges where no call stands.
@@ -51,6 +53,11 @@ const DEFINES: [&str; 16] = [
 /// are its body.
 const DEFINITIONS: [&str; 5] = ["def", "class", "function", "fn", "func"];
 
+/// Runs of more backticks than this open no inline code span and close
+/// none (CommonMark sets no bound; code spans are opened with one or two,
+/// and a bound keeps a line's failed searches for a closing run few).
+const MAX_TICKS: usize = 16;
+
 /// Words a definition's line may start with before its keyword.
 const MODIFIERS: [&str; 5] = ["async", "pub", "export", "public", "static"];
 
@@ -60,8 +67,9 @@ impl Layout {
             hidden: Vec::new(),
             alone: Vec::new(),
         };
-        // An open fence: its marker, where its body starts, whether it is a sample.
-        let mut fence: Option<(&str, usize, bool)> = None;
+        // An open fence: what closes it, where its body starts, whether it
+        // is a sample.
+        let mut fence: Option<(Fence, usize, bool)> = None;
         // An open definition outside fences: where it starts, its indentation.
         let mut definition: Option<(usize, usize)> = None;
         let mut at = 0;
@@ -70,39 +78,30 @@ impl Layout {
             at += line.len();
             let trimmed = line.trim_start();
             let indent = line.len() - trimmed.len();
-            let marker = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m));
-            if let Some((open, body, sample)) = fence {
-                if marker == Some(open) {
-                    if sample {
-                        layout.hidden.push(body..start);
+            if let Some((open, body, sample)) = &mut fence {
+                if open.closes(line) {
+                    if *sample {
+                        layout.hidden.push(*body..start);
                     }
                     fence = None;
-                } else if !sample && opens_with(trimmed, &DEFINES) {
-                    fence = Some((open, body, true));
+                } else if !*sample && opens_with(trimmed, &DEFINES) {
+                    *sample = true;
                 }
                 continue;
             }
+            let opens = Fence::open(line).map(|(open, _)| open);
             if let Some((from, depth)) = definition {
                 let body = trimmed.trim().is_empty()
                     || indent > depth
                     || (indent == depth && trimmed.starts_with('}'));
-                if body && marker.is_none() {
+                if body && opens.is_none() {
                     continue;
                 }
                 layout.hidden.push(from..start);
                 definition = None;
             }
-            if let Some(marker) = marker {
-                let body = trimmed.trim_end();
-                if body.len() > 2 * marker.len() && body.ends_with(marker) {
-                    // ```f(x=1)``` on one line: code that is all its line holds.
-                    let from = start + indent + marker.len();
-                    layout
-                        .alone
-                        .push(from..start + indent + body.len() - marker.len());
-                } else {
-                    fence = Some((marker, at, false));
-                }
+            if let Some(open) = opens {
+                fence = Some((open, at, false));
                 continue;
             }
             if opens_with(trimmed, &DEFINITIONS) {
@@ -120,7 +119,10 @@ impl Layout {
         layout
     }
 
-    /// The inline code spans of one line of prose, starting at byte `start`.
+    /// The inline code spans of one line of prose, starting at byte
+    /// `start`: as CommonMark has them, a run of backticks opens a span
+    /// that the next run of as many closes (```` ```f(x=1)``` ```` on a
+    /// line is one, as it opens no fence).
     fn inline_code(&mut self, start: usize, line: &str) {
         let bytes = line.as_bytes();
         // A span is all its line holds when only blanks come before it and
@@ -128,14 +130,15 @@ impl Layout {
         // line, not once a span.
         let indent = line.len() - line.trim_start().len();
         let rest_len = line.trim_end().trim_end_matches(['.', ';', '!', ':']).len();
+        // The lengths of run that no run of the same length follows: a
+        // search that failed is not made again, so a line is searched at
+        // most `MAX_TICKS` times past its spans.
+        let mut none_after = 0u32;
         let mut i = 0;
         while let Some(open) = memchr::memchr(b'`', &bytes[i..]).map(|j| i + j) {
             let ticks = bytes[open..].iter().take_while(|&&b| b == b'`').count();
             let body = open + ticks;
-            // Spans open with one or two backticks (longer runs are fences'
-            // or stray); a failed search for a run of one length means none
-            // follows, so a line is searched at most twice past its spans.
-            if ticks > 2 {
+            if ticks > MAX_TICKS || none_after & (1 << (ticks - 1)) != 0 {
                 i = body;
                 continue;
             }
@@ -151,6 +154,7 @@ impl Layout {
                 j = k + run;
             }
             let Some(close) = close else {
+                none_after |= 1 << (ticks - 1);
                 i = body;
                 continue;
             };
@@ -243,5 +247,24 @@ mod tests {
         // backtick is only a backtick.
         assert_eq!(hidden("```\nclass A:\n  f(1)"), ["class A:\n  f(1)"]);
         assert_eq!(hidden("it`s f(a=1)"), [] as [&str; 0]);
+    }
+
+    /// Fences open and close as CommonMark has it (`crate::markdown`), as
+    /// the plan finder and the doc comment rules read them.
+    #[test]
+    fn fences_are_commonmark_fences() {
+        // A line with an info string closes no fence: it is the block's.
+        let info = "```\nimport x\n```python\nf(a=1)\n```\ng(b=2)";
+        assert_eq!(hidden(info), ["import x\n```python\nf(a=1)\n"]);
+        // A fence closes at one of its character at least as long.
+        let long = "~~~~\nimport x\n~~~\n```\nf(a=1)\n~~~~~\ng(b=2)";
+        assert_eq!(hidden(long), ["import x\n~~~\n```\nf(a=1)\n"]);
+        // Backticks in an info string make inline code, not a fence; a run
+        // of three backticks in prose opens a span as one of one does.
+        let inline = "```import x``` and ```f(a=1)```\n```f(a=2)```";
+        assert_eq!(hidden(inline), ["```import x```", "```f(a=1)```"]);
+        let layout = Layout::new(inline);
+        let alone = inline.find("f(a=2)").unwrap();
+        assert_eq!(layout.line_of(alone), Some(alone..alone + 6));
     }
 }

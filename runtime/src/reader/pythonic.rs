@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
+use crate::markdown::ListMarker;
 
 const FORMAT: CallFormat = CallFormat::Pythonic;
 /// Deeper literals than this are refused rather than risk the stack.
@@ -214,12 +215,9 @@ fn without_tags(text: &str, keep: impl Fn(&str) -> bool) -> &str {
     rest
 }
 
-/// `-`, `*`, `+`, `1.`, `1)`: a list item's marker.
+/// `-`, `*`, `+`, `1.`, `1)` and nothing else: a list item's marker.
 fn is_list_marker(line: &str) -> bool {
-    matches!(line, "-" | "*" | "+")
-        || line
-            .strip_suffix(['.', ')'])
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    ListMarker::of(line).is_some_and(|marker| marker.len == line.len())
 }
 
 /// Words that may open a sentence before the model says it calls.
