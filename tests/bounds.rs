@@ -435,35 +435,43 @@ fn repeat_to(unit: &str, bytes: usize) -> String {
 fn where_a_call_stands_is_found_in_linear_time() {
     let _one = lock();
     let toolbox = std::sync::Arc::new(Toolbox::builder().tool(Sum).build().unwrap());
+    /// The calls read from a shape.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Calls {
+        None,
+        One,
+        /// As many as its size allows.
+        Many,
+    }
     // (what, the text of about `n` bytes, its peak memory bound as a
-    // multiple, whether calls are read from it)
-    type Shape = (&'static str, fn(usize) -> String, usize, bool);
-    let shapes: [Shape; 8] = [
+    // multiple, the calls read from it)
+    type Shape = (&'static str, fn(usize) -> String, usize, Calls);
+    let shapes: [Shape; 10] = [
         // One line: inline code spans, then a long run of blanks (each span
         // had measured the rest of its line: 33 s for 1 MB).
         (
             "inline code, then blanks",
             |n| repeat_to("`f(a=1)` ", n / 2) + &" ".repeat(n / 2),
             8,
-            false,
+            Calls::None,
         ),
         (
             "blanks, then inline code",
             |n| " ".repeat(n / 2) + &repeat_to("`f(a=1)` ", n / 2),
             8,
-            false,
+            Calls::None,
         ),
         (
             "inline code, then dots",
             |n| repeat_to("`f(a=1)` ", n / 2) + &".".repeat(n / 2),
             8,
-            false,
+            Calls::None,
         ),
         (
             "JSON in inline code, then blanks",
             |n| repeat_to("`{\"name\": \"sum\"}` ", n / 2) + &" ".repeat(n / 2),
             8,
-            false,
+            Calls::None,
         ),
         // One line of backtick runs of every length from 1 to 40, each
         // opening a span that the next run of its length closes, or none.
@@ -474,7 +482,7 @@ fn where_a_call_stands_is_found_in_linear_time() {
                 repeat_to(&unit, n)
             },
             8,
-            false,
+            Calls::None,
         ),
         // Many fences: samples, each followed by a fence of calls.
         (
@@ -486,21 +494,44 @@ fn where_a_call_stands_is_found_in_linear_time() {
                 )
             },
             16,
-            true,
+            Calls::Many,
+        ),
+        // One call in a fence over many lines: its arguments, and a string
+        // whose lines start like definitions (each line read once).
+        (
+            "a call in a fence over many lines",
+            |n| {
+                format!(
+                    "```tool_code\nsum(items=[\n{}])\n```",
+                    repeat_to("  1,\n", n)
+                )
+            },
+            // The list's values (as the Pythonic calls above).
+            48,
+            Calls::One,
+        ),
+        (
+            "a call in a fence with a string over many lines",
+            |n| {
+                let lines = repeat_to("let me know\nfrom Bob\n", n);
+                format!("```tool_code\nsum(note=\"\"\"\n{lines}\"\"\", items=[1])\n```")
+            },
+            16,
+            Calls::One,
         ),
         // Many definitions outside fences, each followed by a call.
         (
             "definitions and calls",
             |n| repeat_to("def f(a):\n    g(a)\nsum(items=[1])\n", n),
             16,
-            true,
+            Calls::Many,
         ),
         // Many definitions and nothing else.
         (
             "definitions",
             |n| repeat_to("def f(a):\n    return g(a)\n", n),
             8,
-            false,
+            Calls::None,
         ),
     ];
     for (what, shape, factor, calls) in shapes {
@@ -515,15 +546,21 @@ fn where_a_call_stands_is_found_in_linear_time() {
         };
         let (small_calls, small) = run(MB);
         let (large_calls, large) = run(10 * MB);
-        if calls {
-            let (small_calls, large_calls) = (small_calls.unwrap(), large_calls.unwrap());
-            assert!(
-                small_calls > 0 && large_calls >= 9 * small_calls,
-                "{what}: {small_calls} then {large_calls}"
-            );
-        } else {
-            for read in [small_calls, large_calls] {
-                assert_eq!(read, Err("no call in the text".into()), "{what}");
+        match calls {
+            Calls::None => {
+                for read in [small_calls, large_calls] {
+                    assert_eq!(read, Err("no call in the text".into()), "{what}");
+                }
+            }
+            Calls::One => {
+                assert_eq!((small_calls, large_calls), (Ok(1), Ok(1)), "{what}");
+            }
+            Calls::Many => {
+                let (small_calls, large_calls) = (small_calls.unwrap(), large_calls.unwrap());
+                assert!(
+                    small_calls > 0 && large_calls >= 9 * small_calls,
+                    "{what}: {small_calls} then {large_calls}"
+                );
             }
         }
         flat(&small, &large, what, |size| run(size).1);

@@ -54,12 +54,20 @@ fn search(#[state] log: &Log, query: String) -> Vec<String> {
     vec![format!("a page about {query}")]
 }
 
+/// Install a package.
+#[tool(effects = Write)]
+fn install(#[state] log: &Log, package: String) -> String {
+    log.record(format!("install {package}"));
+    "installed".into()
+}
+
 fn toolbox() -> (Toolbox, Arc<Log>) {
     let log = Arc::new(Log::default());
     let toolbox = Toolbox::builder()
         .tool(GetWeather::new(Arc::clone(&log)))
         .tool(SendEmail::new(Arc::clone(&log)))
         .tool(Search::new(Arc::clone(&log)))
+        .tool(Install::new(Arc::clone(&log)))
         .build()
         .unwrap();
     (toolbox, log)
@@ -269,6 +277,19 @@ const CALLS: &[Calls] = &[
         &[("get_weather", r#"{"city":"Lima"}"#)],
     ),
     (
+        "gemma: a tool_code fence whose string has lines starting `let` and `from`",
+        "```tool_code\nsend_email(to=\"ana@example.com\", subject=\"Lunch\", body=\"\"\"Hello,\nlet me know if Friday works.\nfrom Bob\n\"\"\")\n```",
+        &[(
+            "send_email",
+            r#"{"to":"ana@example.com","subject":"Lunch","body":"Hello,\nlet me know if Friday works.\nfrom Bob\n"}"#,
+        )],
+    ),
+    (
+        "qwen: a call over several lines in a tool_code fence, an argument named `package`",
+        "```tool_code\ninstall(\n    package = \"curl\",\n)\n```",
+        &[("install", r#"{"package":"curl"}"#)],
+    ),
+    (
         "gpt: a JSON tool definition, then a JSON call",
         "The tool is:\n```json\n{\"name\": \"get_weather\", \"description\": \"The weather in a city.\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}\n```\nCalling it:\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lima\"}}\n```",
         &[("get_weather", r#"{"city":"Lima"}"#)],
@@ -299,6 +320,53 @@ const BROKEN: &[(&str, &str, &str)] = &[
         "send_email(to=ana)",
     ),
 ];
+
+/// A call over several lines in a fence is read whatever its lines start
+/// with: a line of a string (`let me know`, `from Bob`, `import`) or of the
+/// call's arguments (`package =`, `interface =`, `const =`, `struct =`)
+/// starts no statement, so it defines nothing. Each of these had been
+/// taken for a definition, the fence for a code sample, and the call
+/// dropped ("no call in the text").
+#[test]
+fn a_call_over_several_lines_in_a_fence_is_read_whatever_its_lines_start_with() {
+    let cases = [
+        (
+            "```tool_code\nsend_email(to=\"a@b.c\", body=\"\"\"Hello,\nlet me know...\n\"\"\")\n```",
+            "send_email",
+            r#"{"to":"a@b.c","body":"Hello,\nlet me know...\n"}"#,
+        ),
+        (
+            "```tool_code\ninstall(\n    package = \"curl\",\n)\n```",
+            "install",
+            r#"{"package":"curl"}"#,
+        ),
+        (
+            "```tool_code\nconfigure(\n    interface = \"eth0\",\n    const = 1,\n    struct = {\"mtu\": 1500},\n)\n```",
+            "configure",
+            r#"{"interface":"eth0","const":1,"struct":{"mtu":1500}}"#,
+        ),
+        (
+            "```python\nsend_email(\n    to=\"ana@example.com\",\n    body='''Hi,\nimport nothing,\nfrom Bob''',\n)\n```",
+            "send_email",
+            r#"{"to":"ana@example.com","body":"Hi,\nimport nothing,\nfrom Bob"}"#,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (text, name, arguments) in cases {
+        let got = typed_tools::reader::read_calls(CallFormat::Auto, text)
+            .map(|calls| {
+                calls
+                    .into_iter()
+                    .map(|c| (c.name, c.arguments))
+                    .collect::<Vec<_>>()
+            })
+            .map_err(|error| error.to_string());
+        if got != Ok(vec![(name.to_owned(), arguments.to_owned())]) {
+            wrong.push(format!("{text:?}: {got:?}"));
+        }
+    }
+    report(wrong);
+}
 
 /// What `Toolbox::read_calls` reads out of `text`: the calls, or the error.
 fn read(toolbox: &Toolbox, text: &str) -> Result<Vec<(String, String)>, String> {

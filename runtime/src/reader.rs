@@ -27,7 +27,8 @@
 //!
 //! - not in inline code in a line of prose (`` `f(x=1)` `` or
 //!   ```` ```f(x=1)``` ```` alone on its line is that line), nor in a fenced block that is a code sample (a
-//!   line in it defines or imports something: `def`, `class`, `import`,
+//!   line in it that starts a statement, outside strings and brackets,
+//!   defines or imports something: `def`, `class`, `import`,
 //!   `function`, `fn`, ...), nor in a definition outside fences (a `def`
 //!   line and the lines indented under it). This holds for every text
 //!   format: JSON objects and `<tool_call>` tags too;

@@ -5,7 +5,10 @@
 //!
 //! - a fenced block that is a code sample: one with a line that defines
 //!   or imports something (`def`, `class`, `import`, `function`, `fn`,
-//!   `const`, ...), so the calls in it are the sample's own;
+//!   `const`, ...), so the calls in it are the sample's own. Only a line
+//!   that starts a statement counts, outside strings and brackets: a line
+//!   of a call's string ("let me know") or arguments (`package = "curl",`)
+//!   defines nothing;
 //! - a definition outside fences: a `def`/`class`/`function`/`fn` line and
 //!   the lines indented under it;
 //! - inline code (`` `f(x)` ``) in a line of prose; inline code that is all
@@ -67,9 +70,7 @@ impl Layout {
             hidden: Vec::new(),
             alone: Vec::new(),
         };
-        // An open fence: what closes it, where its body starts, whether it
-        // is a sample.
-        let mut fence: Option<(Fence, usize, bool)> = None;
+        let mut fence: Option<OpenFence> = None;
         // An open definition outside fences: where it starts, its indentation.
         let mut definition: Option<(usize, usize)> = None;
         let mut at = 0;
@@ -78,14 +79,17 @@ impl Layout {
             at += line.len();
             let trimmed = line.trim_start();
             let indent = line.len() - trimmed.len();
-            if let Some((open, body, sample)) = &mut fence {
-                if open.closes(line) {
-                    if *sample {
-                        layout.hidden.push(*body..start);
+            if let Some(open) = &mut fence {
+                if open.fence.closes(line) {
+                    if open.sample {
+                        layout.hidden.push(open.body..start);
                     }
                     fence = None;
-                } else if !*sample && opens_with(trimmed, &DEFINES) {
-                    *sample = true;
+                } else if !open.sample {
+                    // Only a line that starts a statement defines: not a
+                    // line of a string or of a call's arguments.
+                    open.sample = open.code.at_statement() && opens_with(trimmed, &DEFINES);
+                    open.code.read(line);
                 }
                 continue;
             }
@@ -101,7 +105,12 @@ impl Layout {
                 definition = None;
             }
             if let Some(open) = opens {
-                fence = Some((open, at, false));
+                fence = Some(OpenFence {
+                    fence: open,
+                    body: at,
+                    sample: false,
+                    code: Code::default(),
+                });
                 continue;
             }
             if opens_with(trimmed, &DEFINITIONS) {
@@ -110,8 +119,8 @@ impl Layout {
             }
             layout.inline_code(start, line);
         }
-        if let Some((_, body, true)) = fence {
-            layout.hidden.push(body..text.len());
+        if let Some(open) = fence.filter(|open| open.sample) {
+            layout.hidden.push(open.body..text.len());
         }
         if let Some((from, _)) = definition {
             layout.hidden.push(from..text.len());
@@ -185,6 +194,80 @@ impl Layout {
     }
 }
 
+/// A fenced block being read.
+struct OpenFence {
+    /// What closes it.
+    fence: Fence,
+    /// Where its body starts.
+    body: usize,
+    /// Whether a line of it defines or imports something.
+    sample: bool,
+    /// Where its lines so far leave its code.
+    code: Code,
+}
+
+/// Where the lines of a fenced block read so far leave its code: how many
+/// brackets are open, and whether a string is. A line starts a statement,
+/// and may define something, only outside both: a line of a string ("let
+/// me know", "from Bob") or of a call's arguments (`package = "curl",`,
+/// `interface = "eth0",`) defines nothing. Each line is read once.
+#[derive(Default)]
+struct Code {
+    /// Brackets open: `(`, `[`, `{`.
+    depth: usize,
+    /// The quote of an open string, and whether it is tripled (Python's
+    /// triple quotes, which run over lines; a string in one quote ends with its
+    /// line).
+    string: Option<(u8, bool)>,
+}
+
+impl Code {
+    /// Whether the next line starts a statement.
+    fn at_statement(&self) -> bool {
+        self.depth == 0 && self.string.is_none()
+    }
+
+    /// Reads one line.
+    fn read(&mut self, line: &str) {
+        let bytes = line.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let byte = bytes[i];
+            if let Some((quote, triple)) = self.string {
+                if byte == b'\\' {
+                    i += 2;
+                    continue;
+                }
+                if byte == quote && (!triple || bytes[i..].starts_with(&[quote; 3])) {
+                    self.string = None;
+                    i += if triple { 3 } else { 1 };
+                    continue;
+                }
+                i += 1;
+                continue;
+            }
+            match byte {
+                b'(' | b'[' | b'{' => self.depth += 1,
+                b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                b'"' | b'\'' => {
+                    let triple = bytes[i..].starts_with(&[byte; 3]);
+                    self.string = Some((byte, triple));
+                    i += if triple { 3 } else { 1 };
+                    continue;
+                }
+                // A comment (`#`, `//`) runs to the end of its line.
+                b'#' => break,
+                b'/' if bytes.get(i + 1) == Some(&b'/') => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        if matches!(self.string, Some((_, false))) {
+            self.string = None;
+        }
+    }
+}
+
 /// Whether a sorted list of disjoint ranges holds `at`.
 fn contains(ranges: &[Range<usize>], at: usize) -> bool {
     let i = ranges.partition_point(|range| range.end <= at);
@@ -247,6 +330,28 @@ mod tests {
         // backtick is only a backtick.
         assert_eq!(hidden("```\nclass A:\n  f(1)"), ["class A:\n  f(1)"]);
         assert_eq!(hidden("it`s f(a=1)"), [] as [&str; 0]);
+    }
+
+    /// A fence is a sample when a line that starts a statement defines or
+    /// imports something: not a line of a string or of a call's arguments.
+    #[test]
+    fn only_a_statement_makes_a_fence_a_sample() {
+        for calls in [
+            "```tool_code\nsend(body=\"\"\"Hi,\nlet me know\nfrom Bob\n\"\"\")\n```",
+            "```tool_code\ninstall(\n    package = \"curl\",\n)\n```",
+            "```tool_code\nset(\n  interface=\"eth0\",\n  const=1,\n  struct={\"a\": [\n    1]},\n)\n```",
+            "```tool_code\nf(a='it''s', b=\"(\")  # let (\nlet_me(a=1)\n```",
+            "```python\nsend(body='''x\nimport y''')\n```",
+        ] {
+            assert_eq!(hidden(calls), [] as [&str; 0], "{calls:?}");
+        }
+        for sample in [
+            "```python\nprint(\n  1,\n)\ndef f(): ...\n```",
+            "```python\nx = \"\"\"a\nb\"\"\"\nimport os\n```",
+            "```js\nx = 'unclosed\nconst a = 1\n```",
+        ] {
+            assert_eq!(hidden(sample).len(), 1, "{sample:?}");
+        }
     }
 
     /// Fences open and close as CommonMark has it (`crate::markdown`), as
