@@ -290,6 +290,21 @@ const CALLS: &[Calls] = &[
         &[("install", r#"{"package":"curl"}"#)],
     ),
     (
+        "mistral: a line of prose starting with `class`, the call indented under it",
+        "class notes:\n  get_weather(city=\"Lima\")",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
+        "llama 3: a line of prose starting with `function`, the call indented under it",
+        "function calls to make:\n    search(query=\"Lima weather\")",
+        &[("search", r#"{"query":"Lima weather"}"#)],
+    ),
+    (
+        "qwen: a def whose parameters wrap, then the call",
+        "def get_weather(\n    city,\n):\n    get_forecast(city=\"Oslo\")\n\nget_weather(city=\"Lima\")",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
         "gpt: a JSON tool definition, then a JSON call",
         "The tool is:\n```json\n{\"name\": \"get_weather\", \"description\": \"The weather in a city.\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}\n```\nCalling it:\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lima\"}}\n```",
         &[("get_weather", r#"{"city":"Lima"}"#)],

@@ -29,8 +29,9 @@
 //!   ```` ```f(x=1)``` ```` alone on its line is that line), nor in a fenced block that is a code sample (a
 //!   line in it that starts a statement, outside strings and brackets,
 //!   defines or imports something: `def`, `class`, `import`,
-//!   `function`, `fn`, ...), nor in a definition outside fences (a `def`
-//!   line and the lines indented under it). This holds for every text
+//!   `function`, `fn`, ...), nor in a definition outside fences (a line
+//!   that looks like one, `def name(` or `class Name:`, not any line that
+//!   starts with the word, and the lines indented under it). This holds for every text
 //!   format: JSON objects and `<tool_call>` tags too;
 //! - a Pythonic call (or `[...]` list of them) starts a line (Llama's
 //!   `<|python_tag|>` or a tag such as `<tool_code>` aside) or a sentence (after `.`, `!`, `?`, `:`,

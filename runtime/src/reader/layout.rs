@@ -9,8 +9,9 @@
 //!   that starts a statement counts, outside strings and brackets: a line
 //!   of a call's string ("let me know") or arguments (`package = "curl",`)
 //!   defines nothing;
-//! - a definition outside fences: a `def`/`class`/`function`/`fn` line and
-//!   the lines indented under it;
+//! - a definition outside fences: a line that looks like one (`def name(`,
+//!   `class Name:`, `function name(`, `fn name(`; "class notes:" is prose)
+//!   and the lines indented under it;
 //! - inline code (`` `f(x)` ``) in a line of prose; inline code that is all
 //!   its line holds (`` `f(x=1)` ``, ```` ```f(x=1)``` ````) is read as that
 //!   line.
@@ -52,17 +53,13 @@ const DEFINES: [&str; 16] = [
     "using",
 ];
 
-/// The words that open a definition outside fences, whose indented lines
-/// are its body.
-const DEFINITIONS: [&str; 5] = ["def", "class", "function", "fn", "func"];
-
 /// Runs of more backticks than this open no inline code span and close
 /// none (CommonMark sets no bound; code spans are opened with one or two,
 /// and a bound keeps a line's failed searches for a closing run few).
 const MAX_TICKS: usize = 16;
 
 /// Words a definition's line may start with before its keyword.
-const MODIFIERS: [&str; 5] = ["async", "pub", "export", "public", "static"];
+const MODIFIERS: [&str; 6] = ["async", "pub", "export", "default", "public", "static"];
 
 impl Layout {
     pub(super) fn new(text: &str) -> Layout {
@@ -97,7 +94,7 @@ impl Layout {
             if let Some((from, depth)) = definition {
                 let body = trimmed.trim().is_empty()
                     || indent > depth
-                    || (indent == depth && trimmed.starts_with('}'));
+                    || (indent == depth && trimmed.starts_with(['}', ')']));
                 if body && opens.is_none() {
                     continue;
                 }
@@ -113,7 +110,7 @@ impl Layout {
                 });
                 continue;
             }
-            if opens_with(trimmed, &DEFINITIONS) {
+            if starts_a_definition(trimmed) {
                 definition = Some((start, indent));
                 continue;
             }
@@ -274,6 +271,62 @@ fn contains(ranges: &[Range<usize>], at: usize) -> bool {
     ranges.get(i).is_some_and(|range| range.start <= at)
 }
 
+/// Whether a line outside fences starts a definition, whose indented lines
+/// are its body: it must look like one, not only start with its keyword
+/// ("class notes:" and "function calls to make:" are prose). After
+/// modifiers (`async`, `pub`, `export`, ...):
+///
+/// - `def name(`, `fn name(` or `fn name<`, `function name(` (or
+///   `function* name(`), `func name(` or `func (r Recv) name(`;
+/// - `class Name`, its name capitalized as the languages' conventions have
+///   it, then nothing, `:`, `(`, `{`, `<`, `extends` or `implements`.
+fn starts_a_definition(line: &str) -> bool {
+    let mut rest = line;
+    let keyword = loop {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = rest[end..].trim_start();
+        if end == 0 || rest.is_empty() {
+            return false;
+        }
+        if !MODIFIERS.contains(&word) {
+            break word;
+        }
+    };
+    // The name `rest` starts with, and what follows it.
+    fn name(rest: &str) -> Option<(&str, &str)> {
+        let end = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+            .unwrap_or(rest.len());
+        let name = &rest[..end];
+        let named = name.starts_with(|c: char| c.is_alphabetic() || c == '_' || c == '$');
+        named.then(|| (name, rest[end..].trim_start()))
+    }
+    match keyword {
+        "def" | "fn" | "function" | "function*" | "func" => {
+            let mut rest = rest.strip_prefix('*').unwrap_or(rest).trim_start();
+            if keyword == "func" && rest.starts_with('(') {
+                // Go's receiver: `func (s *Server) Name(`.
+                let Some(close) = rest.find(')') else {
+                    return false;
+                };
+                rest = rest[close + 1..].trim_start();
+            }
+            let opens = if keyword == "def" { "(" } else { "(<[" };
+            name(rest).is_some_and(|(_, after)| after.starts_with(|c| opens.contains(c)))
+        }
+        "class" => name(rest).is_some_and(|(name, after)| {
+            name.starts_with(|c: char| c.is_uppercase())
+                && (after.is_empty()
+                    || after.starts_with([':', '(', '{', '<'])
+                    || ["extends ", "implements "]
+                        .iter()
+                        .any(|word| after.starts_with(word)))
+        }),
+        _ => false,
+    }
+}
+
 /// Whether a line opens with one of `words` (after modifiers such as
 /// `async` or `pub`), followed by a space.
 fn opens_with(line: &str, words: &[&str]) -> bool {
@@ -330,6 +383,52 @@ mod tests {
         // backtick is only a backtick.
         assert_eq!(hidden("```\nclass A:\n  f(1)"), ["class A:\n  f(1)"]);
         assert_eq!(hidden("it`s f(a=1)"), [] as [&str; 0]);
+    }
+
+    /// A definition outside fences is a line that looks like one, not any
+    /// line that starts with its keyword; its body is the lines indented
+    /// under it, and a line that closes its brackets at its indentation.
+    #[test]
+    fn a_definition_looks_like_one() {
+        for line in [
+            "def f(a):",
+            "async def f(",
+            "def f (a):",
+            "class Foo:",
+            "class Foo(Base):",
+            "class Foo",
+            "export class Foo extends Bar {",
+            "public class Foo implements Bar {",
+            "class Foo<T> {",
+            "function f(a) {",
+            "function* gen() {",
+            "export default function f(",
+            "pub fn f<T>(x: T) {",
+            "pub async fn f(",
+            "func Name(x int) {",
+            "func (s *Server) Name(",
+        ] {
+            assert!(starts_a_definition(line), "{line:?}");
+        }
+        for line in [
+            "class notes:",
+            "class A students did well.",
+            "def not needed",
+            "function calls to make:",
+            "function of time",
+            "fn is short for function",
+            "func: a word",
+            "def",
+            "class",
+            "async",
+            "definitely f(a)",
+        ] {
+            assert!(!starts_a_definition(line), "{line:?}");
+        }
+        let prose = "class notes:\n  f(a=1)";
+        assert_eq!(hidden(prose), [] as [&str; 0]);
+        let wrapped = "def f(\n    a,\n):\n    g(a=1)\nf(a=2)";
+        assert_eq!(hidden(wrapped), ["def f(\n    a,\n):\n    g(a=1)\n"]);
     }
 
     /// A fence is a sample when a line that starts a statement defines or
