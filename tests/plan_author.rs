@@ -163,6 +163,42 @@ fn prose_and_numbered_lists_are_no_plan() {
     assert!(find_plan("for x in [1, 2]: x").is_some());
 }
 
+/// A plan written over several lines without a fence is found whole: a
+/// line that goes on with it (indented under its first line, inside its
+/// brackets, after an operator) is the plan's, whatever list marker it
+/// starts with. (`+ 2` and `2)` had ended the plan there, and the model was
+/// told "expected `in` ... found the end of the plan".) A list marker where
+/// a plan could start still ends it.
+#[test]
+fn a_wrapped_plan_is_found_whole() {
+    let options = ParseOptions::default();
+    for (answer, plan) in [
+        (
+            "let total = 1\n  + 2 in total",
+            "let total = 1 + 2 in total",
+        ),
+        (
+            "fold (fn acc, x => acc + x) (0 +\n2) [1]",
+            "fold (fn acc, x => acc + x) (0 + 2) [1]",
+        ),
+        (
+            "let total = 1 +\n- 2 in total",
+            "let total = 1 + -2 in total",
+        ),
+    ] {
+        assert_eq!(find_plan(answer), Some(Written::Text(answer)), "{answer}");
+        let read = read_plan(answer, &options).unwrap_or_else(|e| panic!("{answer}: {e}"));
+        assert_eq!(read, Plan::parse(plan).unwrap(), "{answer}");
+    }
+    // Where a plan could start again, a list marker is prose: the plan
+    // ends before it.
+    let then_a_list = "let x = 1 in\n  x\n- it returns one\n2. and nothing else";
+    assert_eq!(
+        find_plan(then_a_list),
+        Some(Written::Text("let x = 1 in\n  x\n"))
+    );
+}
+
 /// An empty fenced block, or a lone fence, holds no plan, and the model is
 /// told so (it had been an empty plan: "line 1, column 1: expected an
 /// expression"); a plan before a lone closing fence is read.
