@@ -446,7 +446,7 @@ fn where_a_call_stands_is_found_in_linear_time() {
     // (what, the text of about `n` bytes, its peak memory bound as a
     // multiple, the calls read from it)
     type Shape = (&'static str, fn(usize) -> String, usize, Calls);
-    let shapes: [Shape; 10] = [
+    let shapes: [Shape; 15] = [
         // One line: inline code spans, then a long run of blanks (each span
         // had measured the rest of its line: 33 s for 1 MB).
         (
@@ -518,6 +518,44 @@ fn where_a_call_stands_is_found_in_linear_time() {
             },
             16,
             Calls::One,
+        ),
+        // Blanks and special tokens before a call, however many: read back
+        // once each.
+        (
+            "calls after long blanks",
+            |n| repeat_to(&format!("{}sum(items=[1])\n", " ".repeat(1_000)), n),
+            16,
+            Calls::Many,
+        ),
+        (
+            "a call after a line of blanks",
+            |n| " ".repeat(n) + "sum(items=[1])",
+            8,
+            Calls::One,
+        ),
+        (
+            "a call after a line of special tokens",
+            |n| repeat_to("<|python_tag|>", n) + "sum(items=[1])",
+            8,
+            Calls::One,
+        ),
+        (
+            "calls announced before long blanks",
+            |n| {
+                repeat_to(
+                    &format!("I'll call{}sum(items=[1]).\n", " ".repeat(1_000)),
+                    n,
+                )
+            },
+            16,
+            Calls::Many,
+        ),
+        // Calls mid-sentence, none of them standing, on one line.
+        (
+            "mentions of calls on one line",
+            |n| repeat_to("and then I'll call sum(items=[1]) later, ", n),
+            8,
+            Calls::None,
         ),
         // Many definitions outside fences, each followed by a call.
         (

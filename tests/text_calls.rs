@@ -383,6 +383,43 @@ fn a_call_over_several_lines_in_a_fence_is_read_whatever_its_lines_start_with() 
     report(wrong);
 }
 
+/// A call stands after any number of blanks or special tokens before it
+/// on its line: how far back its line is read does not depend on them.
+/// (With 160 bytes read back, a call indented deeper, or after a dozen
+/// `<|python_tag|>`s, was "no call in the text".)
+#[test]
+fn a_call_after_long_blanks_or_tokens_stands() {
+    let (toolbox, _) = toolbox();
+    let call = "get_weather(city=\"Lima\")";
+    let mut wrong = Vec::new();
+    for before in [
+        " ".repeat(200),
+        format!("Let me check.\n{}", "\t".repeat(400)),
+        "<|python_tag|>".repeat(12),
+        format!("<tool_code>{}", " ".repeat(1_000)),
+        format!("I'll call{}", " ".repeat(200)),
+        format!("Action:{}", " ".repeat(200)),
+    ] {
+        let text = format!("{before}{call}");
+        let got = read(&toolbox, &text);
+        if got != Ok(vec![("get_weather".into(), r#"{"city":"Lima"}"#.into())]) {
+            wrong.push(format!("{:?}: {got:?}", &before[..before.len().min(40)]));
+        }
+    }
+    // Nor do they make a list item or a word before the call a call's start.
+    for before in [
+        format!("{}- ", " ".repeat(300)),
+        format!("Try calling{}", " ".repeat(300)),
+    ] {
+        let text = format!("{before}{call}");
+        let got = read(&toolbox, &text);
+        if got.as_ref().is_ok_and(|calls| !calls.is_empty()) {
+            wrong.push(format!("{:?}: {got:?}", &before[..before.len().min(40)]));
+        }
+    }
+    report(wrong);
+}
+
 /// What `Toolbox::read_calls` reads out of `text`: the calls, or the error.
 fn read(toolbox: &Toolbox, text: &str) -> Result<Vec<(String, String)>, String> {
     toolbox

@@ -33,8 +33,9 @@
 //!   that looks like one, `def name(` or `class Name:`, not any line that
 //!   starts with the word, and the lines indented under it). This holds for every text
 //!   format: JSON objects and `<tool_call>` tags too;
-//! - a Pythonic call (or `[...]` list of them) starts a line (Llama's
-//!   `<|python_tag|>` or a tag such as `<tool_code>` aside) or a sentence (after `.`, `!`, `?`, `:`,
+//! - a Pythonic call (or `[...]` list of them) starts a line (however
+//!   indented, Llama's `<|python_tag|>` or a tag such as `<tool_code>`
+//!   aside, as many as there are) or a sentence (after `.`, `!`, `?`, `:`,
 //!   `;`: `Action: f(x=1)`), or follows the model saying it calls ("I'll
 //!   call", "Let me use", "Calling"); and it ends its line or sentence ("I'll
 //!   call f(x=1) now." too), not before more prose ("Try calling f() later");
