@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use futures::executor::block_on;
 use typed_tools::agent::{Agent, Exit};
 use typed_tools::model::ScriptedModel;
+use typed_tools::reader::ReadErrorKind;
 use typed_tools::{tool, CallFormat, Toolbox};
 
 /// What the tools were called with, in order.
@@ -446,7 +447,7 @@ fn prose_that_mentions_calls_holds_none() {
     for (what, text) in PROSE {
         match toolbox.read_calls(CallFormat::Auto, text) {
             Ok(calls) if calls.is_empty() => {}
-            Err(error) if error.found == "no call in the text" => {}
+            Err(error) if error.kind == ReadErrorKind::NoCall => {}
             other => wrong.push(format!("{what}: {other:?}")),
         }
     }

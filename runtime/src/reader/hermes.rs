@@ -47,9 +47,8 @@ pub(super) fn read(text: &str, layout: &Layout) -> Result<Vec<ToolCall>, ReadErr
         rest = (end + CLOSE.len()).min(text.len());
     }
     if calls.is_empty() {
-        return Err(ReadError::new(
+        return Err(ReadError::no_call(
             FORMAT,
-            "byte 0",
             "a <tool_call>...</tool_call> block",
             "none",
         ));

@@ -56,9 +56,8 @@ pub(super) fn read(
         from = from.max(parser.at);
     }
     if calls.is_empty() {
-        return Err(ReadError::new(
+        return Err(ReadError::no_call(
             FORMAT,
-            "byte 0",
             "calls written as `[tool_name(arg=value), ...]`",
             "no call in the text",
         ));
