@@ -306,6 +306,16 @@ const CALLS: &[Calls] = &[
         &[("get_weather", r#"{"city":"Lima"}"#)],
     ),
     (
+        "gemma: a call between <tool_code> tags",
+        "<tool_code>get_weather(city=\"Lima\")</tool_code>",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
+        "gemma: <tool_code> tags on lines of their own, after a sentence and a mention",
+        "Let me check `get_weather(city)` for you.\n<tool_code>\nget_weather(city=\"Lima\")\n</tool_code>",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
         "gpt: a JSON tool definition, then a JSON call",
         "The tool is:\n```json\n{\"name\": \"get_weather\", \"description\": \"The weather in a city.\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}\n```\nCalling it:\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lima\"}}\n```",
         &[("get_weather", r#"{"city":"Lima"}"#)],
@@ -419,6 +429,50 @@ fn a_call_after_long_blanks_or_tokens_stands() {
         }
     }
     report(wrong);
+}
+
+/// A call between `<tool_code>` tags is read end to end by
+/// `reader::read_calls` as by `Toolbox::read_calls` (the CALLS cases):
+/// the tags are markup around a call that stands.
+#[test]
+fn a_call_between_tool_code_tags_is_read() {
+    for text in [
+        "<tool_code>get_weather(city=\"Lima\")</tool_code>",
+        "<tool_code>\nget_weather(city=\"Lima\")\n</tool_code>",
+        "Sure.\n<tool_code> [get_weather(city=\"Lima\")] </tool_code>\n",
+    ] {
+        for format in [CallFormat::Pythonic, CallFormat::Auto] {
+            let calls = typed_tools::reader::read_calls(format, text)
+                .unwrap_or_else(|error| panic!("{text:?} {format:?}: {error}"));
+            assert_eq!(calls.len(), 1, "{text:?}");
+            assert_eq!(
+                (calls[0].name.as_str(), calls[0].arguments.as_str()),
+                ("get_weather", r#"{"city":"Lima"}"#),
+                "{text:?}"
+            );
+        }
+    }
+}
+
+/// `name (` with a space before the bracket is no call, even where a call
+/// would stand: prose writes "the account (cust_1)" or "a search (two
+/// pages)". Without the space it is one.
+#[test]
+fn a_name_a_space_and_a_bracket_is_no_call() {
+    let (toolbox, _) = toolbox();
+    for text in [
+        "search (two pages) found nothing new.",
+        "get_weather (city=\"Lima\")",
+        "Done: account (cust_1) refunded.",
+        "I'll call search (\"Lima\")",
+    ] {
+        let error = toolbox.read_calls(CallFormat::Auto, text).unwrap_err();
+        assert_eq!(error.kind, ReadErrorKind::NoCall, "{text:?}: {error}");
+    }
+    assert_eq!(
+        read(&toolbox, "get_weather(city=\"Lima\")"),
+        Ok(vec![("get_weather".into(), r#"{"city":"Lima"}"#.into())])
+    );
 }
 
 /// What `Toolbox::read_calls` reads out of `text`: the calls, or the error.
