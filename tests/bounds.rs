@@ -446,7 +446,7 @@ fn where_a_call_stands_is_found_in_linear_time() {
     // (what, the text of about `n` bytes, its peak memory bound as a
     // multiple, the calls read from it)
     type Shape = (&'static str, fn(usize) -> String, usize, Calls);
-    let shapes: [Shape; 15] = [
+    let shapes: [Shape; 18] = [
         // One line: inline code spans, then a long run of blanks (each span
         // had measured the rest of its line: 33 s for 1 MB).
         (
@@ -549,6 +549,26 @@ fn where_a_call_stands_is_found_in_linear_time() {
             },
             16,
             Calls::Many,
+        ),
+        // Blanks and a sentence's end after a call, however long: read
+        // once each.
+        (
+            "calls before long blanks",
+            |n| repeat_to(&format!("sum(items=[1]){}\n", " ".repeat(1_000)), n),
+            16,
+            Calls::Many,
+        ),
+        (
+            "a call before a line of dots",
+            |n| "sum(items=[1])".to_owned() + &".".repeat(n),
+            8,
+            Calls::One,
+        ),
+        (
+            "a call before a line of closing tags",
+            |n| "sum(items=[1])".to_owned() + &repeat_to("</tool_code> ", n),
+            8,
+            Calls::One,
         ),
         // Calls mid-sentence, none of them standing, on one line.
         (

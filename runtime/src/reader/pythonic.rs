@@ -333,6 +333,11 @@ const AFTER: [&str; 6] = ["now", "instead", "first", "again", "next", "for you"]
 /// aside), at the
 /// end of a sentence (`.`, `!` or `;`, then a space), or with one of a few
 /// words before that ("now", "instead"). Not before more prose: "f() later".
+///
+/// The blanks, tags and run of `.`, `!`, `;` right after a call are read
+/// however long they are: they hold no `(`, and the next candidate starts
+/// after them, so no two calls read the same ones. The words after them
+/// are read within a few bytes.
 fn closes_a_call(after: &str) -> bool {
     // Special tokens a server left in (`<|eom_id|>`) and closing tags
     // (`</tool_code>`).
