@@ -89,9 +89,10 @@ const PLAN_STARTS: [&str; 12] = [
 ///   runs to the end. Fences open and close as CommonMark has them, as
 ///   the call readers read them: a block closes at a fence of its
 ///   character at least as long, with no info string, and
-///   ```` ```x``` ```` on one line is inline code, not a fence. A block with nothing in it is no plan, nor is a lone
-///   fence (a closing one whose opening is missing: the text before it is
-///   read as text without fences).
+///   ```` ```x``` ```` on one line is inline code, not a fence. A block
+///   with nothing in it is no plan, nor is a lone fence (a closing one
+///   whose opening is missing: the text before it is read as text without
+///   fences).
 /// - Without fences: from the first line that starts like a plan (a
 ///   keyword such as `match`, `let` or `tool`, or `{`, `[`, `(`, a string, a
 ///   number), else the first line of code (a bracket, `=`, `<`, `;`, ...)

@@ -213,8 +213,8 @@ struct Code {
     /// Brackets open: `(`, `[`, `{`.
     depth: usize,
     /// The quote of an open string, and whether it is tripled (Python's
-    /// triple quotes, which run over lines; a string in one quote ends with its
-    /// line).
+    /// triple quotes, which run over lines; a string in one quote ends
+    /// with its line).
     string: Option<(u8, bool)>,
 }
 
