@@ -422,6 +422,210 @@ fn call_readers_read_long_answers_in_linear_time() {
     }
 }
 
+/// `unit` repeated to about `bytes` bytes.
+fn repeat_to(unit: &str, bytes: usize) -> String {
+    unit.repeat(bytes / unit.len())
+}
+
+/// What in a text is no place for a call (inline code in a line of prose,
+/// fenced samples, definitions) is marked once, line by line: no shape of
+/// those costs more than its size, however long a line or however many
+/// spans, fences or definitions it holds.
+#[test]
+fn where_a_call_stands_is_found_in_linear_time() {
+    let _one = lock();
+    let toolbox = std::sync::Arc::new(Toolbox::builder().tool(Sum).build().unwrap());
+    /// The calls read from a shape.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Calls {
+        None,
+        One,
+        /// As many as its size allows.
+        Many,
+    }
+    // (what, the text of about `n` bytes, its peak memory bound as a
+    // multiple, the calls read from it)
+    type Shape = (&'static str, fn(usize) -> String, usize, Calls);
+    let shapes: [Shape; 18] = [
+        // One line: inline code spans, then a long run of blanks (each span
+        // had measured the rest of its line: 33 s for 1 MB).
+        (
+            "inline code, then blanks",
+            |n| repeat_to("`f(a=1)` ", n / 2) + &" ".repeat(n / 2),
+            8,
+            Calls::None,
+        ),
+        (
+            "blanks, then inline code",
+            |n| " ".repeat(n / 2) + &repeat_to("`f(a=1)` ", n / 2),
+            8,
+            Calls::None,
+        ),
+        (
+            "inline code, then dots",
+            |n| repeat_to("`f(a=1)` ", n / 2) + &".".repeat(n / 2),
+            8,
+            Calls::None,
+        ),
+        (
+            "JSON in inline code, then blanks",
+            |n| repeat_to("`{\"name\": \"sum\"}` ", n / 2) + &" ".repeat(n / 2),
+            8,
+            Calls::None,
+        ),
+        // One line of backtick runs of every length from 1 to 40, each
+        // opening a span that the next run of its length closes, or none.
+        (
+            "backtick runs of every length",
+            |n| {
+                let unit: String = (1..=40).map(|i| "`".repeat(i) + "x ").collect();
+                repeat_to(&unit, n)
+            },
+            8,
+            Calls::None,
+        ),
+        // Many fences: samples, each followed by a fence of calls.
+        (
+            "fenced samples and calls",
+            |n| {
+                repeat_to(
+                    "```python\nimport x\nf(a=1)\n```\n```tool_code\nsum(items=[1])\n```\n",
+                    n,
+                )
+            },
+            16,
+            Calls::Many,
+        ),
+        // One call in a fence over many lines: its arguments, and a string
+        // whose lines start like definitions (each line read once).
+        (
+            "a call in a fence over many lines",
+            |n| {
+                format!(
+                    "```tool_code\nsum(items=[\n{}])\n```",
+                    repeat_to("  1,\n", n)
+                )
+            },
+            // The list's values (as the Pythonic calls above).
+            48,
+            Calls::One,
+        ),
+        (
+            "a call in a fence with a string over many lines",
+            |n| {
+                let lines = repeat_to("let me know\nfrom Bob\n", n);
+                format!("```tool_code\nsum(note=\"\"\"\n{lines}\"\"\", items=[1])\n```")
+            },
+            16,
+            Calls::One,
+        ),
+        // Blanks and special tokens before a call, however many: read back
+        // once each.
+        (
+            "calls after long blanks",
+            |n| repeat_to(&format!("{}sum(items=[1])\n", " ".repeat(1_000)), n),
+            16,
+            Calls::Many,
+        ),
+        (
+            "a call after a line of blanks",
+            |n| " ".repeat(n) + "sum(items=[1])",
+            8,
+            Calls::One,
+        ),
+        (
+            "a call after a line of special tokens",
+            |n| repeat_to("<|python_tag|>", n) + "sum(items=[1])",
+            8,
+            Calls::One,
+        ),
+        (
+            "calls announced before long blanks",
+            |n| {
+                repeat_to(
+                    &format!("I'll call{}sum(items=[1]).\n", " ".repeat(1_000)),
+                    n,
+                )
+            },
+            16,
+            Calls::Many,
+        ),
+        // Blanks and a sentence's end after a call, however long: read
+        // once each.
+        (
+            "calls before long blanks",
+            |n| repeat_to(&format!("sum(items=[1]){}\n", " ".repeat(1_000)), n),
+            16,
+            Calls::Many,
+        ),
+        (
+            "a call before a line of dots",
+            |n| "sum(items=[1])".to_owned() + &".".repeat(n),
+            8,
+            Calls::One,
+        ),
+        (
+            "a call before a line of closing tags",
+            |n| "sum(items=[1])".to_owned() + &repeat_to("</tool_code> ", n),
+            8,
+            Calls::One,
+        ),
+        // Calls mid-sentence, none of them standing, on one line.
+        (
+            "mentions of calls on one line",
+            |n| repeat_to("and then I'll call sum(items=[1]) later, ", n),
+            8,
+            Calls::None,
+        ),
+        // Many definitions outside fences, each followed by a call.
+        (
+            "definitions and calls",
+            |n| repeat_to("def f(a):\n    g(a)\nsum(items=[1])\n", n),
+            16,
+            Calls::Many,
+        ),
+        // Many definitions and nothing else.
+        (
+            "definitions",
+            |n| repeat_to("def f(a):\n    return g(a)\n", n),
+            8,
+            Calls::None,
+        ),
+    ];
+    for (what, shape, factor, calls) in shapes {
+        let run = |size: usize| {
+            let toolbox = std::sync::Arc::clone(&toolbox);
+            measure(shape(size), move |text| {
+                toolbox
+                    .read_calls(typed_tools::CallFormat::Auto, text)
+                    .map(|calls| calls.len())
+                    .map_err(|error| error.found)
+            })
+        };
+        let (small_calls, small) = run(MB);
+        let (large_calls, large) = run(10 * MB);
+        match calls {
+            Calls::None => {
+                for read in [small_calls, large_calls] {
+                    assert_eq!(read, Err("no call in the text".into()), "{what}");
+                }
+            }
+            Calls::One => {
+                assert_eq!((small_calls, large_calls), (Ok(1), Ok(1)), "{what}");
+            }
+            Calls::Many => {
+                let (small_calls, large_calls) = (small_calls.unwrap(), large_calls.unwrap());
+                assert!(
+                    small_calls > 0 && large_calls >= 9 * small_calls,
+                    "{what}: {small_calls} then {large_calls}"
+                );
+            }
+        }
+        flat(&small, &large, what, |size| run(size).1);
+        peak_within(&large, factor, what);
+    }
+}
+
 // ---- dispatch without recovery, and plans checked and run ----
 
 #[test]

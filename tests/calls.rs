@@ -2,7 +2,7 @@
 //! dispatching them.
 
 use futures::executor::block_on;
-use typed_tools::reader::read_calls;
+use typed_tools::reader::{read_calls, ReadErrorKind};
 use typed_tools::{tool, CallFormat, ToolCall, Toolbox};
 
 /// Weather for a city.
@@ -320,6 +320,35 @@ fn pythonic_errors_say_what_and_where() {
     assert_eq!(unclosed.expected, "a string closed by '");
     let no_call = read_calls(CallFormat::Pythonic, "I cannot help with that.").unwrap_err();
     assert_eq!(no_call.found, "no call in the text");
+    assert_eq!(no_call.kind, ReadErrorKind::NoCall);
+    assert_eq!(twice.kind, ReadErrorKind::Malformed);
+}
+
+/// Each text format says by the error's kind, not its words, that a text
+/// holds no call (prose), apart from a call it could not read.
+#[test]
+fn every_text_format_tells_no_call_from_a_broken_one() {
+    let prose = "I cannot help with that.";
+    for format in [
+        CallFormat::Hermes,
+        CallFormat::Json,
+        CallFormat::Pythonic,
+        CallFormat::Auto,
+    ] {
+        let error = read_calls(format, prose).unwrap_err();
+        assert_eq!(error.kind, ReadErrorKind::NoCall, "{format:?}: {error}");
+    }
+    for (format, broken) in [
+        (CallFormat::Hermes, "<tool_call>{\"name\": </tool_call>"),
+        (CallFormat::Json, "{\"name\": \"a\", \"arguments\": }"),
+        (CallFormat::Pythonic, "a(b=)"),
+        (CallFormat::Auto, "[a(b=)]"),
+        (CallFormat::OpenAiChat, "{\"tool_calls\": [{}]}"),
+        (CallFormat::Anthropic, "not JSON"),
+    ] {
+        let error = read_calls(format, broken).unwrap_err();
+        assert_eq!(error.kind, ReadErrorKind::Malformed, "{format:?}: {error}");
+    }
 }
 
 #[test]

@@ -163,6 +163,42 @@ fn prose_and_numbered_lists_are_no_plan() {
     assert!(find_plan("for x in [1, 2]: x").is_some());
 }
 
+/// A plan written over several lines without a fence is found whole: a
+/// line that goes on with it (indented under its first line, inside its
+/// brackets, after an operator) is the plan's, whatever list marker it
+/// starts with. (`+ 2` and `2)` had ended the plan there, and the model was
+/// told "expected `in` ... found the end of the plan".) A list marker where
+/// a plan could start still ends it.
+#[test]
+fn a_wrapped_plan_is_found_whole() {
+    let options = ParseOptions::default();
+    for (answer, plan) in [
+        (
+            "let total = 1\n  + 2 in total",
+            "let total = 1 + 2 in total",
+        ),
+        (
+            "fold (fn acc, x => acc + x) (0 +\n2) [1]",
+            "fold (fn acc, x => acc + x) (0 + 2) [1]",
+        ),
+        (
+            "let total = 1 +\n- 2 in total",
+            "let total = 1 + -2 in total",
+        ),
+    ] {
+        assert_eq!(find_plan(answer), Some(Written::Text(answer)), "{answer}");
+        let read = read_plan(answer, &options).unwrap_or_else(|e| panic!("{answer}: {e}"));
+        assert_eq!(read, Plan::parse(plan).unwrap(), "{answer}");
+    }
+    // Where a plan could start again, a list marker is prose: the plan
+    // ends before it.
+    let then_a_list = "let x = 1 in\n  x\n- it returns one\n2. and nothing else";
+    assert_eq!(
+        find_plan(then_a_list),
+        Some(Written::Text("let x = 1 in\n  x\n"))
+    );
+}
+
 /// An empty fenced block, or a lone fence, holds no plan, and the model is
 /// told so (it had been an empty plan: "line 1, column 1: expected an
 /// expression"); a plan before a lone closing fence is read.
@@ -238,6 +274,27 @@ fn a_json_plan_that_gives_a_key_twice_is_refused_with_the_keys_path() {
         // Through `submit_plan` too.
         assert_eq!(json::from_str(answer).unwrap_err(), error);
     }
+}
+
+/// Fences open and close as the call readers read them (CommonMark): a
+/// fence closes only at one of its character at least as long, with no
+/// info string, and ```` ```x``` ```` on one line is inline code, not a
+/// fence. (A one-line ```` ```note``` ```` had opened a block that the
+/// plan's own fence closed, and a fence inside a longer one closed it.)
+#[test]
+fn fences_are_read_as_the_call_readers_read_them() {
+    let one_line = "```note```\n```lambda-tool\nlet x = 1 in\n  x + 1\n```\nIt adds one.";
+    assert_eq!(
+        find_plan(one_line),
+        Some(Written::Text("let x = 1 in\n  x + 1\n"))
+    );
+    let nested = "````lambda-tool\n(* fenced as\n```lambda-tool\n*)\n1 + 2\n````";
+    assert_eq!(
+        find_plan(nested),
+        Some(Written::Text("(* fenced as\n```lambda-tool\n*)\n1 + 2\n"))
+    );
+    let plan = read_plan(nested, &ParseOptions::default()).unwrap();
+    assert_eq!(plan.to_string(), "1 + 2");
 }
 
 /// The text at a line and column (both from 1, the column in characters)

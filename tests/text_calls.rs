@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use futures::executor::block_on;
 use typed_tools::agent::{Agent, Exit};
 use typed_tools::model::ScriptedModel;
+use typed_tools::reader::ReadErrorKind;
 use typed_tools::{tool, CallFormat, Toolbox};
 
 /// What the tools were called with, in order.
@@ -54,12 +55,20 @@ fn search(#[state] log: &Log, query: String) -> Vec<String> {
     vec![format!("a page about {query}")]
 }
 
+/// Install a package.
+#[tool(effects = Write)]
+fn install(#[state] log: &Log, package: String) -> String {
+    log.record(format!("install {package}"));
+    "installed".into()
+}
+
 fn toolbox() -> (Toolbox, Arc<Log>) {
     let log = Arc::new(Log::default());
     let toolbox = Toolbox::builder()
         .tool(GetWeather::new(Arc::clone(&log)))
         .tool(SendEmail::new(Arc::clone(&log)))
         .tool(Search::new(Arc::clone(&log)))
+        .tool(Install::new(Arc::clone(&log)))
         .build()
         .unwrap();
     (toolbox, log)
@@ -269,6 +278,44 @@ const CALLS: &[Calls] = &[
         &[("get_weather", r#"{"city":"Lima"}"#)],
     ),
     (
+        "gemma: a tool_code fence whose string has lines starting `let` and `from`",
+        "```tool_code\nsend_email(to=\"ana@example.com\", subject=\"Lunch\", body=\"\"\"Hello,\nlet me know if Friday works.\nfrom Bob\n\"\"\")\n```",
+        &[(
+            "send_email",
+            r#"{"to":"ana@example.com","subject":"Lunch","body":"Hello,\nlet me know if Friday works.\nfrom Bob\n"}"#,
+        )],
+    ),
+    (
+        "qwen: a call over several lines in a tool_code fence, an argument named `package`",
+        "```tool_code\ninstall(\n    package = \"curl\",\n)\n```",
+        &[("install", r#"{"package":"curl"}"#)],
+    ),
+    (
+        "mistral: a line of prose starting with `class`, the call indented under it",
+        "class notes:\n  get_weather(city=\"Lima\")",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
+        "llama 3: a line of prose starting with `function`, the call indented under it",
+        "function calls to make:\n    search(query=\"Lima weather\")",
+        &[("search", r#"{"query":"Lima weather"}"#)],
+    ),
+    (
+        "qwen: a def whose parameters wrap, then the call",
+        "def get_weather(\n    city,\n):\n    get_forecast(city=\"Oslo\")\n\nget_weather(city=\"Lima\")",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
+        "gemma: a call between <tool_code> tags",
+        "<tool_code>get_weather(city=\"Lima\")</tool_code>",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
+        "gemma: <tool_code> tags on lines of their own, after a sentence and a mention",
+        "Let me check `get_weather(city)` for you.\n<tool_code>\nget_weather(city=\"Lima\")\n</tool_code>",
+        &[("get_weather", r#"{"city":"Lima"}"#)],
+    ),
+    (
         "gpt: a JSON tool definition, then a JSON call",
         "The tool is:\n```json\n{\"name\": \"get_weather\", \"description\": \"The weather in a city.\", \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}\n```\nCalling it:\n```json\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Lima\"}}\n```",
         &[("get_weather", r#"{"city":"Lima"}"#)],
@@ -300,6 +347,134 @@ const BROKEN: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A call over several lines in a fence is read whatever its lines start
+/// with: a line of a string (`let me know`, `from Bob`, `import`) or of the
+/// call's arguments (`package =`, `interface =`, `const =`, `struct =`)
+/// starts no statement, so it defines nothing. Each of these had been
+/// taken for a definition, the fence for a code sample, and the call
+/// dropped ("no call in the text").
+#[test]
+fn a_call_over_several_lines_in_a_fence_is_read_whatever_its_lines_start_with() {
+    let cases = [
+        (
+            "```tool_code\nsend_email(to=\"a@b.c\", body=\"\"\"Hello,\nlet me know...\n\"\"\")\n```",
+            "send_email",
+            r#"{"to":"a@b.c","body":"Hello,\nlet me know...\n"}"#,
+        ),
+        (
+            "```tool_code\ninstall(\n    package = \"curl\",\n)\n```",
+            "install",
+            r#"{"package":"curl"}"#,
+        ),
+        (
+            "```tool_code\nconfigure(\n    interface = \"eth0\",\n    const = 1,\n    struct = {\"mtu\": 1500},\n)\n```",
+            "configure",
+            r#"{"interface":"eth0","const":1,"struct":{"mtu":1500}}"#,
+        ),
+        (
+            "```python\nsend_email(\n    to=\"ana@example.com\",\n    body='''Hi,\nimport nothing,\nfrom Bob''',\n)\n```",
+            "send_email",
+            r#"{"to":"ana@example.com","body":"Hi,\nimport nothing,\nfrom Bob"}"#,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (text, name, arguments) in cases {
+        let got = typed_tools::reader::read_calls(CallFormat::Auto, text)
+            .map(|calls| {
+                calls
+                    .into_iter()
+                    .map(|c| (c.name, c.arguments))
+                    .collect::<Vec<_>>()
+            })
+            .map_err(|error| error.to_string());
+        if got != Ok(vec![(name.to_owned(), arguments.to_owned())]) {
+            wrong.push(format!("{text:?}: {got:?}"));
+        }
+    }
+    report(wrong);
+}
+
+/// A call stands after any number of blanks or special tokens before it
+/// on its line: how far back its line is read does not depend on them.
+/// (With 160 bytes read back, a call indented deeper, or after a dozen
+/// `<|python_tag|>`s, was "no call in the text".)
+#[test]
+fn a_call_after_long_blanks_or_tokens_stands() {
+    let (toolbox, _) = toolbox();
+    let call = "get_weather(city=\"Lima\")";
+    let mut wrong = Vec::new();
+    for before in [
+        " ".repeat(200),
+        format!("Let me check.\n{}", "\t".repeat(400)),
+        "<|python_tag|>".repeat(12),
+        format!("<tool_code>{}", " ".repeat(1_000)),
+        format!("I'll call{}", " ".repeat(200)),
+        format!("Action:{}", " ".repeat(200)),
+    ] {
+        let text = format!("{before}{call}");
+        let got = read(&toolbox, &text);
+        if got != Ok(vec![("get_weather".into(), r#"{"city":"Lima"}"#.into())]) {
+            wrong.push(format!("{:?}: {got:?}", &before[..before.len().min(40)]));
+        }
+    }
+    // Nor do they make a list item or a word before the call a call's start.
+    for before in [
+        format!("{}- ", " ".repeat(300)),
+        format!("Try calling{}", " ".repeat(300)),
+    ] {
+        let text = format!("{before}{call}");
+        let got = read(&toolbox, &text);
+        if got.as_ref().is_ok_and(|calls| !calls.is_empty()) {
+            wrong.push(format!("{:?}: {got:?}", &before[..before.len().min(40)]));
+        }
+    }
+    report(wrong);
+}
+
+/// A call between `<tool_code>` tags is read end to end by
+/// `reader::read_calls` as by `Toolbox::read_calls` (the CALLS cases):
+/// the tags are markup around a call that stands.
+#[test]
+fn a_call_between_tool_code_tags_is_read() {
+    for text in [
+        "<tool_code>get_weather(city=\"Lima\")</tool_code>",
+        "<tool_code>\nget_weather(city=\"Lima\")\n</tool_code>",
+        "Sure.\n<tool_code> [get_weather(city=\"Lima\")] </tool_code>\n",
+    ] {
+        for format in [CallFormat::Pythonic, CallFormat::Auto] {
+            let calls = typed_tools::reader::read_calls(format, text)
+                .unwrap_or_else(|error| panic!("{text:?} {format:?}: {error}"));
+            assert_eq!(calls.len(), 1, "{text:?}");
+            assert_eq!(
+                (calls[0].name.as_str(), calls[0].arguments.as_str()),
+                ("get_weather", r#"{"city":"Lima"}"#),
+                "{text:?}"
+            );
+        }
+    }
+}
+
+/// `name (` with a space before the bracket is no call, even where a call
+/// would stand: prose writes "the account (cust_1)" or "a search (two
+/// pages)". Without the space it is one.
+#[test]
+fn a_name_a_space_and_a_bracket_is_no_call() {
+    let (toolbox, _) = toolbox();
+    for text in [
+        "search (two pages) found nothing new.",
+        "get_weather (city=\"Lima\")",
+        "Done: account (cust_1) refunded.",
+        "I'll call search (\"Lima\")",
+    ] {
+        let error = toolbox.read_calls(CallFormat::Auto, text).unwrap_err();
+        assert_eq!(error.kind, ReadErrorKind::NoCall, "{text:?}: {error}");
+    }
+    assert_eq!(
+        read(&toolbox, "get_weather(city=\"Lima\")"),
+        Ok(vec![("get_weather".into(), r#"{"city":"Lima"}"#.into())])
+    );
+}
+
 /// What `Toolbox::read_calls` reads out of `text`: the calls, or the error.
 fn read(toolbox: &Toolbox, text: &str) -> Result<Vec<(String, String)>, String> {
     toolbox
@@ -326,7 +501,7 @@ fn prose_that_mentions_calls_holds_none() {
     for (what, text) in PROSE {
         match toolbox.read_calls(CallFormat::Auto, text) {
             Ok(calls) if calls.is_empty() => {}
-            Err(error) if error.found == "no call in the text" => {}
+            Err(error) if error.kind == ReadErrorKind::NoCall => {}
             other => wrong.push(format!("{what}: {other:?}")),
         }
     }

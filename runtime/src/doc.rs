@@ -40,6 +40,8 @@
 //! assert_eq!(doc.argument("id"), Some("The account id, as printed on the invoice."));
 //! ```
 
+use crate::markdown::{Fence, ListMarker};
+
 /// A tool's doc comment, split into its description and its argument list.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolDoc {
@@ -56,12 +58,22 @@ impl ToolDoc {
         let mut description: Vec<&str> = Vec::new();
         let mut arguments: Vec<(String, String)> = Vec::new();
         let mut in_arguments = false;
-        let mut in_code = false;
+        // The fence of the code block the line is in, if any.
+        let mut code: Option<Fence> = None;
         for line in &lines {
             let trimmed = line.trim();
-            if trimmed.starts_with("```") {
-                in_code = !in_code;
-            }
+            let in_code = match code {
+                Some(fence) => {
+                    if fence.closes(trimmed) {
+                        code = None;
+                    }
+                    true
+                }
+                None => {
+                    code = Fence::open(trimmed).map(|(fence, _)| fence);
+                    code.is_some()
+                }
+            };
             if !in_code && trimmed.starts_with('#') && !trimmed.starts_with("#[") {
                 let heading = trimmed.trim_start_matches('#').trim().to_ascii_lowercase();
                 in_arguments = matches!(
@@ -141,7 +153,7 @@ pub(crate) fn summary(description: &str) -> String {
         if line.is_empty() && summary.is_empty() {
             continue;
         }
-        if line.is_empty() || is_heading(line) || fence(line).is_some() {
+        if line.is_empty() || is_heading(line) || Fence::open(line).is_some() {
             break;
         }
         if !summary.is_empty() {
@@ -162,8 +174,8 @@ enum Block {
     /// A line that no other continues: a heading, a quote, a table row, a
     /// rule, a closed code block.
     Line,
-    /// Inside a fenced code block opened by this many of this character.
-    Fenced(char, usize),
+    /// Inside a fenced code block opened by this fence.
+    Fenced(Fence),
     /// Inside a code block indented by four spaces.
     Indented,
 }
@@ -187,10 +199,10 @@ fn join_lines(lines: &[&str]) -> String {
         let text = line.trim_end();
         let trimmed = text.trim_start();
         let indent = text.len() - trimmed.len();
-        if let Block::Fenced(marker, len) = block {
+        if let Block::Fenced(fence) = block {
             out.push('\n');
             out.push_str(text);
-            if closes_fence(trimmed, marker, len) {
+            if fence.closes(trimmed) {
                 block = Block::Line;
             }
             continue;
@@ -224,8 +236,8 @@ fn join_lines(lines: &[&str]) -> String {
                 out.push_str(if blanks > 0 { "\n\n" } else { "\n" });
             }
             let code_may_start = blanks > 0 || block != Block::Text;
-            if let Some((marker, len)) = fence(trimmed) {
-                block = Block::Fenced(marker, len);
+            if let Some((fence, _)) = Fence::open(trimmed) {
+                block = Block::Fenced(fence);
                 in_list = false;
                 out.push_str(text);
             } else if in_list && blanks > 0 && indent >= 2 {
@@ -268,7 +280,7 @@ fn join_lines(lines: &[&str]) -> String {
 /// Whether a line that follows a paragraph or list item without a blank
 /// line starts something else, as CommonMark has it.
 fn interrupts(trimmed: &str, in_list: bool) -> bool {
-    if fence(trimmed).is_some() || is_line_of_its_own(trimmed) {
+    if Fence::open(trimmed).is_some() || is_line_of_its_own(trimmed) {
         return true;
     }
     match list_item(trimmed) {
@@ -307,21 +319,6 @@ fn is_rule(trimmed: &str) -> bool {
     }
 }
 
-/// The fence a line opens a code block with: ```` ``` ```` or `~~~` (or
-/// longer), with an info string (`rust`, `text`) after it.
-fn fence(trimmed: &str) -> Option<(char, usize)> {
-    let marker = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-    let len = trimmed.chars().take_while(|&c| c == marker).count();
-    // ```` ```a``` ```` is inline code, not a fence.
-    let info_ok = marker == '~' || !trimmed[len..].contains('`');
-    (len >= 3 && info_ok).then_some((marker, len))
-}
-
-fn closes_fence(trimmed: &str, marker: char, len: usize) -> bool {
-    let run = trimmed.chars().take_while(|&c| c == marker).count();
-    run >= len && trimmed[run * marker.len_utf8()..].trim().is_empty()
-}
-
 /// A list item's marker.
 enum Marker {
     /// `-`, `*` or `+`; `empty` when no text follows it on the line.
@@ -331,22 +328,13 @@ enum Marker {
 }
 
 fn list_item(trimmed: &str) -> Option<Marker> {
-    let bytes = trimmed.as_bytes();
-    let spaced = |at: usize| matches!(bytes.get(at), None | Some(b' ' | b'\t'));
-    if matches!(bytes.first(), Some(b'-' | b'*' | b'+')) && spaced(1) {
-        return Some(Marker::Bullet {
-            empty: trimmed[1..].trim().is_empty(),
-        });
-    }
-    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-    if (1..=9).contains(&digits)
-        && matches!(bytes.get(digits), Some(b'.' | b')'))
-        && spaced(digits + 1)
-    {
-        let number = trimmed[..digits].parse().ok()?;
-        return Some(Marker::Ordered { number });
-    }
-    None
+    let marker = ListMarker::of(trimmed)?;
+    Some(match marker.number {
+        None => Marker::Bullet {
+            empty: trimmed[marker.len..].trim().is_empty(),
+        },
+        Some(number) => Marker::Ordered { number },
+    })
 }
 
 /// `` * `name` - text ``, `- name: text`, `` `name`: text ``, `name - text`.
@@ -389,6 +377,34 @@ fn argument_entry(line: &str) -> Option<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tilde fence is a code block as a backtick fence is, and a fence
+    /// closes only at a fence of its character at least as long, with no
+    /// info string (`crate::markdown`): a `# Arguments` line in either is
+    /// the code's, not the arguments section.
+    #[test]
+    fn a_heading_in_any_code_block_is_code() {
+        for (open, inner, close) in [("~~~", "", "~~~"), ("````", "```text", "````")] {
+            let mut lines = vec![" Run a script.", "", " Like this:", "", open];
+            lines.extend(["# Arguments", "* `x` - not an argument"]);
+            if !inner.is_empty() {
+                lines.push(inner);
+            }
+            lines.extend([close, "", "# Arguments", "* `path` - The script."]);
+            let doc = ToolDoc::parse(&lines);
+            assert!(
+                doc.description
+                    .contains("# Arguments\n* `x` - not an argument"),
+                "{open}: {:?}",
+                doc.description
+            );
+            assert_eq!(
+                doc.arguments,
+                [("path".to_owned(), "The script.".to_owned())],
+                "{open}"
+            );
+        }
+    }
 
     #[test]
     fn plain_doc_comment_is_the_description() {

@@ -11,6 +11,7 @@ pub mod doc;
 pub mod effect;
 pub mod error;
 mod json;
+mod markdown;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;

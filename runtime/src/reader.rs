@@ -27,12 +27,15 @@
 //!
 //! - not in inline code in a line of prose (`` `f(x=1)` `` or
 //!   ```` ```f(x=1)``` ```` alone on its line is that line), nor in a fenced block that is a code sample (a
-//!   line in it defines or imports something: `def`, `class`, `import`,
-//!   `function`, `fn`, ...), nor in a definition outside fences (a `def`
-//!   line and the lines indented under it). This holds for every text
+//!   line in it that starts a statement, outside strings and brackets,
+//!   defines or imports something: `def`, `class`, `import`,
+//!   `function`, `fn`, ...), nor in a definition outside fences (a line
+//!   that looks like one, `def name(` or `class Name:`, not any line that
+//!   starts with the word, and the lines indented under it). This holds for every text
 //!   format: JSON objects and `<tool_call>` tags too;
-//! - a Pythonic call (or `[...]` list of them) starts a line (Llama's
-//!   `<|python_tag|>` or a tag such as `<tool_code>` aside) or a sentence (after `.`, `!`, `?`, `:`,
+//! - a Pythonic call (or `[...]` list of them) starts a line (however
+//!   indented, Llama's `<|python_tag|>` or a tag such as `<tool_code>`
+//!   aside, as many as there are) or a sentence (after `.`, `!`, `?`, `:`,
 //!   `;`: `Action: f(x=1)`), or follows the model saying it calls ("I'll
 //!   call", "Let me use", "Calling"); and it ends its line or sentence ("I'll
 //!   call f(x=1) now." too), not before more prose ("Try calling f() later");
@@ -56,10 +59,10 @@
 //! its text. It is measured without being built, and refused.
 //!
 //! ```
-//! use typed_tools::reader::{read_calls, CallFormat};
+//! use typed_tools::reader::{read_calls, CallFormat, ReadErrorKind};
 //!
 //! let prose = "You can use `get_weather(city)` to get the forecast, or try send_email() later.";
-//! assert_eq!(read_calls(CallFormat::Auto, prose).unwrap_err().found, "no call in the text");
+//! assert_eq!(read_calls(CallFormat::Auto, prose).unwrap_err().kind, ReadErrorKind::NoCall);
 //!
 //! let sample_then_call = "```python\ndef get_weather(city: str) -> str: ...\n```\nget_weather(city=\"Lima\")";
 //! assert_eq!(read_calls(CallFormat::Auto, sample_then_call)?[0].arguments, r#"{"city":"Lima"}"#);
@@ -178,18 +181,23 @@ impl CallFormat {
     ];
 }
 
-/// Why no tool call could be read: what was expected, where, and what was found.
+/// Why no tool call could be read: whether the text held none or one that
+/// could not be read ([`kind`](Self::kind)), what was expected, where, and
+/// what was found.
 ///
 /// ```
-/// use typed_tools::reader::{read_calls, CallFormat};
+/// use typed_tools::reader::{read_calls, CallFormat, ReadErrorKind};
 ///
 /// let answer = r#"{"tool_calls": [{"type": "function", "function": {"arguments": "{}"}}]}"#;
 /// let error = read_calls(CallFormat::OpenAiChat, answer).unwrap_err();
 /// assert_eq!(error.at, "$.tool_calls[0].function.name");
 /// assert_eq!(error.format, CallFormat::OpenAiChat);
+/// assert_eq!(error.kind, ReadErrorKind::Malformed);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadError {
+    /// Whether the text held no call, or one that could not be read.
+    pub kind: ReadErrorKind,
     /// The format being read.
     pub format: CallFormat,
     /// Where: a JSON path (`$.tool_calls[0].function.name`) or a byte offset (`byte 17`).
@@ -200,6 +208,30 @@ pub struct ReadError {
     pub found: String,
 }
 
+/// What a [`ReadError`] says of the text: that it holds no call, or a call
+/// (or a provider's response) that could not be read. An agent takes the
+/// first for a final answer in prose and tells the model of the second.
+///
+/// ```
+/// use typed_tools::reader::{read_calls, CallFormat, ReadErrorKind};
+///
+/// let prose = "The weather in Lima is sunny; `get_weather(city)` says so.";
+/// assert_eq!(read_calls(CallFormat::Pythonic, prose).unwrap_err().kind, ReadErrorKind::NoCall);
+/// let broken = "get_weather(city=)";
+/// assert_eq!(read_calls(CallFormat::Pythonic, broken).unwrap_err().kind, ReadErrorKind::Malformed);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ReadErrorKind {
+    /// A text format found no call where one may stand (see the [module
+    /// docs](self#where-a-call-stands-in-text)): the text is prose, or
+    /// only mentions calls. The provider formats give an empty list instead.
+    NoCall,
+    /// A call, or what was written as one, that could not be read; or a
+    /// provider's response that is not what its format says.
+    Malformed,
+}
+
 impl ReadError {
     fn new(
         format: CallFormat,
@@ -208,10 +240,20 @@ impl ReadError {
         found: impl Into<String>,
     ) -> ReadError {
         ReadError {
+            kind: ReadErrorKind::Malformed,
             format,
             at: at.into(),
             expected: expected.into(),
             found: found.into(),
+        }
+    }
+
+    /// The error of a text format that found no call in `text`, with what
+    /// it looked for and what it says it found.
+    fn no_call(format: CallFormat, expected: &str, found: &str) -> ReadError {
+        ReadError {
+            kind: ReadErrorKind::NoCall,
+            ..ReadError::new(format, "byte 0", expected, found)
         }
     }
 
@@ -337,7 +379,8 @@ fn auto(
     match json {
         // Text that looked like JSON tells more than a Python parse error.
         Err(json)
-            if json.found != json_text::NONE && text.trim_start().starts_with(['{', '[', '`']) =>
+            if json.kind != ReadErrorKind::NoCall
+                && text.trim_start().starts_with(['{', '[', '`']) =>
         {
             Err(json)
         }

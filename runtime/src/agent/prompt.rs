@@ -9,7 +9,7 @@ use crate::catalog::CatalogFormat;
 use crate::effect::Effects;
 use crate::model::Model;
 use crate::plan::PlanPrompt;
-use crate::reader::ReadError;
+use crate::reader::{ReadError, ReadErrorKind};
 
 /// How a model that reads tools as text is told to call them.
 const CALLS_AS_TEXT: &str = "To call tools, answer with only a JSON array of calls, each \
@@ -58,7 +58,7 @@ pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
 /// The readers look for calls only where a call stands (see
 /// [`reader`](crate::reader#where-a-call-stands-in-text)): prose that only
 /// mentions calls (inline code, a code sample, a signature, a call in the
-/// middle of a sentence) has "no call in the text", and is prose. Else it
+/// middle of a sentence) has no call ([`ReadErrorKind::NoCall`]), and is prose. Else it
 /// tried when it is shaped as calls are (JSON, a list, a code fence, a
 /// `<tool_call>` tag) or names one of `tools` before a `(`. Prose with
 /// parentheses, "the account (cust_1)", is not a call.
@@ -67,7 +67,7 @@ pub(super) fn is_a_call_attempt<'t>(
     error: &ReadError,
     mut tools: impl Iterator<Item = &'t str>,
 ) -> bool {
-    if error.found == "no call in the text" {
+    if error.kind == ReadErrorKind::NoCall {
         return false;
     }
     let text = text.trim_start();
@@ -119,5 +119,23 @@ mod tests {
                 "{broken}: {error:?}"
             );
         }
+    }
+
+    /// What an error is decides, not its words: an error that reads "no
+    /// call in the text" but is of a call that could not be read is told
+    /// to the model (it had been taken for prose by its words), and one of
+    /// no call is prose whatever it says.
+    #[test]
+    fn the_kind_of_error_decides_not_its_words() {
+        let broken = "[weather(city=\"Lima\"";
+        let mut error = read_calls(CallFormat::Auto, broken).unwrap_err();
+        assert_eq!(error.kind, ReadErrorKind::Malformed);
+        error.found = "no call in the text".into();
+        assert!(is_a_call_attempt(broken, &error, ["weather"].into_iter()));
+        let prose = "You can use weather(city) for that.";
+        let mut error = read_calls(CallFormat::Auto, prose).unwrap_err();
+        assert_eq!(error.kind, ReadErrorKind::NoCall);
+        error.found = "something else".into();
+        assert!(!is_a_call_attempt(prose, &error, ["weather"].into_iter()));
     }
 }

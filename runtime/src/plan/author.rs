@@ -38,6 +38,7 @@ use futures::FutureExt;
 use crate::catalog::{self, Catalog};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
+use crate::markdown::{Fence, ListMarker};
 use crate::model::{
     estimate_tokens, Message, Model, ModelError, Request, Response, ToolResult, Usage,
 };
@@ -85,15 +86,22 @@ const PLAN_STARTS: [&str; 12] = [
 /// - In fenced blocks (```` ``` ````, `~~~`), the last one tagged as a plan
 ///   (`lambda-tool`, `λ-tool`, `plan`, `json`, ...) that is more than tool
 ///   declarations, else the last one that is; an unclosed fence
-///   runs to the end. A block with nothing in it is no plan, nor is a lone
-///   fence (a closing one whose opening is missing: the text before it is
-///   read as text without fences).
+///   runs to the end. Fences open and close as CommonMark has them, as
+///   the call readers read them: a block closes at a fence of its
+///   character at least as long, with no info string, and
+///   ```` ```x``` ```` on one line is inline code, not a fence. A block
+///   with nothing in it is no plan, nor is a lone fence (a closing one
+///   whose opening is missing: the text before it is read as text without
+///   fences).
 /// - Without fences: from the first line that starts like a plan (a
 ///   keyword such as `match`, `let` or `tool`, or `{`, `[`, `(`, a string, a
 ///   number), else the first line of code (a bracket, `=`, `<`, `;`, ...)
 ///   that is not prose, to the line before the first line of prose after
 ///   it (prose starts with a capital other than `Ok`/`Err`, a list marker
-///   such as `-` or `1.`, or `#`). A numbered list is prose, not a plan.
+///   such as `-` or `1.`, or `#`). A numbered list is prose, not a plan;
+///   but a line that goes on with the plan (indented under its first line,
+///   inside its brackets, or after an operator or `in`) is the plan's
+///   whatever marker it starts with: `let total = 1\n  + 2 in total`.
 /// - The plan is [`Written::Json`] when it is a JSON object (a `{` followed
 ///   by a quoted key and `:`), read up to where that JSON value ends; else
 ///   [`Written::Text`]. Leading λ-Tool declarations stay in the text: the
@@ -171,20 +179,20 @@ fn found(answer: &str, limit: usize) -> Found<'_> {
 /// at the end).
 fn fenced_blocks(answer: &str) -> (Vec<(&str, &str, usize)>, bool) {
     let mut blocks = Vec::new();
-    let mut open: Option<(&str, &str, usize)> = None;
+    let mut open: Option<(Fence, &str, usize)> = None;
     let mut at = 0;
     for line in answer.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        match (open, fence_of(trimmed)) {
-            (None, Some(fence)) => {
-                let tag = trimmed[fence.len()..].trim();
-                open = Some((fence, tag, at + line.len()));
+        match open {
+            None => {
+                if let Some((fence, tag)) = Fence::open(line) {
+                    open = Some((fence, tag, at + line.len()));
+                }
             }
-            (Some((kind, tag, start)), Some(fence)) if fence == kind => {
+            Some((fence, tag, start)) if fence.closes(line) => {
                 blocks.push((tag, &answer[start..at], start));
                 open = None;
             }
-            _ => {}
+            Some(_) => {}
         }
         at += line.len();
     }
@@ -195,11 +203,6 @@ fn fenced_blocks(answer: &str) -> (Vec<(&str, &str, usize)>, bool) {
     let empty = blocks.iter().any(|(_, body, _)| body.trim().is_empty());
     blocks.retain(|(_, body, _)| !body.trim().is_empty());
     (blocks, empty)
-}
-
-/// The fence a line opens or closes with, if any.
-fn fence_of(trimmed: &str) -> Option<&'static str> {
-    ["```", "~~~"].into_iter().find(|f| trimmed.starts_with(f))
 }
 
 /// Whether `answer` has a fenced block tagged as λ-Tool text (`plan`,
@@ -236,25 +239,20 @@ fn starts_like_a_plan(line: &str) -> bool {
 }
 
 /// Whether a line is prose: a capital other than `Ok`/`Err`, a list marker
-/// (`- `, `* `, `+ `, `1. `, `2) `) or a heading.
+/// (`-`, `*`, `+`, `1.`, `2)`, then a blank) or a heading.
 fn is_prose(line: &str) -> bool {
+    starts_prose(line) || ListMarker::of(line.trim_start()).is_some()
+}
+
+/// Whether a line starts as prose does, whatever comes before it: a
+/// capital other than `Ok`/`Err`, a heading, bold text. (A list marker is
+/// prose only where a plan could start: on a line that goes on with the
+/// plan, `+ 2` and `2)` are the plan's.)
+fn starts_prose(line: &str) -> bool {
     let line = line.trim_start();
     let capital = line.starts_with(|c: char| c.is_uppercase())
         && !["Ok", "Err"].iter().any(|w| starts_with_word(line, w));
-    let numbered = || {
-        let digits = line.bytes().take_while(u8::is_ascii_digit).count();
-        digits > 0
-            && line[digits..]
-                .strip_prefix(['.', ')'])
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
-    };
-    capital
-        || line.starts_with("- ")
-        || line.starts_with("* ")
-        || line.starts_with("+ ")
-        || line.starts_with('#')
-        || line.starts_with("**")
-        || numbered()
+    capital || line.starts_with('#') || line.starts_with("**")
 }
 
 /// Whether a line that is not prose is code: it holds a bracket, `=`,
@@ -282,14 +280,96 @@ fn unfenced(answer: &str) -> Option<(&str, usize)> {
     // prose (`while true { ... }` is meant as a plan, if not a good one).
     let start = first(starts_like_a_plan)
         .or_else(|| first(|line| !is_prose(line) && looks_like_code(line)))?;
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let first_indent = indent(answer[start..].lines().next().unwrap_or(""));
+    let mut read = PlanLines::default();
     let mut at = start;
     for line in answer[start..].split_inclusive('\n') {
-        if at > start && (is_prose(line) || fence_of(line.trim_start()).is_some()) {
-            return Some((&answer[start..at], start));
+        if at > start {
+            let goes_on = read.goes_on() || indent(line) > first_indent;
+            let prose = if goes_on {
+                starts_prose(line)
+            } else {
+                is_prose(line)
+            };
+            if prose || Fence::open(line).is_some() {
+                return Some((&answer[start..at], start));
+            }
         }
+        read.read(line);
         at += line.len();
     }
     Some((&answer[start..], start))
+}
+
+/// Whether the plan's lines read so far go on: a bracket, a string or a
+/// comment open, or a last line that ends in an operator (`+`, `=>`, `,`)
+/// or a word that more must follow (`in`, `then`, `and`). A line after
+/// them, like a line indented under the plan's first, is the plan's own
+/// however it starts (`+ 2`, `2) [1]`), unless it starts as prose does.
+/// Each line is read once.
+#[derive(Default)]
+struct PlanLines {
+    /// Brackets open.
+    depth: usize,
+    /// A string open.
+    string: bool,
+    /// A `(* comment *)` open.
+    comment: bool,
+    /// The last line that is not blank ends where more must follow.
+    open_end: bool,
+}
+
+/// The words after which a plan goes on.
+const GOES_ON_AFTER: [&str; 16] = [
+    "in", "then", "else", "and", "or", "not", "let", "if", "match", "fn", "exec", "call", "tool",
+    "map", "filter", "fold",
+];
+
+impl PlanLines {
+    fn goes_on(&self) -> bool {
+        self.depth > 0 || self.string || self.comment || self.open_end
+    }
+
+    fn read(&mut self, line: &str) {
+        let bytes = line.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.comment {
+                if bytes[i..].starts_with(b"*)") {
+                    self.comment = false;
+                    i += 1;
+                }
+            } else if self.string {
+                match bytes[i] {
+                    b'\\' => i += 1,
+                    b'"' => self.string = false,
+                    _ => {}
+                }
+            } else {
+                match bytes[i] {
+                    b'(' if bytes.get(i + 1) == Some(&b'*') => {
+                        self.comment = true;
+                        i += 1;
+                    }
+                    b'"' => self.string = true,
+                    b'(' | b'[' | b'{' => self.depth += 1,
+                    b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        let code = line.trim_end();
+        if !code.is_empty() {
+            let word = code
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            self.open_end = code.ends_with(|c: char| "+-*/%=<>!,([{|&:".contains(c))
+                || GOES_ON_AFTER.contains(&word);
+        }
+    }
 }
 
 /// JSON when the candidate is a JSON object, or starts like one; and the

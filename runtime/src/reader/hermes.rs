@@ -62,9 +62,8 @@ pub(super) fn read(
         rest = (end + CLOSE.len()).min(text.len());
     }
     if calls.is_empty() {
-        return Err(ReadError::new(
+        return Err(ReadError::no_call(
             FORMAT,
-            "byte 0",
             "a <tool_call>...</tool_call> block",
             "none",
         ));

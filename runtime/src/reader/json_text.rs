@@ -7,10 +7,6 @@ use super::common::named_calls;
 use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
 
-/// What [`read`]'s error says it found when the text holds no JSON value
-/// where a call may stand.
-pub(super) const NONE: &str = "no JSON in the text";
-
 /// How many JSON values [`read`] tries to parse in one text at most.
 const MAX_ATTEMPTS: usize = 64;
 
@@ -86,11 +82,10 @@ pub(super) fn read(
         return Ok(calls);
     }
     Err(first_error.unwrap_or_else(|| {
-        ReadError::new(
+        ReadError::no_call(
             FORMAT,
-            "byte 0",
             "a JSON object {\"name\": ..., \"arguments\": {...}}",
-            NONE,
+            "no JSON in the text",
         )
     }))
 }

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
+use crate::markdown::ListMarker;
 
 const FORMAT: CallFormat = CallFormat::Pythonic;
 /// Deeper literals than this are refused rather than risk the stack.
@@ -55,9 +56,8 @@ pub(super) fn read(
         from = from.max(parser.at);
     }
     if calls.is_empty() {
-        return Err(ReadError::new(
+        return Err(ReadError::no_call(
             FORMAT,
-            "byte 0",
             "calls written as `[tool_name(arg=value), ...]`",
             "no call in the text",
         ));
@@ -156,7 +156,9 @@ fn extent(text: &str, start: usize) -> Option<usize> {
     None
 }
 
-/// How far back a call's line is read for the words that open it.
+/// How far back, past the blanks and tags right before a call, its line is
+/// read for the words that open it ("I'll call", "Action:", `-`): more
+/// than any of them takes.
 const LOOK_BACK: usize = 160;
 
 /// Whether a call may start after `before` (the text from its line's start
@@ -165,29 +167,60 @@ const LOOK_BACK: usize = 160;
 /// or `;` and a space; bold markers aside: `**Action:**`), or after the
 /// model says it calls ("I'll call", "Let me use", "Calling"). Not in a
 /// list item (`- f()`, `1. f()`), which is prose, nor after any other word.
+///
+/// The blanks and opening tags right before the call are read back however
+/// many there are (a model may indent a call by any amount, or write any
+/// number of special tokens before it): none of them is a `(`, so no two
+/// candidates read the same ones, and the text is read once. Past them,
+/// the words are read within [`LOOK_BACK`] bytes.
 fn opens_a_call(before: &str) -> bool {
-    let mut cut = before.len().saturating_sub(LOOK_BACK);
-    while !before.is_char_boundary(cut) {
-        cut += 1;
+    let blank = |c: char| c.is_whitespace() && c != '\n';
+    let head = before.trim_end_matches(blank);
+    let mut rest = head;
+    while let Some(tag) = opening_tag_before(rest) {
+        rest = rest[..rest.len() - tag].trim_end_matches(blank);
     }
-    let whole = cut == 0;
-    let line = match before[cut..].rfind('\n') {
-        Some(i) => &before[cut + i + 1..],
-        None => &before[cut..],
-    };
-    let line = without_tags(line.trim_start(), |tag| !tag.starts_with("</"));
-    if line.is_empty() {
-        return whole || before[cut..].contains('\n');
+    if rest.is_empty() || rest.ends_with('\n') {
+        return true;
     }
-    if !line.ends_with(char::is_whitespace) {
+    if head.len() == before.len() {
+        // A word or a sign right before the call: `x=f(`, `print(f(`.
         return false;
     }
-    let line = line.trim_end();
+    let mut cut = head.len().saturating_sub(LOOK_BACK);
+    while !head.is_char_boundary(cut) {
+        cut += 1;
+    }
+    let line = match head[cut..].rfind('\n') {
+        Some(i) => &head[cut + i + 1..],
+        None => &head[cut..],
+    };
+    let line = without_tags(line.trim_start(), |tag| !tag.starts_with("</"));
     if is_list_marker(line) {
         return false;
     }
     let spoken = line.trim_end_matches(['*', '_']);
     spoken.ends_with(['.', '!', '?', ':', ';']) || announces_a_call(spoken)
+}
+
+/// The length of the opening tag `text` ends with (`<tool_code>`,
+/// `<|python_tag|>`: a short word in angle brackets, as [`without_tags`]
+/// reads them), if it ends with one.
+fn opening_tag_before(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let inner = bytes
+        .len()
+        .checked_sub(1)
+        .filter(|&end| bytes[end] == b'>')?;
+    let word = bytes[..inner]
+        .iter()
+        .rev()
+        .take(33)
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'|' | b'/' | b'-'))
+        .count();
+    let open = inner.checked_sub(word + 1)?;
+    let tag_ok = (1..=32).contains(&word) && bytes[open] == b'<' && bytes[open + 1] != b'/';
+    tag_ok.then_some(word + 2)
 }
 
 /// `text` without the markup tags it starts with, and the blanks after
@@ -214,12 +247,9 @@ fn without_tags(text: &str, keep: impl Fn(&str) -> bool) -> &str {
     rest
 }
 
-/// `-`, `*`, `+`, `1.`, `1)`: a list item's marker.
+/// `-`, `*`, `+`, `1.`, `1)` and nothing else: a list item's marker.
 fn is_list_marker(line: &str) -> bool {
-    matches!(line, "-" | "*" | "+")
-        || line
-            .strip_suffix(['.', ')'])
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    ListMarker::of(line).is_some_and(|marker| marker.len == line.len())
 }
 
 /// Words that may open a sentence before the model says it calls.
@@ -303,6 +333,11 @@ const AFTER: [&str; 6] = ["now", "instead", "first", "again", "next", "for you"]
 /// aside), at the
 /// end of a sentence (`.`, `!` or `;`, then a space), or with one of a few
 /// words before that ("now", "instead"). Not before more prose: "f() later".
+///
+/// The blanks, tags and run of `.`, `!`, `;` right after a call are read
+/// however long they are: they hold no `(`, and the next candidate starts
+/// after them, so no two calls read the same ones. The words after them
+/// are read within a few bytes.
 fn closes_a_call(after: &str) -> bool {
     // Special tokens a server left in (`<|eom_id|>`) and closing tags
     // (`</tool_code>`).
@@ -760,6 +795,13 @@ mod tests {
             "OK, I'm calling ",
             "<tool_code>",
             "<|python_tag|> ",
+            // Blanks and tokens before a call, however many.
+            &" ".repeat(400),
+            &"\t".repeat(400),
+            &"<|python_tag|>".repeat(40),
+            &format!("Let me check.\n{}<tool_code> ", " ".repeat(300)),
+            &format!("I'll call{}", " ".repeat(300)),
+            &format!("Action:{}", " ".repeat(300)),
         ] {
             assert!(opens_a_call(before), "{before:?}");
         }
@@ -776,6 +818,12 @@ mod tests {
             "If you want, I can call ",
             "</tool_code>",
             "<b>Note</b> ",
+            &format!("{}- ", " ".repeat(300)),
+            &format!("{}1. ", " ".repeat(300)),
+            &format!("Some text{}", "<a>".repeat(100)),
+            &format!("Some text{} ", "<a>".repeat(100)),
+            &format!("Try calling{}", " ".repeat(300)),
+            &format!("{}</tool_code> ", " ".repeat(300)),
         ] {
             assert!(!opens_a_call(before), "{before:?}");
         }
