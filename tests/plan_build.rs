@@ -416,10 +416,15 @@ fn a_hand_written_tool_left_without_a_required_argument_is_refused_before_runnin
         type Output = Vec<String>;
         type Error = String;
         type Effects = Read;
+        type Context = ();
         const NAME: &'static str = "search";
         const DOC: &'static [&'static str] = &["Search the notes."];
 
-        fn call(&self, input: Query) -> impl Future<Output = Result<Vec<String>, String>> + Send {
+        fn call(
+            &self,
+            _: &(),
+            input: Query,
+        ) -> impl Future<Output = Result<Vec<String>, String>> + Send {
             RAN.store(true, Ordering::SeqCst);
             async move { Ok(vec![input.text; input.limit as usize]) }
         }

@@ -43,6 +43,7 @@ pub(crate) fn signature(item: &ItemFn, errors: &mut Errors) {
         );
     }
     let mut state_seen = false;
+    let mut context_seen = false;
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(receiver) => errors.at(
@@ -51,23 +52,36 @@ pub(crate) fn signature(item: &ItemFn, errors: &mut Errors) {
             ),
             FnArg::Typed(param) => {
                 let is_state = param.attrs.iter().any(|a| a.path().is_ident("state"));
+                let is_context = param.attrs.iter().any(|a| a.path().is_ident("context"));
                 if !matches!(&*param.pat, Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none()) {
                     errors.at(
                         &param.pat,
                         "a tool parameter must be a plain name, because the name is the argument's key in the schema; write `name: Type` and destructure it in the body",
                     );
                 }
-                if is_state {
+                if is_state && is_context {
+                    errors.at(
+                        param,
+                        "a parameter cannot be both `#[state]` and `#[context]`: the tool holds its `#[state]` for every call, each call lends its `#[context]`; keep one of the two",
+                    );
+                } else if is_context {
+                    if context_seen {
+                        errors.at(param, "a tool takes at most one `#[context]` parameter: each call is given one context; put what the tool needs in one type");
+                    }
+                    context_seen = true;
+                    if let Some(context) = lent(&param.ty) {
+                        let context = context.to_token_stream().to_string().replace(' ', "");
+                        errors.at(
+                            &param.ty,
+                            format!("a `#[context]` parameter must be a shared reference: each call lends the tool its context, and calls made at once may share it; write `&{context}`, and change what it holds through interior mutability (a `Mutex`, an atomic)"),
+                        );
+                    }
+                } else if is_state {
                     if state_seen {
                         errors.at(param, "a tool takes at most one `#[state]` parameter; put the shared state in one type");
                     }
                     state_seen = true;
-                    let shared = match &*param.ty {
-                        Type::Reference(r) if r.mutability.is_none() => None,
-                        Type::Reference(r) => Some(&*r.elem),
-                        other => Some(other),
-                    };
-                    if let Some(state) = shared {
+                    if let Some(state) = lent(&param.ty) {
                         let state = state.to_token_stream().to_string().replace(' ', "");
                         errors.at(
                             &param.ty,
@@ -95,6 +109,16 @@ pub(crate) fn signature(item: &ItemFn, errors: &mut Errors) {
     }
 }
 
+/// What a `#[state]` or `#[context]` parameter's type should be a shared
+/// reference to, when it is not one: `None` for `&T`.
+fn lent(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() => None,
+        Type::Reference(r) => Some(&*r.elem),
+        other => Some(other),
+    }
+}
+
 fn parameter_type(ty: &Type, errors: &mut Errors) {
     match ty {
         Type::Reference(reference) => {
@@ -111,7 +135,7 @@ fn parameter_type(ty: &Type, errors: &mut Errors) {
             errors.at(
                 ty,
                 format!(
-                    "a tool cannot take a reference parameter: its arguments are deserialized into owned values; use {instead}, or mark shared state `#[state]`"
+                    "a tool cannot take a reference parameter: its arguments are deserialized into owned values; use {instead}, or mark shared state `#[state]` (or the run's context, `#[context]`)"
                 ),
             );
         }

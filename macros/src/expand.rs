@@ -44,11 +44,26 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         quote!(#doc #(#attrs)* #vis #ident: #ty)
     });
 
-    // The fn's arguments, in its own order, with the state lent from the tool.
+    // The fn's arguments, in its own order, with the state lent from the
+    // tool and the context from the call.
+    let context_var = format_ident!("__typed_tools_context");
     let mut args: Vec<TokenStream> = field_idents.iter().map(|i| i.to_token_stream()).collect();
+    let mut lent = Vec::new();
     if let Some(state) = &model.state {
-        args.insert(state.position, quote!(&*self.state));
+        lent.push((state.position, quote!(&*self.state)));
     }
+    if let Some(context) = &model.context {
+        lent.push((context.position, context_var.to_token_stream()));
+    }
+    lent.sort_by_key(|(position, _)| *position);
+    for (position, arg) in lent {
+        args.insert(position, arg);
+    }
+    // The call's context: the parameter's, or `_` when the fn takes none.
+    let context_param = match &model.context {
+        Some(_) => context_var.to_token_stream(),
+        None => quote!(_),
+    };
     let await_ = item.sig.asyncness.map(|_| quote!(.await));
     let call = quote!(#fn_ident(#(#args),*) #await_);
     let (output_ty, error_ty, body) = match &model.output {
@@ -115,6 +130,16 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
             assumed.push(assume(err, span, "ErrorOf"));
         }
     }
+
+    let context_ty = match &model.context {
+        Some(context) => {
+            let ty = &context.ty;
+            checks.push(quote_spanned!(ty.span()=> #private::assert_context::<#ty>();));
+            assumed.push(assume(ty.to_token_stream(), ty.span(), "ContextOf"));
+            ty.to_token_stream()
+        }
+        None => quote!(()),
+    };
 
     let (tool_struct, tool_ctor) = match &model.state {
         // The impls the four derives would write, written out: a derive is
@@ -183,6 +208,7 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
         None => quote! {
             fn __typed_tools_call_sync(
                 &self,
+                #context_param: &Self::Context,
                 #input_var: Self::Input,
             ) -> ::core::result::Result<
                 ::core::result::Result<Self::Output, Self::Error>,
@@ -342,6 +368,7 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
             type Output = #output_ty;
             type Error = #error_ty;
             type Effects = #effects;
+            type Context = #context_ty;
             const NAME: &'static str = #name;
             const DOC: &'static [&'static str] = &[#(#docs),*];
             const IDEMPOTENT: bool = #idempotent;
@@ -351,6 +378,7 @@ pub(crate) fn expand(model: &ToolFn, krate: &syn::Path) -> TokenStream {
 
             fn call(
                 &self,
+                #context_param: &Self::Context,
                 #input_var: Self::Input,
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<Self::Output, Self::Error>,

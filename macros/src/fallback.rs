@@ -15,7 +15,7 @@ pub(crate) fn expand(mut item: ItemFn, krate: &syn::Path, errors: &Errors) -> To
     for input in item.sig.inputs.iter_mut() {
         if let FnArg::Typed(param) = input {
             param.attrs.retain(|a| {
-                !["state", "doc", "serde", "schemars"]
+                !["state", "context", "doc", "serde", "schemars"]
                     .iter()
                     .any(|name| a.path().is_ident(name))
             });
@@ -56,9 +56,10 @@ pub(crate) fn expand(mut item: ItemFn, krate: &syn::Path, errors: &Errors) -> To
             type Output = ();
             type Error = ::core::convert::Infallible;
             type Effects = #private::effect::Pure;
+            type Context = ();
             const NAME: &'static str = "";
             const DOC: &'static [&'static str] = &[];
-            fn call(&self, _: ()) -> impl ::core::future::Future<
+            fn call(&self, _: &(), _: ()) -> impl ::core::future::Future<
                 Output = ::core::result::Result<(), ::core::convert::Infallible>,
             > + ::core::marker::Send {
                 async { ::core::result::Result::Ok(()) }

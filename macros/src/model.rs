@@ -18,6 +18,8 @@ pub(crate) struct ToolFn {
     pub docs: Vec<Expr>,
     pub params: Vec<Param>,
     pub state: Option<State>,
+    /// The `#[context]` parameter: what each call is lent.
+    pub context: Option<State>,
     pub output: Output,
     pub effects: Vec<&'static str>,
     pub effects_span: Span,
@@ -40,6 +42,8 @@ pub(crate) struct Param {
     pub optional: bool,
 }
 
+/// A parameter the tool lends the fn rather than reads from the arguments:
+/// `#[state] x: &T` or `#[context] x: &T`.
 pub(crate) struct State {
     /// The position among the fn's parameters.
     pub position: usize,
@@ -70,11 +74,12 @@ pub(crate) fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
         .collect();
     let mut params = Vec::new();
     let mut state = None;
+    let mut context = None;
     for (position, input) in item.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(param) = input else { continue };
         let (consumed, kept): (Vec<Attribute>, Vec<Attribute>) =
             std::mem::take(&mut param.attrs).into_iter().partition(|a| {
-                ["state", "doc", "serde", "schemars"]
+                ["state", "context", "doc", "serde", "schemars"]
                     .iter()
                     .any(|name| a.path().is_ident(name))
             });
@@ -91,10 +96,16 @@ pub(crate) fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
             }
             continue;
         }
-        let field_attrs: Vec<Attribute> = consumed
-            .into_iter()
-            .filter(|a| !a.path().is_ident("state"))
-            .collect();
+        if consumed.iter().any(|a| a.path().is_ident("context")) {
+            if let Type::Reference(reference) = &*param.ty {
+                context = Some(State {
+                    position,
+                    ty: (*reference.elem).clone(),
+                });
+            }
+            continue;
+        }
+        let field_attrs: Vec<Attribute> = consumed.into_iter().collect();
         let serde = serde_keys(&field_attrs);
         params.push(Param {
             ident: pat.ident.clone(),
@@ -131,6 +142,7 @@ pub(crate) fn build(mut item: ItemFn, attr: &Attr) -> ToolFn {
         docs,
         params,
         state,
+        context,
         output,
         effects,
         effects_span,

@@ -66,6 +66,9 @@ where
 /// Checks a `#[state]` parameter's type; called with the type's span.
 pub const fn assert_state<S: StateSync>() {}
 
+/// Checks a `#[context]` parameter's type; called with the type's span.
+pub const fn assert_context<C: ContextSync>() {}
+
 /// Checks that a return type named `...Result<T>` is a `Result`.
 pub const fn assert_result<R: Fallible>() {}
 
@@ -152,6 +155,15 @@ pub trait StateSync: Send + Sync + 'static {}
 #[diagnostic::do_not_recommend]
 impl<S: Send + Sync + 'static> StateSync for S {}
 
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's context: it must be `Send + Sync + 'static`, because calls may run on any thread",
+    label = "this context type",
+    note = "wrap what is not `Sync` in a `Mutex`, and own what the context holds (an `Arc`, a `String`) rather than borrow it"
+)]
+pub trait ContextSync: Send + Sync + 'static {}
+#[diagnostic::do_not_recommend]
+impl<C: Send + Sync + 'static> ContextSync for C {}
+
 /// The bounds of [`assert_parameter`], as the generated items assume them.
 #[diagnostic::on_unimplemented(
     message = "`{T}` is not a valid tool: its parameter type `{Self}` cannot be a tool parameter",
@@ -191,6 +203,16 @@ impl<T, E: ErrorDisplay + ErrorSend> ErrorOf<T> for E {}
 pub trait StateOf<T>: Send + Sync + 'static {}
 #[diagnostic::do_not_recommend]
 impl<T, S: StateSync> StateOf<T> for S {}
+
+/// The bounds of [`assert_context`], as the generated items assume them.
+#[diagnostic::on_unimplemented(
+    message = "`{T}` is not a valid tool: its context type `{Self}` cannot be a tool's context",
+    label = "`{T}` cannot be used here",
+    note = "fix the error reported at `{Self}` in the signature of the fn that `#[tool]` made `{T}` from"
+)]
+pub trait ContextOf<T>: Send + Sync + 'static {}
+#[diagnostic::do_not_recommend]
+impl<T, C: ContextSync> ContextOf<T> for C {}
 
 /// Evaluated in a constant by `exec!`, `input!` and `call!`: each required
 /// argument of `T` must be among `given`, else the evaluation fails with the

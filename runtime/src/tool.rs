@@ -57,14 +57,51 @@ use crate::schema::SchemaModel;
 ///     type Output = String;
 ///     type Error = std::convert::Infallible;
 ///     type Effects = effect::Pure;
+///     type Context = ();
 ///     const NAME: &'static str = "shout";
 ///     const DOC: &'static [&'static str] = &["Upper-case a text."];
 ///
-///     fn call(&self, input: Query) -> impl Future<Output = Result<String, Self::Error>> + Send {
+///     fn call(&self, _: &(), input: Query) -> impl Future<Output = Result<String, Self::Error>> + Send {
 ///         async move { Ok(input.text.to_uppercase()) }
 ///     }
 /// }
 /// # let _ = typed_tools::Toolbox::builder().tool(Shout).build().unwrap();
+/// ```
+///
+/// A tool that needs the run's context (who is calling, a connection, a
+/// request id: see [`toolbox::context`](crate::toolbox::context)) names its
+/// type, and each call is lent one:
+///
+/// ```
+/// use std::future::Future;
+/// use typed_tools::{effect, Tool, Toolbox};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Nothing {}
+///
+/// /// Who is calling.
+/// struct Caller { name: String }
+///
+/// struct Whoami;
+///
+/// impl Tool for Whoami {
+///     type Input = Nothing;
+///     type Output = String;
+///     type Error = std::convert::Infallible;
+///     type Effects = effect::Read;
+///     type Context = Caller;
+///     const NAME: &'static str = "whoami";
+///     const DOC: &'static [&'static str] = &["Say who is calling."];
+///
+///     fn call(&self, caller: &Caller, _: Nothing) -> impl Future<Output = Result<String, Self::Error>> + Send {
+///         std::future::ready(Ok(caller.name.clone()))
+///     }
+/// }
+/// # futures::executor::block_on(async {
+/// let toolbox = Toolbox::builder().context::<Caller>().tool(Whoami).build().unwrap();
+/// let ana = Caller { name: "ana".into() };
+/// assert_eq!(toolbox.call_in(&ana, "whoami", "{}").await.unwrap().json(), r#""ana""#);
+/// # });
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a tool",
@@ -81,6 +118,13 @@ pub trait Tool: Send + Sync + 'static {
     type Error: fmt::Display + Send + 'static;
     /// The tool's effects: one of the markers of [`effect`](crate::effect).
     type Effects: Effects;
+    /// What each call is lent besides its input: the run's context (who is
+    /// calling and what they may do, a connection, a request id), given
+    /// per call, per plan run, per MCP request; `()` for a tool that needs
+    /// none. `#[tool]` writes it from a `#[context] x: &C` parameter. A
+    /// toolbox admits a tool whose context is `()` or the one it gives
+    /// ([`ToolboxBuilder::context`](crate::ToolboxBuilder::context)).
+    type Context: Send + Sync + 'static;
     /// The name the model calls the tool by.
     const NAME: &'static str;
     /// The doc comment's lines; [`ToolDoc::parse`] turns them into the
@@ -113,9 +157,11 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     const __TYPED_TOOLS_REQUIRED: Option<&'static [(&'static str, &'static str)]> = None;
 
-    /// Runs the tool.
+    /// Runs the tool with the call's context (`&()` for a tool that needs
+    /// none), which the future may borrow.
     fn call(
         &self,
+        context: &Self::Context,
         input: Self::Input,
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
 
@@ -125,8 +171,10 @@ pub trait Tool: Send + Sync + 'static {
     #[doc(hidden)]
     fn __typed_tools_call_sync(
         &self,
+        context: &Self::Context,
         input: Self::Input,
     ) -> Result<Result<Self::Output, Self::Error>, Self::Input> {
+        let _ = context;
         Err(input)
     }
 

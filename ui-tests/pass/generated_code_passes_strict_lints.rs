@@ -30,6 +30,35 @@ pub async fn count(#[state] counter: &Counter, by: Option<u64>) -> Result<u64, S
     Ok(*count)
 }
 
+/// Who is calling.
+#[derive(Debug)]
+pub struct Caller {
+    /// Their name.
+    pub name: String,
+}
+
+/// Greet the caller.
+#[typed_tools::tool(effects = Pure)]
+pub fn greet(#[context] caller: &Caller, greeting: String) -> String {
+    format!("{greeting}, {}", caller.name)
+}
+
+/// Count one more for the caller.
+#[typed_tools::tool(effects = Write)]
+pub async fn count_for(
+    #[state] counter: &Counter,
+    #[context] caller: &Caller,
+) -> Result<String, String> {
+    let mut count = counter.0.lock().map_err(|e| e.to_string())?;
+    *count += 1;
+    Ok(format!("{}: {count}", caller.name))
+}
+
 fn main() {
-    let _ = (Add, Count::new(Counter::default()));
+    let _ = (
+        Add,
+        Count::new(Counter::default()),
+        Greet,
+        CountFor::new(Counter::default()),
+    );
 }

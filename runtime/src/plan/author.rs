@@ -33,8 +33,6 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use futures::FutureExt;
-
 use crate::catalog::{self, Catalog};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
@@ -43,7 +41,7 @@ use crate::model::{
     estimate_tokens, Message, Model, ModelError, Request, Response, ToolResult, Usage,
 };
 use crate::toolbox::timer::{within, Elapsed};
-use crate::toolbox::Toolbox;
+use crate::toolbox::{NoContext, Toolbox, ToolboxContext};
 
 use super::check::TypeErrorKind;
 use super::error::PlanError;
@@ -772,9 +770,9 @@ pub fn read_written(written: Written<'_>, options: &ParseOptions) -> Result<Plan
 ///   hint: did you mean `lookup_account`?
 /// - `e.reason`: field `reason` not found in record type {tool: String, kind: String, message: String}");
 /// ```
-pub fn check_plan<A: Effects>(
+pub fn check_plan<A: Effects, C: ToolboxContext>(
     plan: &Plan,
-    toolbox: &Toolbox<A>,
+    toolbox: &Toolbox<A, C>,
     allowed: EffectSet,
 ) -> Result<Preview, AnswerError> {
     let first = match Preview::check(plan, toolbox, allowed) {
@@ -840,11 +838,13 @@ pub fn check_plan<A: Effects>(
 
 /// The names nearest to `name` that the toolbox's own lookup suggests (the
 /// dispatcher's suggestions for an unknown tool).
-fn nearest_names<A: Effects>(name: &str, toolbox: &Toolbox<A>) -> Vec<String> {
-    // The toolbox refuses an unknown name on the first poll, before any tool
-    // could run; it is asked only for a name it does not have.
-    match toolbox.call(name, "{}").now_or_never() {
-        Some(Err(ToolError::UnknownTool { suggestions, .. })) => suggestions,
+fn nearest_names<A: Effects, C: ToolboxContext>(
+    name: &str,
+    toolbox: &Toolbox<A, C>,
+) -> Vec<String> {
+    // Asked only for a name it does not have.
+    match toolbox.unknown(name) {
+        ToolError::UnknownTool { suggestions, .. } => suggestions,
         _ => Vec::new(),
     }
 }
@@ -884,8 +884,8 @@ fn nearest_names<A: Effects>(name: &str, toolbox: &Toolbox<A>) -> Vec<String> {
 /// # });
 /// ```
 #[derive(Debug)]
-pub struct Author<'t, A: Effects = ReadWriteNetwork> {
-    toolbox: &'t Toolbox<A>,
+pub struct Author<'t, A: Effects = ReadWriteNetwork, C: ToolboxContext = NoContext> {
+    toolbox: &'t Toolbox<A, C>,
     allowed: EffectSet,
     attempts: usize,
     token_budget: Option<u64>,
@@ -1007,10 +1007,10 @@ impl fmt::Display for AuthorError {
 
 impl std::error::Error for AuthorError {}
 
-impl<'t, A: Effects> Author<'t, A> {
+impl<'t, A: Effects, C: ToolboxContext> Author<'t, A, C> {
     /// Writes plans for the tools `toolbox` allows: 3 attempts, no token
     /// budget, 5 minutes of wall time, the default [`ParseOptions`].
-    pub fn new(toolbox: &'t Toolbox<A>) -> Author<'t, A> {
+    pub fn new(toolbox: &'t Toolbox<A, C>) -> Author<'t, A, C> {
         Author {
             toolbox,
             allowed: toolbox.allowed(),

@@ -133,7 +133,7 @@ use std::hash::BuildHasherDefault;
 use crate::cut::{cut_owned, Echo, LINE};
 use crate::effect::Effects;
 use crate::tool::ToolSpec;
-use crate::toolbox::{Fnv, Toolbox};
+use crate::toolbox::{Fnv, Toolbox, ToolboxContext};
 
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
@@ -246,7 +246,10 @@ impl fmt::Display for TypeError {
 /// }"#).unwrap();
 /// assert_eq!(check(&plan, &toolbox).unwrap(), Ty::List(Box::new(Ty::String)));
 /// ```
-pub fn check<A: Effects>(plan: &Plan, toolbox: &Toolbox<A>) -> Result<Ty, PlanError> {
+pub fn check<A: Effects, C: ToolboxContext>(
+    plan: &Plan,
+    toolbox: &Toolbox<A, C>,
+) -> Result<Ty, PlanError> {
     let mut seen = HashSet::new();
     let mut tools = Vec::new();
     let within_depth = Child::Expr(&plan.body).visit_tools(&mut |tool, _| {
@@ -268,10 +271,10 @@ pub(super) type Outputs<'p> = HashMap<&'p str, Ty, BuildHasherDefault<Fnv>>;
 
 /// [`check`] of a plan already found within [`MAX_DEPTH`], naming `tools`;
 /// with the plan's type, each tool's output type.
-pub(super) fn check_within_depth<'p, A: Effects>(
+pub(super) fn check_within_depth<'p, A: Effects, C: ToolboxContext>(
     plan: &'p Plan,
     tools: &[&'p str],
-    toolbox: &Toolbox<A>,
+    toolbox: &Toolbox<A, C>,
 ) -> Result<(Ty, Outputs<'p>), PlanError> {
     let tools = tools
         .iter()

@@ -40,7 +40,10 @@ use futures::FutureExt;
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::tool::ToolSpec;
-use crate::toolbox::{Approval, Fnv, Toolbox};
+use crate::toolbox::{
+    AdmitsApproval, Approval, Fnv, Hook, NoContext, PlanWithoutContext, Takes, Toolbox,
+    ToolboxContext,
+};
 
 use super::check::Ty;
 use super::error::{PlanError, RunError};
@@ -95,10 +98,10 @@ use operations::{
 /// assert_eq!(run.outcome, Ok(typed_tools::plan::Value::Bool(false)));
 /// # });
 /// ```
-pub struct Interpreter<'t, A: Effects = ReadWriteNetwork> {
-    toolbox: &'t Toolbox<A>,
+pub struct Interpreter<'t, A: Effects = ReadWriteNetwork, C: ToolboxContext = NoContext> {
+    toolbox: &'t Toolbox<A, C>,
     allowed: EffectSet,
-    approval: Option<Approval<'t>>,
+    approval: Option<Hook<'t>>,
     limits: Limits,
     /// Whether each call's duration is measured for the trace.
     time_calls: bool,
@@ -230,7 +233,7 @@ pub enum CallResult {
     Refused(String),
 }
 
-impl<A: Effects> fmt::Debug for Interpreter<'_, A> {
+impl<A: Effects, C: ToolboxContext> fmt::Debug for Interpreter<'_, A, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Interpreter")
             .field("toolbox", self.toolbox)
@@ -242,7 +245,7 @@ impl<A: Effects> fmt::Debug for Interpreter<'_, A> {
     }
 }
 
-impl<'t, A: Effects> Interpreter<'t, A> {
+impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
     /// An interpreter over `toolbox`, allowing what the toolbox allows, with
     /// no approval hook and the default [`Limits`].
     ///
@@ -264,7 +267,10 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// assert_eq!(run.outcome, Ok(Value::Bool(true)));
     /// # });
     /// ```
-    pub fn new(toolbox: &'t Toolbox<A>) -> Self {
+    ///
+    /// Over a toolbox whose tools take a [context](crate::toolbox::context),
+    /// each run is given one: [`run_in`](Self::run_in).
+    pub fn new(toolbox: &'t Toolbox<A, C>) -> Self {
         Interpreter {
             toolbox,
             allowed: toolbox.allowed(),
@@ -399,7 +405,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         self,
         hook: impl Fn(&ApprovalRequest) -> Decision + Send + Sync + 't,
     ) -> Self {
-        self.approval(Approval::new(hook))
+        self.approve_with(Approval::new(hook).into_hook())
     }
 
     /// Asks `approval` before each call of a tool it asks about, after any
@@ -434,7 +440,18 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// assert_eq!(run.outcome, Ok(Value::String("refused: only https".into())));
     /// # });
     /// ```
-    pub fn approval(mut self, approval: Approval<'t>) -> Self {
+    ///
+    /// An approval made by [`Approval::with_context`] is given each run's
+    /// context, and needs a toolbox that gives that context.
+    pub fn approval<N, M>(self, approval: Approval<'t, N>) -> Self
+    where
+        C: AdmitsApproval<N, M>,
+    {
+        self.approve_with(approval.into_hook())
+    }
+
+    /// [`approval`](Self::approval), its context type checked.
+    fn approve_with(mut self, approval: Hook<'t>) -> Self {
         self.approval = Some(approval);
         self
     }
@@ -497,7 +514,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     where
         F: Future<Output = Decision> + Send + 't,
     {
-        self.approval(Approval::new_async(hook))
+        self.approve_with(Approval::new_async(hook).into_hook())
     }
 
     /// Checks and previews a plan without running it; see [`Preview::check`].
@@ -546,16 +563,65 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// assert!(Interpreter::new(&toolbox).run(&wrong).await.is_err());
     /// # });
     /// ```
-    pub async fn run(&self, plan: &Plan) -> Result<Run, PlanError> {
-        self.run_checked(plan, true).await
+    ///
+    /// Over a toolbox whose tools take a [context](crate::toolbox::context),
+    /// a run is given one with [`run_in`](Self::run_in); `run` does not
+    /// compile there.
+    ///
+    /// (A boxed future, not an `async fn`: the opaque future of an `async
+    /// fn` repeats the fn's bounds, and a missing context was reported
+    /// three times, at the call, the future and its `.await`. The check of
+    /// the plan costs more than the box.)
+    pub fn run<'a>(&'a self, plan: &'a Plan) -> BoxFuture<'a, Result<Run, PlanError>>
+    where
+        C::Value: PlanWithoutContext,
+    {
+        self.run_checked(<C::Value as PlanWithoutContext>::nothing(), plan, true)
+            .boxed()
+    }
+
+    /// Checks the plan, then runs it as [`run`](Self::run) does, each call
+    /// lent `context`: the run's [context](crate::toolbox::context), of the
+    /// type the toolbox was built with. The interpreter holds no context,
+    /// so runs made at once with different contexts each see their own.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String }
+    ///
+    /// /// The caller's name.
+    /// #[tool(effects = Read)]
+    /// fn whoami(#[context] caller: &Caller) -> String { caller.name.clone() }
+    ///
+    /// let toolbox = Toolbox::builder().context::<Caller>().tool(Whoami).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse(r#"match exec tool whoami {} { Ok(name) => "hello " ++ name, Err(e) => e.message }"#).unwrap();
+    /// let ana = Caller { name: "ana".into() };
+    /// let run = interpreter.run_in(&ana, &plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Value::String("hello ana".into())));
+    /// # });
+    /// ```
+    pub async fn run_in<X>(&self, context: &X, plan: &Plan) -> Result<Run, PlanError>
+    where
+        C: Takes<X>,
+    {
+        self.run_checked(C::value(context), plan, true).await
     }
 
     /// [`run`](Self::run) without the type check (every other check before
     /// a run is made): for tests of the interpreter's own run-time checks,
     /// which a checked plan never meets. Not API.
     #[doc(hidden)]
-    pub async fn __run_without_type_check(&self, plan: &Plan) -> Result<Run, PlanError> {
-        self.run_checked(plan, false).await
+    pub async fn __run_without_type_check(&self, plan: &Plan) -> Result<Run, PlanError>
+    where
+        C::Value: PlanWithoutContext,
+    {
+        self.run_checked(<C::Value as PlanWithoutContext>::nothing(), plan, false)
+            .await
     }
 
     /// Checks a plan once, for any number of runs: [`run`](Self::run)
@@ -584,7 +650,10 @@ impl<'t, A: Effects> Interpreter<'t, A> {
     /// }
     /// # });
     /// ```
-    pub fn prepare<'i, 'p>(&'i self, plan: &'p Plan) -> Result<Prepared<'i, 'p, 't, A>, PlanError> {
+    pub fn prepare<'i, 'p>(
+        &'i self,
+        plan: &'p Plan,
+    ) -> Result<Prepared<'i, 'p, 't, A, C>, PlanError> {
         let mut prepared = self.prepare_with(plan, true)?;
         prepared.constants = fold(&prepared);
         Ok(prepared)
@@ -594,7 +663,7 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         &'i self,
         plan: &'p Plan,
         types: bool,
-    ) -> Result<Prepared<'i, 'p, 't, A>, PlanError> {
+    ) -> Result<Prepared<'i, 'p, 't, A, C>, PlanError> {
         let (preview, index, outputs) =
             Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
         let tools = outputs
@@ -617,8 +686,13 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         })
     }
 
-    async fn run_checked(&self, plan: &Plan, types: bool) -> Result<Run, PlanError> {
-        Ok(self.prepare_with(plan, types)?.run().await)
+    async fn run_checked(
+        &self,
+        context: &C::Value,
+        plan: &Plan,
+        types: bool,
+    ) -> Result<Run, PlanError> {
+        Ok(self.prepare_with(plan, types)?.run_given(context).await)
     }
 }
 
@@ -626,8 +700,8 @@ impl<'t, A: Effects> Interpreter<'t, A> {
 /// checking it again: see [`Interpreter::prepare`]. It borrows the plan
 /// and the interpreter (so the toolbox, the allowed effects, the approval
 /// and the limits it was checked under are the ones it runs under).
-pub struct Prepared<'i, 'p, 't, A: Effects = ReadWriteNetwork> {
-    interpreter: &'i Interpreter<'t, A>,
+pub struct Prepared<'i, 'p, 't, A: Effects = ReadWriteNetwork, C: ToolboxContext = NoContext> {
+    interpreter: &'i Interpreter<'t, A, C>,
     plan: &'p Plan,
     preview: Preview,
     index: Index,
@@ -643,7 +717,7 @@ pub struct Prepared<'i, 'p, 't, A: Effects = ReadWriteNetwork> {
 /// and the output type the check gave the tool.
 type Tools<'p> = HashMap<&'p str, (ToolName, Ty), BuildHasherDefault<Fnv>>;
 
-impl<A: Effects> fmt::Debug for Prepared<'_, '_, '_, A> {
+impl<A: Effects, C: ToolboxContext> fmt::Debug for Prepared<'_, '_, '_, A, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Prepared")
             .field("plan", self.plan)
@@ -652,7 +726,7 @@ impl<A: Effects> fmt::Debug for Prepared<'_, '_, '_, A> {
     }
 }
 
-impl<A: Effects> Prepared<'_, '_, '_, A> {
+impl<A: Effects, C: ToolboxContext> Prepared<'_, '_, '_, A, C> {
     /// What the plan may call, with which effects, how many times: the
     /// preview made by its check.
     ///
@@ -700,7 +774,52 @@ impl<A: Effects> Prepared<'_, '_, '_, A> {
     /// assert_eq!(second.trace.len(), 1);
     /// # });
     /// ```
-    pub async fn run(&self) -> Run {
+    ///
+    /// Over a toolbox whose tools take a [context](crate::toolbox::context),
+    /// each run is given one: [`run_in`](Self::run_in).
+    pub async fn run(&self) -> Run
+    where
+        C::Value: PlanWithoutContext,
+    {
+        self.run_given(<C::Value as PlanWithoutContext>::nothing())
+            .await
+    }
+
+    /// Runs the plan as [`run`](Self::run) does, each call lent `context`
+    /// (see [`Interpreter::run_in`]): one check, any number of runs, each
+    /// with the context of its own caller.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String }
+    ///
+    /// /// The caller's name.
+    /// #[tool(effects = Read)]
+    /// fn whoami(#[context] caller: &Caller) -> String { caller.name.clone() }
+    ///
+    /// let toolbox = Toolbox::builder().context::<Caller>().tool(Whoami).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse("match exec tool whoami {} { Ok(name) => name, Err(e) => e.message }").unwrap();
+    /// let prepared = interpreter.prepare(&plan).unwrap();
+    /// for name in ["ana", "bob"] {
+    ///     let run = prepared.run_in(&Caller { name: name.into() }).await;
+    ///     assert_eq!(run.outcome, Ok(Value::String(name.into())));
+    /// }
+    /// # });
+    /// ```
+    pub async fn run_in<X>(&self, context: &X) -> Run
+    where
+        C: Takes<X>,
+    {
+        self.run_given(C::value(context)).await
+    }
+
+    /// A run, each call lent `context`.
+    async fn run_given(&self, context: &C::Value) -> Run {
         let plan = self.plan;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
@@ -708,7 +827,7 @@ impl<A: Effects> Prepared<'_, '_, '_, A> {
             Runs::AtMost(n) => usize::try_from(n.min(1024)).unwrap_or(0),
             Runs::PerElement => 0,
         };
-        let mut machine = Machine::new(self, Vec::with_capacity(room));
+        let mut machine = Machine::new(self, Vec::with_capacity(room), Some(context));
         let span = tracing::info_span!(
             "plan_run",
             tools = self.preview.calls.len(),
@@ -734,8 +853,11 @@ impl<A: Effects> Prepared<'_, '_, '_, A> {
 }
 
 /// The state of one run of a plan borrowed for `'p`.
-struct Machine<'p, 'r, 't, A: Effects> {
-    interpreter: &'r Interpreter<'t, A>,
+struct Machine<'p, 'r, 't, A: Effects, C: ToolboxContext> {
+    interpreter: &'r Interpreter<'t, A, C>,
+    /// The run's context, lent to each call; `None` for the machine that
+    /// folds constants ([`fold`]), which calls no tool.
+    context: Option<&'p C::Value>,
     /// Bound variables, innermost last; the names are the plan's.
     env: Vec<(&'p str, Bound)>,
     /// The lists being walked (by `map`, `filter`, `fold`, `traverse`),
@@ -766,12 +888,17 @@ struct Machine<'p, 'r, 't, A: Effects> {
     constants: &'p [Option<Value>],
 }
 
-impl<'p, 'r, 't, A: Effects> Machine<'p, 'r, 't, A> {
-    /// A machine for one run of `prepared`, from the start.
-    fn new(prepared: &'p Prepared<'r, 'p, 't, A>, trace: Vec<TracedCall>) -> Self {
+impl<'p, 'r, 't, A: Effects, C: ToolboxContext> Machine<'p, 'r, 't, A, C> {
+    /// A machine for one run of `prepared`, from the start, lent `context`.
+    fn new(
+        prepared: &'p Prepared<'r, 'p, 't, A, C>,
+        trace: Vec<TracedCall>,
+        context: Option<&'p C::Value>,
+    ) -> Self {
         let interpreter = prepared.interpreter;
         Machine {
             interpreter,
+            context,
             env: Vec::new(),
             lists: Vec::new(),
             trace,
@@ -795,7 +922,9 @@ impl<'p, 'r, 't, A: Effects> Machine<'p, 'r, 't, A> {
 /// fails when a run reaches it, as it would have. Only values the
 /// interpreter reaches by node id are looked up: a step's argument, a
 /// branch, a combinator's list or callback body, a `let`'s value.
-fn fold<A: Effects>(prepared: &Prepared<'_, '_, '_, A>) -> Vec<Option<Value>> {
+fn fold<A: Effects, C: ToolboxContext>(
+    prepared: &Prepared<'_, '_, '_, A, C>,
+) -> Vec<Option<Value>> {
     let index = &prepared.index;
     // Per node: its expression, and whether its subtree reads a variable.
     let mut nodes: Vec<(Option<&Expr>, bool)> = Vec::new();
@@ -814,7 +943,7 @@ fn fold<A: Effects>(prepared: &Prepared<'_, '_, '_, A>) -> Vec<Option<Value>> {
         }
     });
     let mut constants: Vec<Option<Value>> = Vec::new();
-    let mut machine = Machine::new(prepared, Vec::new());
+    let mut machine = Machine::new(prepared, Vec::new(), None);
     let mut id = 0;
     while id < nodes.len() {
         let (expr, reads) = nodes[id];
@@ -850,9 +979,9 @@ fn worth_folding(expr: &Expr) -> bool {
 }
 
 /// [`combine`]'s operands for [`Machine::eval_pure`]: evaluated as asked.
-struct Pure<'m, 'p, 'r, 't, A: Effects>(&'m mut Machine<'p, 'r, 't, A>);
+struct Pure<'m, 'p, 'r, 't, A: Effects, C: ToolboxContext>(&'m mut Machine<'p, 'r, 't, A, C>);
 
-impl<'p, A: Effects> Operands<'p> for Pure<'_, 'p, '_, '_, A> {
+impl<'p, A: Effects, C: ToolboxContext> Operands<'p> for Pure<'_, 'p, '_, '_, A, C> {
     fn value(&mut self, expr: &'p Expr) -> Result<Value, RunError> {
         self.0.eval_pure(expr)
     }
@@ -885,7 +1014,7 @@ impl<'p, I: Iterator<Item = Value>> Operands<'p> for Ready<'_, I> {
 
 type Eval<'s, T> = BoxFuture<'s, Result<T, RunError>>;
 
-impl<'p, A: Effects> Machine<'p, '_, '_, A> {
+impl<'p, A: Effects, C: ToolboxContext> Machine<'p, '_, '_, A, C> {
     /// Evaluates `body` with `name` bound to `value`.
     async fn bound(
         &mut self,
@@ -1288,7 +1417,23 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
         }
         let text = self.text.as_str();
         let approval = self.interpreter.approval.as_ref();
-        let call = self.interpreter.toolbox.call_with(tool, text, approval);
+        let Some(context) = self.context else {
+            // Folding skips what calls a tool; were one reached, the
+            // expression would be left to the run, which has a context.
+            return Err(RunError::CallFailed {
+                tool: tool.to_owned(),
+                error: Box::new(ToolError::Execution {
+                    tool: tool.to_owned(),
+                    message: "a constant of the plan calls it, and is evaluated when the plan runs"
+                        .to_owned(),
+                    panicked: false,
+                }),
+            });
+        };
+        let call = self
+            .interpreter
+            .toolbox
+            .call_with(tool, text, approval, context);
         // Within the limits on each call and the run's wall time: a call
         // past either is stopped where it waits (dropped), approvals and all.
         let limits = self.interpreter.limits.call();

@@ -26,7 +26,7 @@
 use std::fmt;
 
 use crate::effect::{EffectSet, Effects};
-use crate::toolbox::Toolbox;
+use crate::toolbox::{Toolbox, ToolboxContext};
 
 use super::check::Outputs;
 use super::error::PlanError;
@@ -185,9 +185,9 @@ impl Preview {
     /// let refused = Preview::check(&plan, &toolbox.restrict(EffectSet::READ), EffectSet::ALL).unwrap_err();
     /// assert!(matches!(refused, PlanError::EffectViolation { .. }));
     /// ```
-    pub fn check<A: Effects>(
+    pub fn check<A: Effects, C: ToolboxContext>(
         plan: &Plan,
-        toolbox: &Toolbox<A>,
+        toolbox: &Toolbox<A, C>,
         allowed: EffectSet,
     ) -> Result<Preview, PlanError> {
         Preview::check_indexed(plan, toolbox, allowed, true).map(|(preview, ..)| preview)
@@ -201,9 +201,9 @@ impl Preview {
     ///
     /// With the type check, each tool's output type comes too (see
     /// [`Outputs`]); without it, none.
-    pub(crate) fn check_indexed<'p, A: Effects>(
+    pub(crate) fn check_indexed<'p, A: Effects, C: ToolboxContext>(
         plan: &'p Plan,
-        toolbox: &Toolbox<A>,
+        toolbox: &Toolbox<A, C>,
         allowed: EffectSet,
         types: bool,
     ) -> Result<(Preview, Index, Outputs<'p>), PlanError> {

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalog::CatalogFormat;
 use crate::effect::{self, Effects};
 use crate::tool::Tool;
-use crate::toolbox::Toolbox;
+use crate::toolbox::{Toolbox, ToolboxContext};
 
 use super::ir::BinaryOp;
 use super::json::SUBMIT_TOOL;
@@ -69,7 +69,7 @@ pub struct PlanPrompt {
 impl PlanPrompt {
     /// The prompt for the tools `toolbox` allows (a restricted view lists
     /// only those), without the JSON tool.
-    pub fn new<A: Effects>(toolbox: &Toolbox<A>) -> PlanPrompt {
+    pub fn new<A: Effects, C: ToolboxContext>(toolbox: &Toolbox<A, C>) -> PlanPrompt {
         PlanPrompt {
             catalog: toolbox.catalog(CatalogFormat::Text).to_string(),
             submit_tool: false,
@@ -383,10 +383,15 @@ macro_rules! example_tool {
             type Output = $output;
             type Error = $error;
             type Effects = $effects;
+            type Context = ();
             const NAME: &'static str = $name;
             const DOC: &'static [&'static str] = &[$doc];
 
-            fn call(&self, $arg: $input) -> impl Future<Output = Result<$output, $error>> + Send {
+            fn call(
+                &self,
+                _: &(),
+                $arg: $input,
+            ) -> impl Future<Output = Result<$output, $error>> + Send {
                 futures::future::ready($body)
             }
         }

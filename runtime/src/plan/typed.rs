@@ -91,7 +91,7 @@ use serde::Serialize;
 
 use crate::effect::{Effects, Pure, SubsetOf, Union};
 use crate::tool::Tool;
-use crate::toolbox::Toolbox;
+use crate::toolbox::{PlanWithoutContext, Takes, Toolbox, ToolboxContext};
 
 use super::{Interpreter, PlanError, Run};
 
@@ -1201,14 +1201,51 @@ impl<T, E: Effects> TypedPlan<T, E> {
     /// assert!(matches!(refused, PlanError::EffectViolation { .. }));
     /// # });
     /// ```
-    pub fn run<'a, A: Effects>(
+    ///
+    /// A toolbox whose tools take a [context](crate::toolbox::context) runs
+    /// the plan with [`run_in`](Self::run_in).
+    pub fn run<'a, A: Effects, C: ToolboxContext>(
         &'a self,
-        toolbox: &'a Toolbox<A>,
+        toolbox: &'a Toolbox<A, C>,
+    ) -> BoxFuture<'a, Result<Run, PlanError>>
+    where
+        E: SubsetOf<A>,
+        C::Value: PlanWithoutContext,
+    {
+        async move { Interpreter::new(toolbox).run(&self.plan).await }.boxed()
+    }
+
+    /// [`run`](Self::run), each call lent `context`, of the type the
+    /// toolbox was built with (see [`Interpreter::run_in`]).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::plan::Value;
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::{exec, on, tool, Toolbox};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String }
+    ///
+    /// /// Sign a text with the caller's name.
+    /// #[tool(effects = Pure)]
+    /// fn sign(#[context] caller: &Caller, text: String) -> String { format!("{text} -- {}", caller.name) }
+    ///
+    /// let toolbox = Toolbox::builder().context::<Caller>().tool(Sign).build().unwrap();
+    /// let plan = TypedPlan::new(on!(exec!(Sign { text: lit("hi") }), Ok(signed) => signed, Err(e) => lit("")));
+    /// let run = plan.run_in(&toolbox, &Caller { name: "ana".into() }).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Value::String("hi -- ana".into())));
+    /// # });
+    /// ```
+    pub fn run_in<'a, A: Effects, C: Takes<X>, X: Sync>(
+        &'a self,
+        toolbox: &'a Toolbox<A, C>,
+        context: &'a X,
     ) -> BoxFuture<'a, Result<Run, PlanError>>
     where
         E: SubsetOf<A>,
     {
-        async move { Interpreter::new(toolbox).run(&self.plan).await }.boxed()
+        async move { Interpreter::new(toolbox).run_in(context, &self.plan).await }.boxed()
     }
 }
 

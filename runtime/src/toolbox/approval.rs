@@ -13,6 +13,10 @@
 //! refusal is [`ToolError::Refused`](crate::ToolError::Refused), which a
 //! model reads as "change course". A hook that panics refuses.
 //!
+//! A hook can be given the call's [context](super::context) too, to decide
+//! by who is asking ([`Approval::with_context`]); the compiler checks that
+//! the toolbox gives the context it takes.
+//!
 //! ```
 //! # futures::executor::block_on(async {
 //! use typed_tools::toolbox::{Approval, Decision};
@@ -42,6 +46,7 @@
 //! # }).unwrap();
 //! ```
 
+use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -55,6 +60,7 @@ use serde_json::Value;
 use crate::effect::{Effect, EffectSet};
 use crate::tool::ToolSpec;
 
+use super::context::downcast;
 use super::dispatch::panic_message;
 
 /// A call about to run, shown to an approval hook. It owns its data, so that
@@ -86,10 +92,29 @@ pub enum Decision {
 /// attach it to a toolbox ([`Toolbox::approve`](crate::Toolbox::approve)),
 /// shorter for one plan run
 /// ([`Interpreter::approval`](crate::plan::Interpreter::approval)).
+/// `N` is the [context](super::context) the hook takes: `()` for none
+/// ([`Approval::new`]), the toolbox's for one made by
+/// [`Approval::with_context`]; a toolbox admits an approval whose `N` is
+/// `()` or the context it gives, as it admits tools.
 ///
 /// Cloning is cheap (the hook is shared).
+pub struct Approval<'h, N = ()> {
+    hook: Hook<'h>,
+    _context: PhantomData<fn() -> N>,
+}
+
+impl<N> Clone for Approval<'_, N> {
+    fn clone(&self) -> Self {
+        Approval {
+            hook: self.hook.clone(),
+            _context: PhantomData,
+        }
+    }
+}
+
+/// An approval with its context type erased: what views and calls hold.
 #[derive(Clone)]
-pub struct Approval<'h> {
+pub(crate) struct Hook<'h> {
     ask: Arc<dyn Ask + 'h>,
     scope: Scope<'h>,
 }
@@ -101,7 +126,13 @@ enum Scope<'h> {
     When(Arc<dyn Fn(&ToolSpec) -> bool + Send + Sync + 'h>),
 }
 
-impl fmt::Debug for Approval<'_> {
+impl<N> fmt::Debug for Approval<'_, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.hook.fmt(f)
+    }
+}
+
+impl fmt::Debug for Hook<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let scope: &dyn fmt::Debug = match &self.scope {
             Scope::Writes => &"Write tools",
@@ -114,15 +145,24 @@ impl fmt::Debug for Approval<'_> {
     }
 }
 
-/// The hook, object safe; the future borrows the hook only.
+/// The hook, object safe; the future borrows the hook only, not the
+/// call's context, which a hook that takes one reads before it returns.
 trait Ask: Send + Sync {
-    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'_, Decision>;
+    fn ask(
+        &self,
+        request: ApprovalRequest,
+        context: &(dyn Any + Send + Sync),
+    ) -> BoxFuture<'_, Decision>;
 }
 
 struct SyncHook<H>(H);
 
 impl<H: Fn(&ApprovalRequest) -> Decision + Send + Sync> Ask for SyncHook<H> {
-    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'_, Decision> {
+    fn ask(
+        &self,
+        request: ApprovalRequest,
+        _: &(dyn Any + Send + Sync),
+    ) -> BoxFuture<'_, Decision> {
         futures::future::ready((self.0)(&request)).boxed()
     }
 }
@@ -135,9 +175,67 @@ where
     H: Fn(ApprovalRequest) -> F + Send + Sync,
     F: Future<Output = Decision> + Send,
 {
-    fn ask(&self, request: ApprovalRequest) -> BoxFuture<'_, Decision> {
+    fn ask(
+        &self,
+        request: ApprovalRequest,
+        _: &(dyn Any + Send + Sync),
+    ) -> BoxFuture<'_, Decision> {
         (self.0)(request).boxed()
     }
+}
+
+/// A hook that takes the call's context, of type `N`.
+struct ContextHook<H, N>(H, PhantomData<fn(&N)>);
+
+impl<H, N> Ask for ContextHook<H, N>
+where
+    H: Fn(&ApprovalRequest, &N) -> Decision + Send + Sync,
+    N: 'static,
+{
+    fn ask(
+        &self,
+        request: ApprovalRequest,
+        context: &(dyn Any + Send + Sync),
+    ) -> BoxFuture<'_, Decision> {
+        let decision = match downcast::<N>(context) {
+            Some(context) => (self.0)(&request, context),
+            None => other_context::<N>(&request),
+        };
+        futures::future::ready(decision).boxed()
+    }
+}
+
+/// An async hook that takes the call's context, of type `N`; `F` as in
+/// [`AsyncHook`].
+struct AsyncContextHook<H, N, F>(H, PhantomData<fn(&N) -> F>);
+
+impl<H, N, F> Ask for AsyncContextHook<H, N, F>
+where
+    H: Fn(ApprovalRequest, &N) -> F + Send + Sync,
+    N: 'static,
+    F: Future<Output = Decision> + Send,
+{
+    fn ask(
+        &self,
+        request: ApprovalRequest,
+        context: &(dyn Any + Send + Sync),
+    ) -> BoxFuture<'_, Decision> {
+        match downcast::<N>(context) {
+            Some(context) => (self.0)(request, context).boxed(),
+            None => futures::future::ready(other_context::<N>(&request)).boxed(),
+        }
+    }
+}
+
+/// A hook that takes a context of type `N` was given another: the
+/// toolbox's bounds rule it out; the call is refused, never run unasked.
+#[cold]
+fn other_context<N>(request: &ApprovalRequest) -> Decision {
+    Decision::Refuse(format!(
+        "the approval for `{}` needs a context of type `{}`, and the call was given another, so the call was not run",
+        request.tool,
+        std::any::type_name::<N>()
+    ))
 }
 
 impl<'h> Approval<'h> {
@@ -156,10 +254,7 @@ impl<'h> Approval<'h> {
     /// # let _ = approval;
     /// ```
     pub fn new(hook: impl Fn(&ApprovalRequest) -> Decision + Send + Sync + 'h) -> Approval<'h> {
-        Approval {
-            ask: Arc::new(SyncHook(hook)),
-            scope: Scope::Writes,
-        }
+        Approval::from_ask(Arc::new(SyncHook(hook)))
     }
 
     /// A hook that answers later (a person in the loop, a policy service),
@@ -202,10 +297,117 @@ impl<'h> Approval<'h> {
     where
         F: Future<Output = Decision> + Send + 'h,
     {
+        Approval::from_ask(Arc::new(AsyncHook(hook, PhantomData)))
+    }
+}
+
+impl<'h, N: 'static> Approval<'h, N> {
+    /// A hook that answers at once and is given the call's context, of
+    /// type `N`, asked about every `Write` tool: a rule by who is asking.
+    /// Attach it to a toolbox that gives an `N`
+    /// ([`ToolboxBuilder::context`](crate::ToolboxBuilder::context)); the
+    /// compiler refuses any other.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::toolbox::{Approval, Decision};
+    /// use typed_tools::{tool, ToolError, Toolbox};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String, admin: bool }
+    ///
+    /// /// Delete a note.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(id: u32) -> bool { true }
+    ///
+    /// let toolbox = Toolbox::builder()
+    ///     .context::<Caller>()
+    ///     .tool(DeleteNote)
+    ///     .approval(Approval::with_context(|_, caller: &Caller| {
+    ///         if caller.admin {
+    ///             Decision::Approve
+    ///         } else {
+    ///             Decision::Refuse(format!("{} may not delete notes", caller.name))
+    ///         }
+    ///     }))
+    ///     .build()?;
+    /// let ana = Caller { name: "ana".into(), admin: true };
+    /// let bob = Caller { name: "bob".into(), admin: false };
+    /// assert!(toolbox.call_in(&ana, "delete_note", r#"{"id": 1}"#).await.is_ok());
+    /// let refused = toolbox.call_in(&bob, "delete_note", r#"{"id": 1}"#).await.unwrap_err();
+    /// assert_eq!(refused.to_string(), "the call to `delete_note` was refused: bob may not delete notes");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_context(
+        hook: impl Fn(&ApprovalRequest, &N) -> Decision + Send + Sync + 'h,
+    ) -> Approval<'h, N> {
+        Approval::from_ask(Arc::new(ContextHook(hook, PhantomData)))
+    }
+
+    /// A hook that answers later and is given the call's context, of type
+    /// `N`, asked about every `Write` tool. The hook is called with the
+    /// context, and returns the future of its answer, which may not borrow
+    /// the context: take from it what the answer needs (a name, a role)
+    /// before the future.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::toolbox::{Approval, Decision};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String }
+    ///
+    /// /// Send an email.
+    /// #[tool(effects = Write)]
+    /// fn send(to: String) {}
+    ///
+    /// let toolbox = Toolbox::builder()
+    ///     .context::<Caller>()
+    ///     .tool(Send)
+    ///     .approval(Approval::with_context_async(|request, caller: &Caller| {
+    ///         let asker = caller.name.clone();
+    ///         async move {
+    ///             // A person would be asked here, told who asks.
+    ///             if asker == "ana" && request.args["to"] == "boss@example.com" {
+    ///                 Decision::Approve
+    ///             } else {
+    ///                 Decision::Refuse(format!("{asker} may not write to {}", request.args["to"]))
+    ///             }
+    ///         }
+    ///     }))
+    ///     .build()?;
+    /// let ana = Caller { name: "ana".into() };
+    /// assert!(toolbox.call_in(&ana, "send", r#"{"to": "boss@example.com"}"#).await.is_ok());
+    /// assert!(toolbox.call_in(&ana, "send", r#"{"to": "all@example.com"}"#).await.is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_context_async<F>(
+        hook: impl Fn(ApprovalRequest, &N) -> F + Send + Sync + 'h,
+    ) -> Approval<'h, N>
+    where
+        F: Future<Output = Decision> + Send + 'h,
+    {
+        Approval::from_ask(Arc::new(AsyncContextHook(hook, PhantomData)))
+    }
+}
+
+impl<'h, N> Approval<'h, N> {
+    fn from_ask(ask: Arc<dyn Ask + 'h>) -> Approval<'h, N> {
         Approval {
-            ask: Arc::new(AsyncHook(hook, PhantomData)),
-            scope: Scope::Writes,
+            hook: Hook {
+                ask,
+                scope: Scope::Writes,
+            },
+            _context: PhantomData,
         }
+    }
+
+    /// The hook, its context type erased.
+    pub(crate) fn into_hook(self) -> Hook<'h> {
+        self.hook
     }
 
     /// Asks about exactly these tools, by name, whatever their effects.
@@ -216,8 +418,8 @@ impl<'h> Approval<'h> {
     /// let approval = Approval::new(|_| Decision::Approve).tools(["issue_refund", "fetch_url"]);
     /// # let _ = approval;
     /// ```
-    pub fn tools<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Approval<'h> {
-        self.scope = Scope::Tools(names.into_iter().map(Into::into).collect());
+    pub fn tools<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Approval<'h, N> {
+        self.hook.scope = Scope::Tools(names.into_iter().map(Into::into).collect());
         self
     }
 
@@ -262,8 +464,8 @@ impl<'h> Approval<'h> {
     pub fn when(
         mut self,
         predicate: impl Fn(&ToolSpec) -> bool + Send + Sync + 'h,
-    ) -> Approval<'h> {
-        self.scope = Scope::When(Arc::new(predicate));
+    ) -> Approval<'h, N> {
+        self.hook.scope = Scope::When(Arc::new(predicate));
         self
     }
 
@@ -285,6 +487,13 @@ impl<'h> Approval<'h> {
     /// assert!(!approval.asks_about(&ToolSpec::of::<Read>()));
     /// ```
     pub fn asks_about(&self, spec: &ToolSpec) -> bool {
+        self.hook.asks_about(spec)
+    }
+}
+
+impl Hook<'_> {
+    /// Whether this hook asks about the tool of `spec`.
+    pub(crate) fn asks_about(&self, spec: &ToolSpec) -> bool {
         match &self.scope {
             Scope::Writes => spec.effects().contains(Effect::Write),
             Scope::Tools(names) => names.iter().any(|name| name == spec.name()),
@@ -292,10 +501,14 @@ impl<'h> Approval<'h> {
         }
     }
 
-    /// Asks the hook; a panic in it is a refusal.
-    async fn decide(&self, request: ApprovalRequest) -> Decision {
+    /// Asks the hook, lent the call's context; a panic in it is a refusal.
+    async fn decide(
+        &self,
+        request: ApprovalRequest,
+        context: &(dyn Any + Send + Sync),
+    ) -> Decision {
         let tool = request.tool.clone();
-        let asked = std::panic::catch_unwind(AssertUnwindSafe(|| self.ask.ask(request)));
+        let asked = std::panic::catch_unwind(AssertUnwindSafe(|| self.ask.ask(request, context)));
         let answer = match asked {
             Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
             Err(panic) => Err(panic),
@@ -312,14 +525,14 @@ impl<'h> Approval<'h> {
 /// The approvals a view of a toolbox carries, each with the tools it asks
 /// about, by their position in the toolbox, found once when it is attached.
 pub(crate) struct Approvals {
-    gates: Vec<(Approval<'static>, Arc<[bool]>)>,
+    gates: Vec<(Hook<'static>, Arc<[bool]>)>,
 }
 
 impl Approvals {
     /// These approvals and one more, asked after them.
     pub(crate) fn with<'s>(
         previous: Option<&Approvals>,
-        approval: Approval<'static>,
+        approval: Hook<'static>,
         specs: impl Iterator<Item = &'s ToolSpec>,
     ) -> Approvals {
         let asks: Arc<[bool]> = specs.map(|spec| approval.asks_about(spec)).collect();
@@ -347,7 +560,8 @@ impl Approvals {
         let approval = Approval::new(move |request| {
             observer(request);
             Decision::Approve
-        });
+        })
+        .into_hook();
         let mut gates = self.gates.clone();
         gates.push((approval, asks));
         Approvals { gates }
@@ -359,7 +573,7 @@ impl Approvals {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Gates<'a> {
     pub(crate) view: Option<&'a Approvals>,
-    pub(crate) extra: Option<&'a Approval<'a>>,
+    pub(crate) extra: Option<&'a Hook<'a>>,
 }
 
 impl<'a> Gates<'a> {
@@ -375,12 +589,13 @@ impl<'a> Gates<'a> {
     }
 
     /// Asks each approval that asks about the tool, in order, until one
-    /// refuses: `Err` with its reason.
+    /// refuses: `Err` with its reason. Each is lent the call's `context`.
     pub(crate) async fn decide(
         &self,
         index: usize,
         spec: &ToolSpec,
         args: Value,
+        context: &(dyn Any + Send + Sync),
     ) -> Result<(), String> {
         let request = ApprovalRequest {
             tool: spec.name().to_owned(),
@@ -395,7 +610,7 @@ impl<'a> Gates<'a> {
             .map(|(approval, _)| approval);
         let extra = self.extra.filter(|extra| extra.asks_about(spec));
         for approval in view.chain(extra) {
-            if let Decision::Refuse(reason) = approval.decide(request.clone()).await {
+            if let Decision::Refuse(reason) = approval.decide(request.clone(), context).await {
                 return Err(reason);
             }
         }

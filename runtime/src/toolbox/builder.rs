@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
-use super::approval::Approval;
+use super::approval::{Approval, Hook};
+use super::context::{AdmitsApproval, AdmitsTool, NoContext, ToolboxContext, WithContext};
 use super::dispatch::{Entry, Shared};
 use super::erased::{ErasedTool, Typed};
 use super::Toolbox;
@@ -38,7 +39,10 @@ use crate::tool::{DynamicTool, Tool, ToolSpec};
 /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["get_note", "ping"]);
 /// # Ok::<(), typed_tools::BuildError>(())
 /// ```
-pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
+///
+/// `C` is the [context](super::context) the toolbox gives its calls:
+/// [`NoContext`] until [`context`](Self::context) says otherwise.
+pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork, C: ToolboxContext = NoContext> {
     entries: Vec<Entry>,
     default_policy: Policy,
     /// Per-tool policies, by tool name; each replaces the default for its tool.
@@ -46,11 +50,11 @@ pub struct ToolboxBuilder<A: Effects = ReadWriteNetwork> {
     max_argument_bytes: usize,
     /// Problems found as tools were added, reported by `build`.
     problems: Vec<BuildProblem>,
-    approvals: Vec<Approval<'static>>,
-    _allowed: PhantomData<fn() -> A>,
+    approvals: Vec<Hook<'static>>,
+    _allowed: PhantomData<fn() -> (A, C)>,
 }
 
-impl<A: Effects> fmt::Debug for ToolboxBuilder<A> {
+impl<A: Effects, C: ToolboxContext> fmt::Debug for ToolboxBuilder<A, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolboxBuilder")
             .field(
@@ -71,6 +75,52 @@ impl<A: Effects> fmt::Debug for ToolboxBuilder<A> {
 }
 
 impl<A: Effects> ToolboxBuilder<A> {
+    /// The toolbox's calls are each given a context of type `X` (who is
+    /// calling and what they may do, a connection, a request id): its
+    /// tools may take it, as a `#[context] x: &X` parameter, and so may
+    /// its approvals ([`Approval::with_context`]). The toolbox is then
+    /// called with [`Toolbox::call_in`] and run plans with
+    /// [`Interpreter::run_in`](crate::plan::Interpreter::run_in); `call`
+    /// does not compile on it. It admits tools that need an `X` and tools
+    /// that need nothing; a tool that needs another type does not compile.
+    /// See [`context`](super::context).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String }
+    ///
+    /// /// List the caller's notes.
+    /// #[tool(effects = Read)]
+    /// fn my_notes(#[context] caller: &Caller) -> Vec<String> { vec![format!("{}'s note", caller.name)] }
+    ///
+    /// /// Add two numbers.
+    /// #[tool(effects = Pure)]
+    /// fn add(a: i64, b: i64) -> i64 { a + b }
+    ///
+    /// let toolbox = Toolbox::builder().context::<Caller>().tool(MyNotes).tool(Add).build()?;
+    /// let ana = Caller { name: "ana".into() };
+    /// assert_eq!(toolbox.call_in(&ana, "my_notes", "{}").await?.json(), r#"["ana's note"]"#);
+    /// assert_eq!(toolbox.call_in(&ana, "add", r#"{"a": 1, "b": 2}"#).await?.json(), "3");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn context<X: Send + Sync + 'static>(self) -> ToolboxBuilder<A, WithContext<X>> {
+        ToolboxBuilder {
+            entries: self.entries,
+            default_policy: self.default_policy,
+            policies: self.policies,
+            max_argument_bytes: self.max_argument_bytes,
+            problems: self.problems,
+            approvals: self.approvals,
+            _allowed: PhantomData,
+        }
+    }
+}
+
+impl<A: Effects, C: ToolboxContext> ToolboxBuilder<A, C> {
     pub(super) fn new() -> Self {
         ToolboxBuilder {
             entries: Vec::new(),
@@ -212,13 +262,20 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
-    pub fn approval(mut self, approval: Approval<'static>) -> Self {
-        self.approvals.push(approval);
+    ///
+    /// An approval made by [`Approval::with_context`] needs a toolbox that
+    /// gives its context ([`context`](Self::context)).
+    pub fn approval<N, M>(mut self, approval: Approval<'static, N>) -> Self
+    where
+        C: AdmitsApproval<N, M>,
+    {
+        self.approvals.push(approval.into_hook());
         self
     }
 
-    /// Adds a typed tool. Its effects must be admitted by the toolbox: this is
-    /// checked by the compiler.
+    /// Adds a typed tool. Its effects must be admitted by the toolbox, and
+    /// the context it takes (if any) be the one the toolbox gives
+    /// ([`context`](Self::context)): both are checked by the compiler.
     ///
     /// ```
     /// use typed_tools::effect::Read;
@@ -232,10 +289,11 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// let toolbox = Toolbox::allowing::<Read>().tool(ListNotes).build().unwrap();
     /// assert_eq!(toolbox.names().collect::<Vec<_>>(), ["list_notes"]);
     /// ```
-    pub fn tool<T>(mut self, tool: T) -> Self
+    pub fn tool<T, M>(mut self, tool: T) -> Self
     where
         T: Tool,
         T::Effects: SubsetOf<A>,
+        C: AdmitsTool<T, M>,
     {
         let spec = ToolSpec::of::<T>();
         let erased = Typed::new(tool, &spec);
@@ -293,11 +351,11 @@ impl<A: Effects> ToolboxBuilder<A> {
     /// assert!(matches!(&error.problems()[0], BuildProblem::DuplicateName { name } if name == "echo"));
     /// assert!(error.to_string().contains("two tools are named `echo`"));
     /// ```
-    pub fn build(self) -> Result<Toolbox<A>, BuildError> {
+    pub fn build(self) -> Result<Toolbox<A, C>, BuildError> {
         // The work needs `A`'s set only: done by a builder of one type, so
         // that it is compiled once, here, not again in every crate that
         // builds a toolbox.
-        let untyped = ToolboxBuilder::<ReadWriteNetwork> {
+        let untyped = ToolboxBuilder::<ReadWriteNetwork, NoContext> {
             entries: self.entries,
             default_policy: self.default_policy,
             policies: self.policies,
@@ -390,7 +448,7 @@ impl ToolboxBuilder {
         Ok(self
             .approvals
             .into_iter()
-            .fold(toolbox, |toolbox, approval| toolbox.approve(approval)))
+            .fold(toolbox, |toolbox, approval| toolbox.approve_hook(approval)))
     }
 }
 

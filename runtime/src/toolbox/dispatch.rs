@@ -5,6 +5,7 @@
 //! takes the gated path instead ([`gated_call`]): read, ask, run what was
 //! read, with recovery's rewrites read and asked about in turn.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -20,6 +21,7 @@ use futures::future::BoxFuture;
 use tracing::Span;
 
 use super::approval::Gates;
+use super::context::{NoContext, ToolboxContext};
 use super::erased::{Erased, ErasedTool, Failure, Input};
 use super::lookup::Fnv;
 use super::output::ToolOutput;
@@ -54,8 +56,12 @@ impl Entry {
     /// panic, caught. (The caller matches on it where it lies: moving the
     /// result into an `Erased` first costs a copy of it.)
     #[inline(always)]
-    fn start<'a>(&'a self, args: &str) -> std::thread::Result<Erased<'a>> {
-        std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.call(&self.spec, args)))
+    fn start<'a>(
+        &'a self,
+        context: &'a (dyn Any + Send + Sync),
+        args: &str,
+    ) -> std::thread::Result<Erased<'a>> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.call(context, args)))
     }
 
     fn poll_running(
@@ -69,8 +75,12 @@ impl Entry {
     }
 
     /// One call to the end, for recovery, which calls again.
-    pub(crate) async fn run(&self, args: &str) -> Result<String, Failure> {
-        match self.start(args) {
+    pub(crate) async fn run(
+        &self,
+        context: &(dyn Any + Send + Sync),
+        args: &str,
+    ) -> Result<String, Failure> {
+        match self.start(context, args) {
             Ok(Erased::Done(result)) => result,
             Ok(Erased::Running(mut future)) => {
                 futures::future::poll_fn(|cx| Entry::poll_running(&mut future, cx)).await
@@ -82,13 +92,17 @@ impl Entry {
     /// Reads argument text into the tool's input, running nothing. A panic
     /// is a failure.
     pub(crate) fn read(&self, args: &str) -> Result<Input, Failure> {
-        std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.read(&self.spec, args)))
+        std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.read(args)))
             .unwrap_or_else(|panic| Err(Failure::Panicked(panic_message(panic))))
     }
 
     /// Runs the tool to the end with an input [`read`](Self::read) gave.
-    pub(crate) async fn run_input(&self, input: Input) -> Result<String, Failure> {
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.run(input)));
+    pub(crate) async fn run_input(
+        &self,
+        context: &(dyn Any + Send + Sync),
+        input: Input,
+    ) -> Result<String, Failure> {
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| self.tool.run(context, input)));
         match started {
             Ok(Erased::Done(result)) => result,
             Ok(Erased::Running(mut future)) => {
@@ -183,6 +197,13 @@ impl Entry {
                 message,
                 panicked: true,
             },
+            Failure::Context(needed) => ToolError::Execution {
+                tool,
+                message: format!(
+                    "it needs a context of type `{needed}`, and the call was given another; give the toolbox's calls the context it was built with"
+                ),
+                panicked: false,
+            },
             Failure::Output(error) => ToolError::Execution {
                 tool,
                 message: format!("its output could not be serialized: {error}"),
@@ -198,16 +219,19 @@ impl Entry {
 /// arguments and, for a sync tool, runs it; an async tool's future is polled
 /// from then on. A panic in the tool is caught and returned as
 /// [`ToolError::Execution`](crate::ToolError::Execution). `Unpin` and `Send`.
+///
+/// `C` is the toolbox's [context](super::context); a call holds what it was
+/// given (nothing for [`NoContext`]).
 #[must_use = "a call does nothing unless it is awaited"]
-pub struct Call<'a> {
+pub struct Call<'a, C: ToolboxContext = NoContext> {
     /// The argument text, read in place; the slow path takes it.
     args: Cow<'a, str>,
     /// Dropped by `Call`'s own `Drop`, which looks at the state inline: a
     /// call that ended (the usual case) drops nothing more.
-    state: ManuallyDrop<CallState<'a>>,
+    state: ManuallyDrop<CallState<'a, C>>,
 }
 
-impl Drop for Call<'_> {
+impl<C: ToolboxContext> Drop for Call<'_, C> {
     #[inline]
     fn drop(&mut self) {
         if matches!(*self.state, CallState::Running { .. } | CallState::Slow(..)) {
@@ -222,12 +246,14 @@ impl Drop for Call<'_> {
 ///
 /// The two states that own something come first, so that `Call`'s drop
 /// tells them from the others in one compare.
-enum CallState<'a> {
+enum CallState<'a, C: ToolboxContext> {
     Running {
         entry: &'a Entry,
         max_argument_bytes: usize,
         future: BoxFuture<'a, Result<String, Failure>>,
         trace: Trace,
+        /// For a recovery, which calls again.
+        context: C::Given<'a>,
     },
     /// Off the fast path: a failure met the tool's policy (repair, coerce,
     /// retry, escalate), or an approval asks about the tool.
@@ -241,17 +267,18 @@ enum CallState<'a> {
         allowed: EffectSet,
         gates: Gates<'a>,
         name: &'a str,
+        context: C::Given<'a>,
     },
     Done,
 }
 
 /// The parts of [`CallState::Start`].
-#[derive(Clone, Copy)]
-struct Start<'a> {
+struct Start<'a, C: ToolboxContext> {
     shared: &'a Shared,
     allowed: EffectSet,
     gates: Gates<'a>,
     name: &'a str,
+    context: C::Given<'a>,
 }
 
 /// A call's `tool_call` span, when a subscriber records it; carried from
@@ -277,6 +304,8 @@ pub(super) struct Gated<'a> {
     index: usize,
     /// The call's span, where the approvals' answer is recorded.
     span: Span,
+    /// The call's context, which the approvals and the tool are lent.
+    pub(super) context: &'a (dyn Any + Send + Sync),
 }
 
 impl Gated<'_> {
@@ -297,7 +326,10 @@ impl Gated<'_> {
         // no one is asked and nothing runs.
         let shown = serde_json::from_str(args)
             .map_err(|error| entry.explain(args, Failure::Args(Some(error))))?;
-        let decision = self.gates.decide(self.index, &entry.spec, shown).await;
+        let decision = self
+            .gates
+            .decide(self.index, &entry.spec, shown, self.context)
+            .await;
         CallTrace::approval(&self.span, decision.is_ok());
         match decision {
             Ok(()) => {
@@ -324,7 +356,7 @@ impl Gated<'_> {
             Err(failure) => return Ok(Err(failure)),
         };
         self.approve(entry, text, approved).await?;
-        Ok(entry.run_input(input).await)
+        Ok(entry.run_input(self.context, input).await)
     }
 }
 
@@ -342,7 +374,7 @@ async fn gated_call<'a>(
         Err(failure) => Err(failure),
         Ok(input) => {
             gated.approve(entry, &args, &mut approved).await?;
-            entry.run_input(input).await
+            entry.run_input(gated.context, input).await
         }
     };
     let failure = match outcome {
@@ -352,9 +384,11 @@ async fn gated_call<'a>(
     if entry.policy.is_none() {
         return Err(entry.explain(&args, failure));
     }
+    let context = gated.context;
     recover(
         entry,
         Some((&gated, approved)),
+        context,
         max,
         args.into_owned(),
         failure,
@@ -362,14 +396,15 @@ async fn gated_call<'a>(
     .await
 }
 
-impl<'a> Call<'a> {
+impl<'a, C: ToolboxContext> Call<'a, C> {
     pub(super) fn new(
         shared: &'a Shared,
         allowed: EffectSet,
         gates: Gates<'a>,
         name: &'a str,
         args: Cow<'a, str>,
-    ) -> Call<'a> {
+        context: C::Given<'a>,
+    ) -> Call<'a, C> {
         Call {
             args,
             state: ManuallyDrop::new(CallState::Start {
@@ -377,6 +412,7 @@ impl<'a> Call<'a> {
                 allowed,
                 gates,
                 name,
+                context,
             }),
         }
     }
@@ -408,21 +444,22 @@ impl<'a> Call<'a> {
             return self.refused(trace, error);
         }
         let gates = self.begun().gates;
+        let context = self.begun().context;
         if gates.ask_about(index, &entry.spec) {
             drop(entered);
-            return self.gated(cx, entry, gates, index, max, trace);
+            return self.gated(cx, entry, gates, index, max, trace, context);
         }
-        let started = entry.start(&self.args);
+        let started = entry.start(C::erase(context), &self.args);
         drop(entered);
         match started {
             Ok(Erased::Done(Ok(json))) => {
                 self.end_start();
                 ready(trace, Ok(ToolOutput::from_json(json)))
             }
-            Ok(Erased::Done(Err(failure))) => self.failed(cx, entry, max, failure, trace),
+            Ok(Erased::Done(Err(failure))) => self.failed(cx, entry, max, failure, trace, context),
             Err(panic) => {
                 let failure = Failure::Panicked(panic_message(panic));
-                self.failed(cx, entry, max, failure, trace)
+                self.failed(cx, entry, max, failure, trace, context)
             }
             Ok(Erased::Running(future)) => {
                 *self.state = CallState::Running {
@@ -430,6 +467,7 @@ impl<'a> Call<'a> {
                     max_argument_bytes: max,
                     future,
                     trace,
+                    context,
                 };
                 self.poll_later(cx)
             }
@@ -447,18 +485,20 @@ impl<'a> Call<'a> {
 
     /// The parts of a call not yet polled.
     #[inline(always)]
-    fn begun(&self) -> Start<'a> {
+    fn begun(&self) -> Start<'a, C> {
         match *self.state {
             CallState::Start {
                 shared,
                 allowed,
                 gates,
                 name,
+                context,
             } => Start {
                 shared,
                 allowed,
                 gates,
                 name,
+                context,
             },
             _ => unreachable!("a call is started once"),
         }
@@ -488,6 +528,7 @@ impl<'a> Call<'a> {
                 max_argument_bytes: max,
                 mut future,
                 trace,
+                context,
             } => {
                 let entered = CallTrace::enter(&trace);
                 let poll = Entry::poll_running(&mut future, cx);
@@ -499,11 +540,14 @@ impl<'a> Call<'a> {
                             max_argument_bytes: max,
                             future,
                             trace,
+                            context,
                         };
                         Poll::Pending
                     }
                     Poll::Ready(Ok(json)) => ready(trace, Ok(ToolOutput::from_json(json))),
-                    Poll::Ready(Err(failure)) => self.failed(cx, entry, max, failure, trace),
+                    Poll::Ready(Err(failure)) => {
+                        self.failed(cx, entry, max, failure, trace, context)
+                    }
                 }
             }
             CallState::Slow(mut future, trace) => {
@@ -533,19 +577,29 @@ impl<'a> Call<'a> {
         max: usize,
         failure: Failure,
         trace: Trace,
+        context: C::Given<'a>,
     ) -> Polled {
         let args = std::mem::take(&mut self.args);
         if entry.policy.is_none() {
             *self.state = CallState::Done;
             return ready(trace, Err(entry.explain(&args, failure)));
         }
-        let future = Box::pin(recover(entry, None, max, args.into_owned(), failure));
+        let context = C::erase(context);
+        let future = Box::pin(recover(
+            entry,
+            None,
+            context,
+            max,
+            args.into_owned(),
+            failure,
+        ));
         *self.state = CallState::Slow(future, trace);
         self.poll_later(cx)
     }
 
     /// An approval asks about the tool: the gated path.
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)] // the parts of a call, each from its place
     fn gated(
         &mut self,
         cx: &mut Context<'_>,
@@ -554,16 +608,22 @@ impl<'a> Call<'a> {
         index: usize,
         max: usize,
         trace: Trace,
+        context: C::Given<'a>,
     ) -> Polled {
         let args = std::mem::take(&mut self.args);
         let span = trace.as_ref().map_or_else(Span::none, |t| t.span().clone());
-        let gated = Gated { gates, index, span };
+        let gated = Gated {
+            gates,
+            index,
+            span,
+            context: C::erase(context),
+        };
         *self.state = CallState::Slow(Box::pin(gated_call(entry, gated, max, args)), trace);
         self.poll_later(cx)
     }
 }
 
-impl Future for Call<'_> {
+impl<C: ToolboxContext> Future for Call<'_, C> {
     type Output = Result<ToolOutput, ToolError>;
 
     #[inline]
@@ -581,7 +641,7 @@ impl Future for Call<'_> {
     }
 }
 
-impl fmt::Debug for Call<'_> {
+impl<C: ToolboxContext> fmt::Debug for Call<'_, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &*self.state {
             CallState::Start { name, .. } => format!("not started: {name}"),

@@ -3,6 +3,8 @@
 //! A call that needs approval is made in two halves instead: read the
 //! arguments ([`ErasedTool::read`]), and once approved, run the tool with
 //! what was read ([`ErasedTool::run`]), so that nothing can change between.
+//! The call's context comes erased (`&(dyn Any + Send + Sync)`); a typed
+//! tool takes its own type back (see [`context`](super::context)).
 
 use std::any::Any;
 use std::fmt::Display;
@@ -13,6 +15,7 @@ use futures::FutureExt;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::context::downcast;
 use crate::error::ToolError;
 use crate::json::Unread;
 use crate::schema::Problem;
@@ -29,6 +32,9 @@ pub(crate) enum Failure {
     Schema(Box<ToolError>),
     /// The tool returned its error.
     Tool(String),
+    /// The call was given a context of another type than the tool's, this
+    /// one: the toolbox's bounds rule it out.
+    Context(&'static str),
     /// The output could not be serialized.
     Output(serde_json::Error),
     /// The tool panicked, with this message.
@@ -37,15 +43,16 @@ pub(crate) enum Failure {
 
 /// The form a toolbox holds: one call from argument text to output text.
 pub(crate) trait ErasedTool: Send + Sync + 'static {
-    fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a>;
+    /// The whole call, lent the call's context.
+    fn call<'a>(&'a self, context: &'a (dyn Any + Send + Sync), args: &str) -> Erased<'a>;
 
     /// The first half of [`call`](Self::call): the arguments read into the
     /// tool's input, nothing run.
-    fn read(&self, spec: &ToolSpec, args: &str) -> Result<Input, Failure>;
+    fn read(&self, args: &str) -> Result<Input, Failure>;
 
     /// The second half: runs the tool with an input [`read`](Self::read)
     /// gave.
-    fn run(&self, input: Input) -> Erased<'_>;
+    fn run<'a>(&'a self, context: &'a (dyn Any + Send + Sync), input: Input) -> Erased<'a>;
 }
 
 /// A tool's input, read and not yet run with: the typed tool's `Input`, or
@@ -92,22 +99,29 @@ impl<T: Tool> Typed<T> {
 }
 
 impl<T: Tool> ErasedTool for Typed<T> {
-    fn call<'a>(&'a self, _: &'a ToolSpec, args: &str) -> Erased<'a> {
+    fn call<'a>(&'a self, context: &'a (dyn Any + Send + Sync), args: &str) -> Erased<'a> {
+        // A tool that needs no context takes `()` here without a test.
+        let Some(context) = downcast::<T::Context>(context) else {
+            return Erased::Done(Err(Typed::<T>::other_context()));
+        };
         // Fast path: deserialize straight from the argument text; no JSON value
         // is built unless something fails.
         match self.input(args) {
-            Ok(input) => self.run_input(input),
+            Ok(input) => self.run_input(context, input),
             Err(failure) => Erased::Done(Err(failure)),
         }
     }
 
-    fn read(&self, _: &ToolSpec, args: &str) -> Result<Input, Failure> {
+    fn read(&self, args: &str) -> Result<Input, Failure> {
         self.input(args).map(|input| Input(Box::new(input)))
     }
 
-    fn run(&self, input: Input) -> Erased<'_> {
+    fn run<'a>(&'a self, context: &'a (dyn Any + Send + Sync), input: Input) -> Erased<'a> {
+        let Some(context) = downcast::<T::Context>(context) else {
+            return Erased::Done(Err(Typed::<T>::other_context()));
+        };
         match input.take::<T::Input>() {
-            Ok(input) => self.run_input(input),
+            Ok(input) => self.run_input(context, input),
             Err(failure) => Erased::Done(Err(failure)),
         }
     }
@@ -127,12 +141,20 @@ impl<T: Tool> Typed<T> {
     }
 
     #[inline]
-    fn run_input(&self, input: T::Input) -> Erased<'_> {
-        let input = match self.tool.__typed_tools_call_sync(input) {
+    fn run_input<'a>(&'a self, context: &'a T::Context, input: T::Input) -> Erased<'a> {
+        let input = match self.tool.__typed_tools_call_sync(context, input) {
             Ok(result) => return Erased::Done(finish(result)),
             Err(input) => input,
         };
-        Erased::Running(running(self.tool.call(input)))
+        Erased::Running(running(self.tool.call(context, input)))
+    }
+
+    /// The call was given another context than `T`'s: the toolbox's
+    /// bounds rule it out, and it fails rather than panics.
+    #[cold]
+    #[inline(never)]
+    fn other_context() -> Failure {
+        Failure::Context(std::any::type_name::<T::Context>())
     }
 }
 
@@ -173,19 +195,20 @@ fn finish<O: Serialize, E: Display>(result: Result<O, E>) -> Result<String, Fail
     }
 }
 
+/// A run-time tool takes no context, and joins a toolbox of any.
 impl ErasedTool for DynamicTool {
-    fn call<'a>(&'a self, spec: &'a ToolSpec, args: &str) -> Erased<'a> {
-        match arguments(spec, args) {
+    fn call<'a>(&'a self, _: &'a (dyn Any + Send + Sync), args: &str) -> Erased<'a> {
+        match arguments(&self.spec, args) {
             Ok(value) => self.run_value(value),
             Err(failure) => Erased::Done(Err(failure)),
         }
     }
 
-    fn read(&self, spec: &ToolSpec, args: &str) -> Result<Input, Failure> {
-        arguments(spec, args).map(|value| Input(Box::new(value)))
+    fn read(&self, args: &str) -> Result<Input, Failure> {
+        arguments(&self.spec, args).map(|value| Input(Box::new(value)))
     }
 
-    fn run(&self, input: Input) -> Erased<'_> {
+    fn run<'a>(&'a self, _: &'a (dyn Any + Send + Sync), input: Input) -> Erased<'a> {
         match input.take::<Value>() {
             Ok(value) => self.run_value(value),
             Err(failure) => Erased::Done(Err(failure)),
@@ -237,5 +260,75 @@ impl DynamicTool {
             }
             .boxed(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolbox::dispatch::Entry;
+
+    /// Who is calling.
+    struct Caller(&'static str);
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Nothing {}
+
+    /// A tool that needs a `Caller`.
+    struct Whoami;
+
+    impl Tool for Whoami {
+        type Input = Nothing;
+        type Output = String;
+        type Error = std::convert::Infallible;
+        type Effects = crate::effect::Read;
+        type Context = Caller;
+        const NAME: &'static str = "whoami";
+        const DOC: &'static [&'static str] = &["Say who is calling."];
+
+        fn call(
+            &self,
+            caller: &Caller,
+            _: Nothing,
+        ) -> impl Future<Output = Result<String, Self::Error>> + Send {
+            std::future::ready(Ok(caller.0.to_owned()))
+        }
+    }
+
+    fn entry() -> Entry {
+        let spec = ToolSpec::of::<Whoami>();
+        Entry {
+            tool: Box::new(Typed::new(Whoami, &spec)),
+            spec,
+            policy: crate::recover::Policy::none(),
+        }
+    }
+
+    #[test]
+    fn a_tool_takes_its_context_back() {
+        let entry = entry();
+        let Erased::Done(Ok(json)) = entry.tool.call(&Caller("ana"), "{}") else {
+            panic!("a sync tool is done at once");
+        };
+        assert_eq!(json, r#""ana""#);
+    }
+
+    #[test]
+    fn a_context_of_another_type_fails_the_call_without_running_the_tool() {
+        // The toolbox's bounds rule this out; the erased layer still says
+        // no rather than panic.
+        let entry = entry();
+        let Erased::Done(Err(failure)) = entry.tool.call(&"not a caller", "{}") else {
+            panic!("the call fails at once");
+        };
+        let error = entry.explain("{}", failure);
+        assert_eq!(
+            error.to_string(),
+            "tool `whoami` failed: it needs a context of type `typed_tools_runtime::toolbox::erased::tests::Caller`, and the call was given another; give the toolbox's calls the context it was built with"
+        );
+        let input = entry.read("{}").map_err(|_| "read").unwrap();
+        let Erased::Done(Err(Failure::Context(_))) = entry.tool.run(&(), input) else {
+            panic!("the second half fails the same way");
+        };
     }
 }

@@ -9,6 +9,7 @@
 
 mod approval;
 mod builder;
+pub mod context;
 mod dispatch;
 mod erased;
 mod lookup;
@@ -30,9 +31,17 @@ use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::tool::ToolSpec;
 
+pub(crate) use approval::Hook;
 pub use approval::{Approval, ApprovalRequest, Decision};
 use approval::{Approvals, Gates};
 pub use builder::{BuildError, BuildProblem, ToolboxBuilder};
+#[doc(hidden)]
+pub use context::{
+    AdmitsApproval, AdmitsTool, ApprovalContextIs, ApprovalNeedsNoContext, ByNone, BySame,
+    CallWithoutContext, ContextIs, NoContextGiven, PlanWithoutContext, Takes, ToolContextIs,
+    ToolNeedsNoContext,
+};
+pub use context::{NoContext, ToolboxContext, WithContext};
 pub use dispatch::Call;
 use dispatch::Shared;
 pub use output::ToolOutput;
@@ -41,7 +50,12 @@ pub use output::ToolOutput;
 ///
 /// `A` is the set of effects the toolbox admits, checked when a typed tool is
 /// added: a `Toolbox<Read>` does not compile with a `Write` tool in it. The
-/// default admits every effect. Cloning is cheap (the tools are shared).
+/// default admits every effect. `C` is what each call is given besides its
+/// arguments, the run's [context]: [`NoContext`] by default (the
+/// toolbox is called with [`call`](Self::call)), or
+/// [`WithContext<X>`](WithContext), built by
+/// [`ToolboxBuilder::context`] and called with [`call_in`](Self::call_in).
+/// Cloning is cheap (the tools are shared).
 ///
 /// ```
 /// # futures::executor::block_on(async {
@@ -83,15 +97,15 @@ pub use output::ToolOutput;
 /// // error: effect violation: allowed {Read} but got {Write}
 /// let toolbox = Toolbox::allowing::<Read>().tool(Delete).build();
 /// ```
-pub struct Toolbox<A: Effects = ReadWriteNetwork> {
+pub struct Toolbox<A: Effects = ReadWriteNetwork, C: ToolboxContext = NoContext> {
     shared: Arc<Shared>,
     allowed: EffectSet,
     /// The approvals this view asks, in order; `None` for none.
     approvals: Option<Arc<Approvals>>,
-    _allowed: PhantomData<fn() -> A>,
+    _allowed: PhantomData<fn() -> (A, C)>,
 }
 
-impl<A: Effects> Clone for Toolbox<A> {
+impl<A: Effects, C: ToolboxContext> Clone for Toolbox<A, C> {
     fn clone(&self) -> Self {
         Toolbox {
             shared: Arc::clone(&self.shared),
@@ -102,7 +116,7 @@ impl<A: Effects> Clone for Toolbox<A> {
     }
 }
 
-impl<A: Effects> fmt::Debug for Toolbox<A> {
+impl<A: Effects, C: ToolboxContext> fmt::Debug for Toolbox<A, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Toolbox")
             .field("tools", &self.names().collect::<Vec<_>>())
@@ -165,7 +179,7 @@ impl Toolbox {
     }
 }
 
-impl<A: Effects> Toolbox<A> {
+impl<A: Effects, C: ToolboxContext> Toolbox<A, C> {
     /// The longest argument text a call may send, in bytes
     /// ([`ToolboxBuilder::max_argument_bytes`]).
     ///
@@ -213,7 +227,7 @@ impl<A: Effects> Toolbox<A> {
     /// assert_eq!(readonly.names().collect::<Vec<_>>(), ["read_note"]);
     /// assert_eq!(toolbox.names().count(), 2);
     /// ```
-    pub fn restrict(&self, allowed: EffectSet) -> Toolbox<A> {
+    pub fn restrict(&self, allowed: EffectSet) -> Toolbox<A, C> {
         Toolbox {
             shared: Arc::clone(&self.shared),
             allowed: self.allowed.intersection(allowed),
@@ -250,7 +264,18 @@ impl<A: Effects> Toolbox<A> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
-    pub fn approve(&self, approval: Approval<'static>) -> Toolbox<A> {
+    ///
+    /// An approval made by [`Approval::with_context`] is given each call's
+    /// context, and needs a toolbox that gives that context.
+    pub fn approve<N, M>(&self, approval: Approval<'static, N>) -> Toolbox<A, C>
+    where
+        C: AdmitsApproval<N, M>,
+    {
+        self.approve_hook(approval.into_hook())
+    }
+
+    /// [`approve`](Self::approve), the approval's context type checked.
+    pub(crate) fn approve_hook(&self, approval: Hook<'static>) -> Toolbox<A, C> {
         let specs = self.shared.entries.iter().map(|entry| &entry.spec);
         let approvals = Approvals::with(self.approvals.as_deref(), approval, specs);
         Toolbox {
@@ -267,7 +292,7 @@ impl<A: Effects> Toolbox<A> {
     pub(crate) fn observe_approvals(
         &self,
         observer: impl Fn(&ApprovalRequest) + Send + Sync + 'static,
-    ) -> Toolbox<A> {
+    ) -> Toolbox<A, C> {
         let Some(approvals) = &self.approvals else {
             return self.clone();
         };
@@ -363,8 +388,8 @@ impl<A: Effects> Toolbox<A> {
     /// can see: [`ToolError::UnknownTool`](crate::ToolError::UnknownTool),
     /// with the nearest names among the tools it allows, as for a name the
     /// toolbox does not have. For a server whose clients know only the tools
-    /// it lists (MCP), where a tool outside the view does not exist.
-    #[cfg(feature = "mcp")]
+    /// it lists (MCP), where a tool outside the view does not exist, and for
+    /// the names nearest to one a plan misspelled.
     pub(crate) fn unknown(&self, name: &str) -> crate::error::ToolError {
         self.shared.unknown(name, self.allowed)
     }
@@ -445,13 +470,116 @@ impl<A: Effects> Toolbox<A> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
-    pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a> {
+    ///
+    /// A toolbox whose tools take a context ([`ToolboxBuilder::context`])
+    /// is called with [`call_in`](Self::call_in); `call` does not compile
+    /// there.
+    pub fn call<'a>(&'a self, name: &'a str, args: &'a str) -> Call<'a, C>
+    where
+        C::Value: CallWithoutContext,
+    {
         Call::new(
             &self.shared,
             self.allowed,
             self.gates(),
             name,
             Cow::Borrowed(args),
+            C::given(<C::Value as CallWithoutContext>::nothing()),
+        )
+    }
+
+    /// Calls tool `name` as [`call`](Self::call) does, lending it `context`:
+    /// the run's [context] (who is calling, a connection, a request
+    /// id), of the type the toolbox was built with
+    /// ([`ToolboxBuilder::context`]). The tools that take a `#[context]`
+    /// parameter get it, and so do the approvals made by
+    /// [`Approval::with_context`]. The toolbox holds no context: calls made
+    /// at once with different contexts each see their own.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is calling, and for which request.
+    /// struct Caller { name: String, request_id: u64 }
+    ///
+    /// /// Say hello to the caller.
+    /// #[tool(effects = Pure)]
+    /// fn hello(#[context] caller: &Caller, greeting: String) -> String {
+    ///     format!("{greeting}, {} (request {})", caller.name, caller.request_id)
+    /// }
+    ///
+    /// let toolbox = Toolbox::builder().context::<Caller>().tool(Hello).build()?;
+    /// let ana = Caller { name: "ana".into(), request_id: 7 };
+    /// let bob = Caller { name: "bob".into(), request_id: 8 };
+    /// let (to_ana, to_bob) = futures::join!(
+    ///     toolbox.call_in(&ana, "hello", r#"{"greeting": "hi"}"#),
+    ///     toolbox.call_in(&bob, "hello", r#"{"greeting": "hello"}"#),
+    /// );
+    /// assert_eq!(to_ana?.json(), r#""hi, ana (request 7)""#);
+    /// assert_eq!(to_bob?.json(), r#""hello, bob (request 8)""#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn call_in<'a, X>(&'a self, context: &'a X, name: &'a str, args: &'a str) -> Call<'a, C>
+    where
+        C: Takes<X>,
+    {
+        self.call_given(C::value(context), name, Cow::Borrowed(args))
+    }
+
+    /// [`call_in`](Self::call_in) with arguments already parsed, as
+    /// [`call_value`](Self::call_value) is to [`call`](Self::call).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String }
+    ///
+    /// /// Sign a text with the caller's name.
+    /// #[tool(effects = Pure)]
+    /// fn sign(#[context] caller: &Caller, text: String) -> String { format!("{text} -- {}", caller.name) }
+    ///
+    /// let toolbox = Toolbox::builder().context::<Caller>().tool(Sign).build()?;
+    /// let ana = Caller { name: "ana".into() };
+    /// let output = toolbox.call_value_in(&ana, "sign", &serde_json::json!({"text": "hi"})).await?;
+    /// assert_eq!(output.to_value(), serde_json::json!("hi -- ana"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn call_value_in<'a, X>(
+        &'a self,
+        context: &'a X,
+        name: &'a str,
+        args: &Value,
+    ) -> Call<'a, C>
+    where
+        C: Takes<X>,
+    {
+        self.call_given(
+            C::value(context),
+            name,
+            Cow::Owned(crate::json::to_text(args)),
+        )
+    }
+
+    /// A call lent `context`, the toolbox's own type: for the crate's
+    /// callers generic over `C` (plans, the MCP server).
+    pub(crate) fn call_given<'a>(
+        &'a self,
+        context: &'a C::Value,
+        name: &'a str,
+        args: Cow<'a, str>,
+    ) -> Call<'a, C> {
+        Call::new(
+            &self.shared,
+            self.allowed,
+            self.gates(),
+            name,
+            args,
+            C::given(context),
         )
     }
 
@@ -515,29 +643,41 @@ impl<A: Effects> Toolbox<A> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// # }).unwrap();
     /// ```
-    pub fn call_value<'a>(&'a self, name: &'a str, args: &Value) -> Call<'a> {
+    pub fn call_value<'a>(&'a self, name: &'a str, args: &Value) -> Call<'a, C>
+    where
+        C::Value: CallWithoutContext,
+    {
         Call::new(
             &self.shared,
             self.allowed,
             self.gates(),
             name,
             Cow::Owned(crate::json::to_text(args)),
+            C::given(<C::Value as CallWithoutContext>::nothing()),
         )
     }
 
     /// Calls tool `name` with argument text, as [`call`](Self::call)
-    /// does; `approval`, if any, is asked after this view's own. For plans,
-    /// which write their arguments' text themselves.
+    /// does, lent `context`; `approval`, if any, is asked after this view's
+    /// own. For plans, which write their arguments' text themselves.
     pub(crate) fn call_with<'a>(
         &'a self,
         name: &'a str,
         args: &'a str,
-        approval: Option<&'a Approval<'a>>,
-    ) -> Call<'a> {
+        approval: Option<&'a Hook<'a>>,
+        context: &'a C::Value,
+    ) -> Call<'a, C> {
         let gates = Gates {
             extra: approval,
             ..self.gates()
         };
-        Call::new(&self.shared, self.allowed, gates, name, Cow::Borrowed(args))
+        Call::new(
+            &self.shared,
+            self.allowed,
+            gates,
+            name,
+            Cow::Borrowed(args),
+            C::given(context),
+        )
     }
 }

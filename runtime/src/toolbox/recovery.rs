@@ -2,6 +2,7 @@
 //! sanitize, retry, give up) until it succeeds or the steps run out. The
 //! policy data lives in [`recover`](crate::recover); this is what runs it.
 
+use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::dispatch::{Entry, Gated};
@@ -39,10 +40,12 @@ pub(crate) fn jitter_sample() -> f64 {
 /// For a tool an approval asks about (`gated`, with the text approved so
 /// far), each call again reads the rewritten text, asks about what it read,
 /// and runs with that; a refusal ends recovery with
-/// [`ToolError::Refused`], and the tool does not run.
+/// [`ToolError::Refused`], and the tool does not run. Each call again is
+/// lent the call's `context`.
 pub(crate) async fn recover(
     entry: &Entry,
     gated: Option<(&Gated<'_>, Option<String>)>,
+    context: &(dyn Any + Send + Sync),
     max: usize,
     args: String,
     failure: Failure,
@@ -91,7 +94,7 @@ pub(crate) async fn recover(
         entry.check_size(&next, max)?;
         text = next;
         let outcome = match gated {
-            None => entry.run(&text).await,
+            None => entry.run(context, &text).await,
             Some(gated) => gated.attempt(entry, &text, &mut approved).await?,
         };
         match outcome {

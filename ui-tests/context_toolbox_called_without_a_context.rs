@@ -1,0 +1,19 @@
+use typed_tools::{tool, Toolbox};
+
+/// Who is calling.
+struct Caller {
+    admin: bool,
+}
+
+/// Delete a note.
+#[tool(effects = Write)]
+fn delete_note(#[context] caller: &Caller, id: u32) -> bool {
+    caller.admin && id > 0
+}
+
+async fn delete() {
+    let toolbox = Toolbox::builder().context::<Caller>().tool(DeleteNote).build().unwrap();
+    let _ = toolbox.call("delete_note", r#"{"id": 1}"#).await;
+}
+
+fn main() {}

@@ -1,0 +1,20 @@
+use typed_tools::plan::{Interpreter, Plan};
+use typed_tools::{tool, Toolbox};
+
+/// Who is calling.
+struct Caller {
+    admin: bool,
+}
+
+/// Delete a note.
+#[tool(effects = Write)]
+fn delete_note(#[context] caller: &Caller, id: u32) -> bool {
+    caller.admin && id > 0
+}
+
+async fn run(plan: &Plan) {
+    let toolbox = Toolbox::builder().context::<Caller>().tool(DeleteNote).build().unwrap();
+    let _ = Interpreter::new(&toolbox).run(plan).await;
+}
+
+fn main() {}

@@ -1,0 +1,21 @@
+use typed_tools::{tool, Toolbox};
+
+/// Who is calling.
+struct Caller {
+    admin: bool,
+}
+
+/// Whose data a call is about.
+struct Tenant;
+
+/// Delete a note.
+#[tool(effects = Write)]
+fn delete_note(#[context] caller: &Caller, id: u32) -> bool {
+    caller.admin && id > 0
+}
+
+fn toolbox() {
+    let _ = Toolbox::builder().context::<Tenant>().tool(DeleteNote).build();
+}
+
+fn main() {}
