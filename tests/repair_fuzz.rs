@@ -494,6 +494,13 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // holding the inner array.
     ("[[1]\t]\t", "[Here you go: [1]\t]\t"),
     ("[[1]\t]\t", "[\\[1]\t]\t"),
+    // A key's opening quote replaced by `/`: read as the bare key `/`
+    // with the value `:"a`, losing the key `:` (fuzz/run.sh, repair).
+    ("{\":\":\"a\" }", "{/:\":\"a\" }"),
+    // A key's closing quote replaced by `-`: the key, ending in a colon,
+    // was read on to the value's opening quote, and the value's text as a
+    // bare word, losing the string `":NkN "` (fuzz/run.sh, repair).
+    ("{\"a\":\":NkN \"}", "{\"a-:\":NkN \"}"),
 ];
 
 /// A key the text stops in is kept as far as it goes, even when its text
@@ -539,6 +546,37 @@ fn a_bracket_that_cannot_be_read_before_the_value_is_refused() {
     // Prose with braces of its own before the value is still dropped.
     let repaired = repair("Use {city} like this: {\"city\": \"Paris\"}").unwrap();
     assert_eq!(repaired.json(), "{\"city\": \"Paris\"}");
+}
+
+/// An unquoted key that stops at a colon, where the text runs on over it
+/// to a quote followed by a colon and a value (`{/:":"a" }`, which was
+/// `{":":"a" }` with the key's opening quote replaced): the key may end
+/// at the first colon or at that quote, lacking its opening one; each
+/// reading loses what the other keeps, so the text is refused. A quote
+/// after the colon that opens a plain value is still read.
+#[test]
+fn an_unquoted_key_that_may_run_over_its_colon_is_refused() {
+    for text in [
+        "{/:\":\"a\" }",
+        "{a:b\": 1}",
+        "{x:\": 1, \"y\": 2}",
+        "{\"k\": 0, id:v\": [1]}",
+        // The same key with a quote doubled, or junk before its quote: a
+        // value whose text is a colon before a closed value (the bare
+        // key, or the empty key, with the value `:"a`).
+        "{\"\":\":\"a\" }",
+        "{/\":\":\"a\" }",
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+    }
+    for (text, json) in [
+        ("{a:\"b\"}", "{\"a\":\"b\"}"),
+        ("{a:\":\"}", "{\"a\":\":\"}"),
+        ("{a:\"\", b:1}", "{\"a\":\"\", \"b\":1}"),
+    ] {
+        assert_eq!(repair(text).unwrap().json(), json, "{text:?}");
+    }
 }
 
 #[test]

@@ -140,9 +140,14 @@
 //!   ambiguous and is refused. A quote followed by a comma opens no token
 //!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
 //!   closing quote is followed by no `: value` (or by a colon and a string
-//!   that runs to the end of the text) but opens a string that
+//!   that runs to the end of the text, or a word and a quote:
+//!   `{"a-:":NkN "}`) but opens a string that
 //!   closes as a value (`{"port:: "80"}`), may lack its closing quote
-//!   instead: refused. So is a key with a backslash before a colon where,
+//!   instead: refused. An unquoted key that stops at a colon, where the
+//!   text runs on over it to a quote, a colon and a value (`{/:":"a" }`),
+//!   may lack its opening quote and end at that quote instead; and a
+//!   value whose text is a colon before a quote that opens a closed value
+//!   (`{"":":"a" }`) may have its opening quote close a key: both refused. So is a key with a backslash before a colon where,
 //!   read as the key's closing quote, the backslash would make the colon
 //!   and what follows strict JSON (`{"a\: 1}`), and a key with an escaped
 //!   quote and a colon after it that, read as the key's closing quote,

@@ -283,6 +283,23 @@ impl Parser<'_> {
                 return Ok(());
             }
         }
+        if i > start && self.src[..self.end].get(i) == Some(&b':') {
+            // `{/:":"a" }` (`{":":"a" }` with the key's opening quote
+            // replaced): the key may end at this colon, or run on over it
+            // to a quote and a colon and value after it, lacking its
+            // opening quote (`/:"`); each reading loses what the other keeps.
+            let mut j = i;
+            while j < self.end && (is_key_byte(self.src[j]) || self.src[j] == b':') {
+                j += 1;
+            }
+            if self.src[..self.end].get(j) == Some(&b'"') && self.member_follows(j + 1) {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    start,
+                    "an unquoted key that may run on over its colon to a quote and a colon",
+                ));
+            }
+        }
         let (next, _) = self.skip_ws_from(i);
         // `{a 'b'}`: a value with the colon missing; but not when that string
         // is a key itself (`+ "b": 1`), so that the word is no key.
@@ -606,6 +623,22 @@ impl Parser<'_> {
                     if let Some(end) = self.quote_opens_next(ctx, content, at, &mut inner)? {
                         return Ok(Read::Again(end));
                     }
+                }
+                if again.is_none()
+                    && inner.count == 0
+                    && ctx == Ctx::ObjectValue
+                    && self.src[content..at].trim_ascii() == b":"
+                    && matches!(self.after_string(at), Some(b',' | b'}'))
+                {
+                    // `{"":":"a" }` (`{":":"a" }` with a quote doubled): a
+                    // value whose text is a colon before a quote that opens
+                    // a closed value; its opening quote may close a key
+                    // instead (`{"": ":\"a"}` or `{":": "a"}`).
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        open_at,
+                        "a value's text is a colon and a value: its quote may close a key",
+                    ));
                 }
                 inner.push(self.src, at);
                 if again.is_none() && ctx != Ctx::Key {
@@ -1043,8 +1076,8 @@ impl Parser<'_> {
     }
 
     /// Whether a colon (or `=`) and a value follow from `i`, the value not
-    /// a bare word that ends in a quote (`: b"`, lacking its opening one),
-    /// nor a string that runs to the end of the text (`: "}`, whose quote
+    /// a bare word that ends in a quote (`: b"`, lacking its opening one)
+    /// or that a quote follows (`: b "}`), nor a string that runs to the end of the text (`: "}`, whose quote
     /// may be stray). An array or object is a value, whatever quote it
     /// holds (`: {"`).
     fn member_follows(&self, i: usize) -> bool {
@@ -1066,7 +1099,11 @@ impl Parser<'_> {
             .iter()
             .position(|&b| is_ws(b) || matches!(b, b',' | b'}' | b']' | b'"'))
             .map_or(self.end, |p| value + p);
-        self.src.get(word) != Some(&b'"') || word >= self.end
+        // (A quote after the word and a space is no member's end either:
+        // `{"a-:":NkN "}`, which was `{"a":":NkN "}`.)
+        let (after, _) = self.skip_ws_from(word);
+        word >= self.end
+            || (self.src.get(word) != Some(&b'"') && self.src.get(after) != Some(&b'"'))
     }
 
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
