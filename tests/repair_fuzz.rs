@@ -579,6 +579,26 @@ fn an_unquoted_key_that_may_run_over_its_colon_is_refused() {
     }
 }
 
+/// A stray single, back or typographic quote before a key whose value is
+/// a string longer than the lookahead window (1,024 bytes): the key and
+/// its value were read into a key in those quotes (`'  "b"` ending at the
+/// colon), since the check that the quote opens strict JSON stopped inside
+/// the long string and counted only two whole tokens. A token the window
+/// cuts counts as read. Found by scripts/repair_sweep.sh over
+/// tests/provider_corpus (a reasoning model's long `reasoning` text).
+#[test]
+fn a_stray_quote_before_a_key_with_a_long_value_is_refused() {
+    let long = "It's long. ".repeat(200);
+    for stray in ["'", "`", "\u{2018}", "\u{2019}"] {
+        let text = format!("{{\"a\": \"\",\n  {stray}  \"b\": \"{long}\",\n  \"c\": 1\n}}");
+        let error = repair(&text).expect_err(&text[..20]);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{stray}");
+    }
+    // Without the stray quote, the same text is JSON.
+    let text = format!("{{\"a\": \"\",\n  \"b\": \"{long}\",\n  \"c\": 1\n}}");
+    assert!(repair(&text).unwrap().is_unchanged());
+}
+
 #[test]
 fn fuzz_findings_stay_fixed() {
     for text in FUZZ_FINDINGS {

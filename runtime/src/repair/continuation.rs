@@ -161,7 +161,13 @@ impl Parser<'_> {
                     i = end;
                     tokens += 1;
                 }
-                Err(Stop::Cut) => return tokens >= reach.min_tokens,
+                // A token the reach's window cuts (a string longer than
+                // the window) was strict as far as the check may read: it
+                // counts; one the text cuts does not.
+                Err(Stop::Cut) => {
+                    let whole = usize::from(until < self.end);
+                    return tokens + whole >= reach.min_tokens;
+                }
                 Err(Stop::Bad) => return false,
             }
         }
