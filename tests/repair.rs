@@ -259,6 +259,59 @@ fn literals_and_numbers_become_json() {
     );
 }
 
+/// A sign or decimal point with no digits where a value belongs is no
+/// value: removed, and the record says what was removed (it had been
+/// dropped silently where the text stops, or recorded as a rewritten
+/// number).
+#[test]
+fn a_lone_sign_is_removed_and_said_so() {
+    check("[-]", "[]", &[LoneSign]);
+    check("[1, +]", "[1 ]", &[TrailingComma, LoneSign]);
+    check("[-", "[]", &[LoneSign, Truncated]);
+    check("[1, .", "[1 ]", &[LoneSign, Truncated]);
+    check(
+        "{\"a\": -",
+        r#"{"a": null}"#,
+        &[UnfinishedKey, LoneSign, Truncated],
+    );
+    // Where the text goes on after it in an object, `-` is kept as text.
+    check("{\"a\": -}", r#"{"a": "-"}"#, &[UnquotedString]);
+}
+
+/// A JavaScript regular expression literal where a value belongs is kept
+/// whole as a string: its slashes, its classes and its flags (the text
+/// inside its brackets had been read as an array, the rest dropped).
+#[test]
+fn a_regular_expression_is_kept_as_text() {
+    check(
+        r#"{"pattern": /^[a-z]+$/i, "n": 1}"#,
+        r#"{"pattern": "/^[a-z]+$/i", "n": 1}"#,
+        &[UnquotedString],
+    );
+    check(
+        r#"{"digits": /[0-9]{3}/g}"#,
+        r#"{"digits": "/[0-9]{3}/g"}"#,
+        &[UnquotedString],
+    );
+    check("[/[/]x/, 2]", r#"["/[/]x/", 2]"#, &[UnquotedString]);
+    check("/[a-z]+/", r#""/[a-z]+/""#, &[UnquotedString]);
+    check(
+        r#"{"a": /(\d+)-\1/}"#,
+        r#"{"a": "/(\\d+)-\\1/"}"#,
+        &[UnquotedString],
+    );
+    // A `/` glued to the bracket the value would start at: the bracket is
+    // the expression's, so the text is refused rather than cut there.
+    refused("Use /[a-z]+/ here", RepairErrorKind::Unrepairable, 4);
+    // A `/` before a value that would read on to a `/` in a string is no
+    // expression (expressions hold no quotes).
+    check(
+        r#"{"a": /1, "u": "http://x"}"#,
+        r#"{"a": "/1", "u": "http://x"}"#,
+        &[UnquotedString],
+    );
+}
+
 #[test]
 fn ellipses_are_removed() {
     check("[1, 2, ...]", "[1, 2 ]", &[Ellipsis]);
@@ -356,7 +409,11 @@ fn truncated_text_is_closed_and_unfinished_keys_kept_with_null() {
         r#"{"a": 1, "b":null}"#,
         &[SingleQuotes, UnfinishedKey, Truncated],
     );
-    check("{\"a\": -", r#"{"a": null}"#, &[UnfinishedKey, Truncated]);
+    check(
+        "{\"a\": -",
+        r#"{"a": null}"#,
+        &[UnfinishedKey, LoneSign, Truncated],
+    );
     // Unfinished literals, numbers, escapes.
     check("[tru", "[true]", &[Truncated]);
     check("[Fals", "[false]", &[Truncated]);
@@ -364,7 +421,7 @@ fn truncated_text_is_closed_and_unfinished_keys_kept_with_null() {
     check("[1e", "[1]", &[Truncated]);
     check("[\"a\\", r#"["a"]"#, &[Truncated]);
     check("[\"\\u00", r#"[""]"#, &[Truncated]);
-    check("[-", "[]", &[Truncated]);
+    check("[-", "[]", &[LoneSign, Truncated]);
     // A fence ends an unfinished string in it.
     check(
         "```json\n{\"a\": \"x\n```",

@@ -873,6 +873,8 @@ pub(crate) const CASES: &[Case] = &[
     case(Numbers, TypedTools, r#"{"a": 5e}"#, Value(r#"{"a":5}"#)),
     case(Numbers, TypedTools, r#"{"amount": 1.5.0}"#, Value(r#"{"amount":"1.5.0"}"#)),
     case(Numbers, TypedTools, r#"{"n": +0}"#, Value(r#"{"n":0}"#)),
+    case(Numbers, TypedTools, r#"{"n": [1, -]}"#, Value(r#"{"n":[1]}"#)),
+    case(Unquoted, TypedTools, r#"{"pattern": /^[a-z]+$/i, "n": 1}"#, Value(r#"{"pattern":"/^[a-z]+$/i","n":1}"#)),
     case(Literals, Jsonrepair, r#"True"#, Value(r#"true"#)),
     case(Literals, Jsonrepair, r#"False"#, Value(r#"false"#)),
     case(Literals, Jsonrepair, r#"None"#, Value(r#"null"#)),

@@ -180,7 +180,8 @@
 //!   key the text stopped in or before giving a value is kept with `null`
 //!   ([`RepairKind::UnfinishedKey`]). A truncated string keeps the characters it
 //!   has; a number cut short keeps its digits (`2.` is `2`), and a lone `-` is
-//!   no value. A key that runs to the end over a colon (its first or its
+//!   no value: removed and recorded ([`RepairKind::LoneSign`]), as in an
+//!   array (`[1, -]`). A key that runs to the end over a colon (its first or its
 //!   last) and a value that closes the text (`{"a: b:1}`) may have lacked
 //!   its closing quote there: refused.
 //! - **Missing values**: `{"a": }` and `{"a": ...}` give `null`; a key followed
@@ -194,7 +195,12 @@
 //!   word that ends in a quote lacks its opening quote (`{"a": b"}`). Bare text
 //!   that holds a string, a `"key":` or, after its first word, a number or
 //!   literal, or a bracket and a value (`{"a": Here you go: [1]}`), is refused: it
-//!   is junk before a value, not one text.
+//!   is junk before a value, not one text. A JavaScript regular expression
+//!   literal (`/^[a-z]+$/i`: on one line, without quotes, a `/` inside a
+//!   `[...]` class being text) is kept whole as a string, never read as the
+//!   array its brackets look like; prose before the value that ends in a
+//!   `/` glued to its bracket, with another `/` after it on its line and no
+//!   quote between (`Use /[a-z]+/ here`), is refused.
 //! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
 //!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never
 //!   decoded, even if they hold JSON: a string field may legitimately carry
@@ -612,6 +618,10 @@ repair_kinds! {
     NonFiniteNumber => "replaced NaN or Infinity with null",
     /// `+1`, `.5`, `1.` rewritten as `1`, `0.5`, `1`; `007` kept as the string `"007"`.
     NumberFormat => "rewrote a number JSON does not allow",
+    /// `[-]`, `[1, +]`, `{"a": -` (cut short): a sign or a decimal point
+    /// with no digits, where a value belongs, removed (a key's value is then
+    /// `null`, as the text stops before giving one).
+    LoneSign => "removed a sign or point that had no digits",
     /// `[1, 2, ...]`: the ellipsis is removed, or where a value is required
     /// (`{"a": ...}`) written as `null`.
     Ellipsis => "removed an ellipsis",

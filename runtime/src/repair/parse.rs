@@ -414,6 +414,7 @@ impl<'a> Parser<'a> {
                 }
             }
             b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
+            b'/' if self.regex_end(self.pos).is_some() => self.regex(),
             _ if self.quote_at(self.pos).is_some() => self.string(ctx),
             b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => self.word(ctx),
             b':' | b',' | b'}' | b']' | b'(' | b')' | b';' | b'=' => {

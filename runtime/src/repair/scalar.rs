@@ -74,13 +74,14 @@ impl Parser<'_> {
             let alone = after >= self.end || matches!(self.src[after], b',' | b']');
             if ctx == Ctx::ArrayItem && sign.is_some() && i == start + 1 && !text_stops && alone {
                 // `[-]`: a sign and no number is no item.
-                self.record(RepairKind::NumberFormat, start)?;
+                self.record(RepairKind::LoneSign, start)?;
                 self.replace(start, i, "");
                 self.pos = i;
                 return Ok(Parsed::Nothing);
             }
             if text_stops {
-                // `-` or `.` where the text stops: dropped.
+                // `-` or `.` where the text stops: dropped, and said so.
+                self.record(RepairKind::LoneSign, start)?;
                 self.replace(start, i, "");
                 self.pos = i;
                 return Ok(Parsed::Nothing);
@@ -238,6 +239,53 @@ impl Parser<'_> {
         Ok(Parsed::Value)
     }
 
+    /// Where a JavaScript regular expression literal that starts at `i`
+    /// ends, after its flags (`/^[a-z]+$/i`), if one does, whole: a `/`
+    /// that opens no comment, text on one line without quotes in which `\`
+    /// escapes and `[...]` holds a class (a `/` inside it is text), the
+    /// closing `/`, letters, and then whitespace, a `,`, a closing bracket
+    /// or the end. (Without quotes: a `/` put before a value must not read
+    /// on to a `/` inside a string, `{"a": /1, "u": "http://x"}`.)
+    pub(super) fn regex_end(&self, i: usize) -> Option<usize> {
+        let s = &self.src[..self.end.min(i + REGEX_WINDOW)];
+        if matches!(s.get(i + 1), None | Some(b'/' | b'*')) {
+            return None;
+        }
+        let mut j = i + 1;
+        let mut class = false;
+        loop {
+            match *s.get(j)? {
+                b'\n' | b'\r' | b'"' | b'\'' | b'`' => return None,
+                b'\\' => j += 1,
+                b'[' => class = true,
+                b']' => class = false,
+                b'/' if !class => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        j += 1;
+        while s.get(j).is_some_and(u8::is_ascii_alphabetic) {
+            j += 1;
+        }
+        let ends = match self.src[..self.end].get(j) {
+            None => true,
+            Some(&b) => is_ws(b) || matches!(b, b',' | b'}' | b']' | b')'),
+        };
+        ends.then_some(j)
+    }
+
+    /// A regular expression literal where a value belongs
+    /// (`{"pattern": /^[a-z]+$/i}`): its text, kept as a string.
+    pub(super) fn regex(&mut self) -> Step<Parsed> {
+        let start = self.pos;
+        let end = self.regex_end(start).expect("a regular expression");
+        self.record(RepairKind::UnquotedString, start)?;
+        self.quote_range(start, end);
+        self.pos = end;
+        Ok(Parsed::Value)
+    }
+
     /// A value without quotes, up to the next `,`, closing bracket, line
     /// break or quoted key, trailing whitespace trimmed; one that ends in a
     /// quote lacks its opening quote (`{"a": foo"}`).
@@ -360,6 +408,10 @@ impl Parser<'_> {
         None
     }
 }
+
+/// How far a regular expression literal is looked for (see
+/// [`Parser::regex_end`]), so that the look is bounded.
+const REGEX_WINDOW: usize = 1024;
 
 /// MongoDB types whose wrapper is removed around their value.
 const MONGO_TYPES: &[&[u8]] = &[

@@ -110,7 +110,8 @@ impl Parser<'_> {
         let container = b == b'{' || b == b'[';
         let scalar = self.quote_at(start).is_some()
             || matches!(b, b'-' | b'+' | b'.' | b'0'..=b'9')
-            || self.literal_len(start) > 0;
+            || self.literal_len(start) > 0
+            || (b == b'/' && self.regex_end(start).is_some());
         if !container && !scalar {
             return Ok(Direct::NotHere);
         }
@@ -196,6 +197,18 @@ impl Parser<'_> {
                         RepairErrorKind::Unrepairable,
                         start,
                         "the `{` or `[` is inside a string",
+                    ));
+                }
+                if self.src[start - 1] == b'/' && self.slash_on_line(start) {
+                    // `Use /[a-z]+/ here`: a `/` glued to the bracket and
+                    // another after it on its line, with no quote between:
+                    // the bracket is inside a
+                    // regular expression, which dropping the text before it
+                    // would cut.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        start - 1,
+                        "a `/` right before the `{` or `[`: a regular expression or path holds it",
                     ));
                 }
                 if let Some(open) = self.opener_before(region_start, start) {
@@ -490,6 +503,15 @@ impl Parser<'_> {
             .iter()
             .position(|&b| matches!(b, b'{' | b'[' | b'}' | b']' | b'"'))?;
         (!has_words(text)).then_some(from + open)
+    }
+
+    /// Whether a `/` follows `from` on its line with no quote before it,
+    /// as a regular expression's closing slash does.
+    fn slash_on_line(&self, from: usize) -> bool {
+        self.src[from..]
+            .iter()
+            .find(|&&b| matches!(b, b'/' | b'"' | b'\'' | b'\n' | b'\r'))
+            == Some(&b'/')
     }
 
     /// Where prose from `from` to `to` holds a key of the value
