@@ -501,6 +501,22 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // was read on to the value's opening quote, and the value's text as a
     // bare word, losing the string `":NkN "` (fuzz/run.sh, repair).
     ("{\"a\":\":NkN \"}", "{\"a-:\":NkN \"}"),
+    // A string whose text opens brackets (code), its closing quote and
+    // comma, then junk or prose before the next member's quoted key: the
+    // quote was taken for code's, and the next member read into the
+    // string (scripts/repair_sweep.sh over the fuzzer's corpus).
+    (
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\n    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",]    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+    ),
+    (
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\n    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",7    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+    ),
+    (
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\n    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\nHere you go:     \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+    ),
 ];
 
 /// A key the text stops in is kept as far as it goes, even when its text
@@ -597,6 +613,28 @@ fn a_stray_quote_before_a_key_with_a_long_value_is_refused() {
     // Without the stray quote, the same text is JSON.
     let text = format!("{{\"a\": \"\",\n  \"b\": \"{long}\",\n  \"c\": 1\n}}");
     assert!(repair(&text).unwrap().is_unchanged());
+}
+
+/// After a string's quote and a comma, junk or prose on a line and then a
+/// quoted key whose member reads as strict JSON: the string ended at that
+/// quote, even when its text opens brackets (code, whose quotes are
+/// otherwise its own); the next member is never read into it.
+#[test]
+fn junk_after_a_comma_does_not_take_the_next_member_into_a_string() {
+    for text in [
+        "{\"code\": \"print([1, 2\",] \"b\": 2}",
+        "{\"code\": \"f({x\", 0 \"b\": \"y\"}",
+        "{\"code\": \"f({x\",\nHere you go: \"b\": \"y\"}",
+        "{\"a\": \"x\", e \"b\": [1]}",
+    ] {
+        if let Ok(repaired) = repair(text) {
+            let value: serde_json::Value = serde_json::from_str(repaired.json()).unwrap();
+            assert!(
+                value.get("b").is_some(),
+                "{text:?} took the next member into a string: {value}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Bytes for the repairing parser: classes, whitespace and comments, and the
 //! lookahead that decides whether a quote ends a string.
 
+use super::continuation::{Expect, Reach};
 use super::parse::{fail, Parser, Step};
 use super::{RepairErrorKind, RepairKind};
 
@@ -94,8 +95,13 @@ const LOOKAHEAD_STOPS_SINGLE: [bool; 256] = lookahead_stops(Quote::Single);
 const LOOKAHEAD_STOPS_CURLY: [bool; 256] = lookahead_stops(Quote::CurlyDouble);
 const LOOKAHEAD_STOPS_BACKTICK: [bool; 256] = lookahead_stops(Quote::Backtick);
 
-/// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]).
+/// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]),
+/// and how far the check of a member after junk reads.
 const LOOKAHEAD_COMMENT: usize = 1024;
+
+/// The most junk read between a comma and the next key (see
+/// [`Parser::junk_then_member`]).
+const JUNK: usize = 64;
 
 /// The bytes of a word: ASCII letters and digits, `_` and `$`.
 const WORD_BYTES: [bool; 256] = {
@@ -535,6 +541,29 @@ impl Parser<'_> {
         key < self.end && self.key_string_at(key)
     }
 
+    /// Whether, at `i` after a comma, a few bytes of text without quotes
+    /// (a stray character, a line of prose: `",]  "b": 1`, `",\nHere you
+    /// go: "b": 1`) and then a quoted key whose member reads as strict JSON
+    /// follow: the member before ended at the quote before the comma,
+    /// whatever its text (code with brackets of its own too), whose text is
+    /// not read on over a member.
+    fn junk_then_member(&self, i: usize) -> bool {
+        let junk = &self.src[i..self.end.min(i + JUNK)];
+        let Some(q) = junk.iter().position(|&b| matches!(b, b'"' | b'\'')) else {
+            return false;
+        };
+        let key = i + q;
+        let reach = Reach {
+            tokens: 6,
+            until: key + LOOKAHEAD_COMMENT,
+            min_tokens: 3,
+        };
+        q > 0
+            && self.src[key] == b'"'
+            && self.string_then_punctuation(key, reach)
+            && self.continues(key, Expect::Key, reach)
+    }
+
     /// Whether the byte at `i` is punctuation that no JSON token starts
     /// with, nor a quote of any kind (`/`, `;`, `*`, `-`, ...).
     #[inline(always)]
@@ -672,6 +701,7 @@ impl Parser<'_> {
                         || self.ellipsis_len(k) > 0
                         || self.unquoted_key_at(k)
                         || self.stray_mark_then_key(k)
+                        || self.junk_then_member(k)
                 }
                 _ => {
                     self.key_string_at(j)

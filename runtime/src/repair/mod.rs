@@ -156,8 +156,10 @@
 //!   fence after a closing quote ends the value only if nothing follows it
 //!   on its line. Text that opens brackets of its own
 //!   (`"print({"a": 1})"`) is code, whose quotes stay text, except one
-//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`), and
-//!   one after which a bracket of another kind than the code opened
+//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`), or
+//!   a comma, a few bytes of junk without quotes and a key whose member
+//!   reads as strict JSON (`"f({",] "b": 1}`, `",\nHere you go: "b": 1}`),
+//!   and one after which a bracket of another kind than the code opened
 //!   closes (`"[p"/\n},`): that quote closed the string. Text that escapes
 //!   its quotes (`"x {\"a\": 1} y`) is no such code: its bare quotes are
 //!   the structure's. Nor is a quote that opens a line at the indentation
