@@ -259,6 +259,27 @@ fn literals_and_numbers_become_json() {
     );
 }
 
+/// Unicode's spaces between tokens are whitespace, as other repairers read
+/// them: removed, each recorded; inside a string they are its text.
+#[test]
+fn unicode_spaces_between_tokens_are_whitespace() {
+    let spaces = [
+        '\u{a0}', '\u{2000}', '\u{2003}', '\u{200a}', '\u{202f}', '\u{205f}', '\u{3000}',
+        '\u{180e}',
+    ];
+    for space in spaces {
+        check(
+            &format!("{{\"a\":{space}1,{space}\"b\":{space}[2{space}]}}"),
+            r#"{"a":1,"b":[2]}"#,
+            &[ControlCharacter; 4],
+        );
+        let text = format!("{{\"a\": \"x{space}y\"}}");
+        assert!(repair(&text).unwrap().is_unchanged());
+    }
+    // Before and after the value too.
+    check("\u{3000}[1]\u{2003}", "[1]", &[ControlCharacter; 2]);
+}
+
 /// A sign or decimal point with no digits where a value belongs is no
 /// value: removed, and the record says what was removed (it had been
 /// dropped silently where the text stops, or recorded as a rewritten

@@ -557,6 +557,7 @@ pub(crate) const CASES: &[Case] = &[
     case(InnerQuotesControl, TypedTools, r#"{"sql": "SELECT * FROM t WHERE name = "Ada""}"#, Value(r#"{"sql":"SELECT * FROM t WHERE name = \"Ada\""}"#)),
     case(InnerQuotesControl, TypedTools, r#"{"a": "x "y": 1"}"#, Refuse),
     case(InnerQuotesControl, TypedTools, r#"{"note": "5" tall", "n": 1}"#, Value(r#"{"note":"5\" tall","n":1}"#)),
+    case(InnerQuotesControl, TypedTools, "{\"city\":\u{3000}\"Tokyo\",\u{2003}\"days\":\u{a0}3}", Value(r#"{"city":"Tokyo","days":3}"#)),
     case(MissingQuote, Jsonrepair, r#""abc"#, Value(r#""abc""#)),
     case(MissingQuote, Jsonrepair, r#"'abc"#, Value(r#""abc""#)),
     case(MissingQuote, Jsonrepair, r#"‘abc"#, Value(r#""abc""#)),

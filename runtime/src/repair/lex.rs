@@ -64,7 +64,9 @@ const MAY_BE_SPACE: [bool; 256] = {
     table[b'#' as usize] = true;
     table[0x7F] = true;
     table[0xC2] = true;
+    table[0xE1] = true;
     table[0xE2] = true;
+    table[0xE3] = true;
     table[0xEF] = true;
     table
 };
@@ -252,6 +254,7 @@ impl Parser<'_> {
             || matches!(b, b',' | b'}' | b']' | b'{' | b'[' | b')' | b';' | b'`')
             || self.quote_at(i).is_some()
             || self.comment_at(i)
+            || (MAY_BE_SPACE[b as usize] && self.odd_space_len(i) > 0)
     }
 
     /// Whether a value can start at `i`.
@@ -303,15 +306,20 @@ impl Parser<'_> {
     }
 
     /// The length of whitespace JSON does not allow at `i` (a control
-    /// character, a form feed, a no-break space, a byte-order mark, a
-    /// zero-width space, a line or paragraph separator), or 0.
+    /// character, a form feed, a byte-order mark, and Unicode's spaces: no-break
+    /// U+00A0, U+180E, U+2000 to U+200A, zero-width U+200B, line and paragraph
+    /// separators, U+202F, U+205F, ideographic U+3000), or 0.
     fn odd_space_len(&self, i: usize) -> usize {
         let s = &self.src[i.min(self.end)..self.end];
         match s {
             [b, ..] if *b < 0x20 && !is_ws(*b) => 1,
             [0x7F, ..] => 1,
             [0xC2, 0xA0, ..] => 2,
-            [0xEF, 0xBB, 0xBF, ..] | [0xE2, 0x80, 0x8B | 0xA8 | 0xA9, ..] => 3,
+            [0xEF, 0xBB, 0xBF, ..]
+            | [0xE2, 0x80, 0x80..=0x8B | 0xA8 | 0xA9 | 0xAF, ..]
+            | [0xE2, 0x81, 0x9F, ..]
+            | [0xE3, 0x80, 0x80, ..]
+            | [0xE1, 0xA0, 0x8E, ..] => 3,
             _ => 0,
         }
     }
@@ -438,6 +446,11 @@ impl Parser<'_> {
             while i < self.end && is_ws(self.src[i]) {
                 newline |= matches!(self.src[i], b'\n' | b'\r');
                 i += 1;
+            }
+            let odd = self.odd_space_len(i);
+            if odd > 0 {
+                i += odd;
+                continue;
             }
             if !self.comment_at(i) {
                 return (i, newline);

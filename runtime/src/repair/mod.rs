@@ -208,6 +208,11 @@
 //!   decoded, even if they hold JSON: a string field may legitimately carry
 //!   JSON text.
 //! - **Control characters** in a string are escaped, recorded once per string.
+//!   Between tokens, control characters and Unicode's spaces (no-break
+//!   U+00A0, U+2000 to U+200A, U+202F, U+205F, the ideographic U+3000,
+//!   U+180E, zero-width U+200B, U+2028, U+2029, a byte-order mark) are
+//!   whitespace: removed, and recorded ([`RepairKind::ControlCharacter`]).
+//!   Inside a string they are its text.
 //!
 //! Peers measured side by side are in `benches/repair.rs` and
 //! `examples/repair_compare.rs`.
@@ -608,7 +613,8 @@ repair_kinds! {
     InvalidEscape => "fixed an invalid escape sequence in a string",
     /// A raw newline, tab or other control character in a string, escaped (one
     /// record per string); or stray whitespace JSON does not allow (a form feed,
-    /// a no-break space, a byte-order mark) between tokens, removed.
+    /// a byte-order mark, a Unicode space: no-break, U+2000 to U+200A, U+202F,
+    /// U+205F, U+3000, U+180E) between tokens, removed.
     ControlCharacter => "escaped or removed a raw control character",
     /// `// ...`, `/* ... */` or `# ...`, removed.
     Comment => "removed a comment",
