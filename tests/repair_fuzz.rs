@@ -637,6 +637,26 @@ fn junk_after_a_comma_does_not_take_the_next_member_into_a_string() {
     }
 }
 
+/// Three more readings scripts/repair_sweep.sh found over the fuzzer's
+/// corpus, each now refused: a comment that took a member's value, after
+/// which the next key, whose text opens a bracket, was read as the value
+/// (its first quote followed by `:`); a stray quote after a string whose
+/// text closes the object it is in and opens the next, read as a key
+/// holding the next member's key (the check that it opens strict JSON did
+/// not know the text closed the parser's object); a `"` followed by `:`
+/// inside a key in backticks, which may close it.
+#[test]
+fn keys_read_into_strings_of_other_kinds_are_refused() {
+    for text in [
+        "{\"a\": # note\n  \"b[1\": \"y\"}",
+        "[{\"a\": \"x\"'\n},\n{\n  \"b\": \"It's y\", \"c\": 1}]",
+        "{`]a\":\"`\"}",
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+    }
+}
+
 #[test]
 fn fuzz_findings_stay_fixed() {
     for text in FUZZ_FINDINGS {

@@ -137,7 +137,9 @@
 //!   (`[2.":1}`), as if its quote closed a key. Any
 //!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
 //!   taken for text that is followed by `:`, as a key is, makes the text
-//!   ambiguous and is refused. A quote followed by a comma opens no token
+//!   ambiguous and is refused (the first such quote even in code: a key
+//!   read as a value, `"a": # note\n "b[1": "y"`), as is a `"` followed by
+//!   `:` in a key in other quotes (`` {`]a":"`"} ``). A quote followed by a comma opens no token
 //!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
 //!   closing quote is followed by no `: value` (or by a colon and a string
 //!   that runs to the end of the text, or a word and a quote:
@@ -166,7 +168,9 @@
 //!   of the line its string opened on (`"url": "x{/a,\n  "b": 1`): that is
 //!   the next member, and the string lacked its closing quote.
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
-//!   quote that never closes over JSON text) are refused.
+//!   quote that never closes over JSON text) are refused; a stray quote's
+//!   text that closes the containers it is in and opens others is read as
+//!   JSON in those (`"x"'\n},\n{\n "b": "It's"`).
 //! - **Missing commas and colons**: two values separated only by whitespace
 //!   inside an array or object get a comma (`["a" "b"]`); a key followed by a
 //!   value gets a colon; `=` and `=>` become `:`; a doubled `:` or `,` is

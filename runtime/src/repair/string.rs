@@ -220,6 +220,9 @@ struct OpenBrackets {
     read_to: usize,
     /// The positions of the brackets open there, innermost last.
     open: Vec<usize>,
+    /// How many closing brackets the text read has with nothing open in
+    /// it: they close the parser's containers (`'\n},\n{ "b"`).
+    closed: usize,
 }
 
 impl OpenBrackets {
@@ -240,13 +243,12 @@ impl OpenBrackets {
             self.content = content;
             self.read_to = content;
             self.open.clear();
+            self.closed = 0;
         }
         for (i, &b) in src[self.read_to..to].iter().enumerate() {
             match b {
                 b'{' | b'[' => self.open.push(self.read_to + i),
-                b'}' | b']' => {
-                    self.open.pop();
-                }
+                b'}' | b']' if self.open.pop().is_none() => self.closed += 1,
                 _ => {}
             }
         }
@@ -648,7 +650,11 @@ impl Parser<'_> {
                     }
                     if next < self.end && self.src[next] == b':' {
                         inner.nest(self.src, at);
-                        if inner.depth <= 0 || ctx == Ctx::Top {
+                        // (The first quote taken for text, followed by `:`,
+                        // would close a key, whatever brackets the text
+                        // opened: `"description":\n  "decocripti[on": "x"`,
+                        // a value lost to a comment.)
+                        if inner.depth <= 0 || ctx == Ctx::Top || inner.count == 1 {
                             // `"x "key": 1`: a key read into a string.
                             return Err(fail(
                                 RepairErrorKind::Unrepairable,
@@ -660,6 +666,16 @@ impl Parser<'_> {
                 }
             }
             if b == b'"' && quote != Quote::Double && again.is_none() {
+                if ctx == Ctx::Key && self.src.get(self.skip_ws_from(at + 1).0) == Some(&b':') {
+                    // `{`]a":"`"}` (`{"]a":"`"}` with the key's opening
+                    // quote replaced): a key in other quotes, and a `"`
+                    // followed by `:` inside it, which may close it.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        at,
+                        "a `\"` followed by `:` inside a key in other quotes: it may close the key",
+                    ));
+                }
                 if ctx == Ctx::Top && self.string_ends_text(at) {
                     // `”  " a"`: the whole value, and a double-quoted string
                     // that ends the text: a stray quote before it.
@@ -693,7 +709,10 @@ impl Parser<'_> {
                     } else {
                         Expect::Value
                     };
-                    if self.continues_in(at, expect, reach, &opened)
+                    // (Of the parser's containers, those the text closed
+                    // are closed.)
+                    let outer = self.stack.len().saturating_sub(brackets.closed);
+                    if self.continues_within(at, expect, reach, &opened, outer)
                         || (opened.is_empty() && self.continues(at, Expect::Key, reach))
                     {
                         return Err(fail(
