@@ -259,6 +259,30 @@ fn literals_and_numbers_become_json() {
     );
 }
 
+/// A constructor around one value, as MongoDB's shell and some models
+/// write it (a name, dotted or after `new`, and parentheses around one
+/// string, number or literal), is the value, the wrapper removed and
+/// recorded; an empty one is `null`. Around anything else the text is not
+/// a wrapper (`f(x)` is a bare word, two arguments are refused).
+#[test]
+fn constructor_wrappers_are_removed_around_their_value() {
+    check(
+        r#"{"since": new Date("2024-05-01"), "n": bson.Int64(-3)}"#,
+        r#"{"since": "2024-05-01", "n": -3}"#,
+        &[TypeWrapper, TypeWrapper],
+    );
+    check(r#"{"id": ObjectId()}"#, r#"{"id": null}"#, &[TypeWrapper]);
+    check(
+        r#"[Flag(true), Id ("x")]"#,
+        r#"[true, "x"]"#,
+        &[TypeWrapper, TypeWrapper],
+    );
+    check(r#"NumberLong("2")"#, r#""2""#, &[TypeWrapper]);
+    check("callback_1(2);", "2", &[TypeWrapper]);
+    check(r#"{"a": f(x)}"#, r#"{"a": "f(x)"}"#, &[UnquotedString]);
+    assert!(repair(r#"{"a": new Point(1, 2)}"#).is_err());
+}
+
 /// Unicode's spaces between tokens are whitespace, as other repairers read
 /// them: removed, each recorded; inside a string they are its text.
 #[test]

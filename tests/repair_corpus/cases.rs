@@ -922,6 +922,8 @@ pub(crate) const CASES: &[Case] = &[
     case(Wrappers, TypedTools, r#"{"id": ObjectId("5f1")"#, Value(r#"{"id":"5f1"}"#)),
     case(Wrappers, TypedTools, r#"{"id": UUID("4e1f")}"#, Value(r#"{"id":"4e1f"}"#)),
     case(Wrappers, TypedTools, r#"{"n": NumberLong(7) "m": 1}"#, Value(r#"{"n":7,"m":1}"#)),
+    case(Wrappers, TypedTools, r#"{"since": new Date("2024-05-01"), "id": ObjectId(), "n": bson.Int64(-3)}"#, Value(r#"{"since":"2024-05-01","id":null,"n":-3}"#)),
+    case(Wrappers, TypedTools, r#"{"a": f(x), "b": new Point(1, 2)}"#, Refuse),
     case(NewlineDelimited, Jsonrepair, "/* 1 */\n{}\n\n/* 2 */\n{}\n\n/* 3 */\n{}\n", Value(r#"[{},{},{}]"#)),
     case(NewlineDelimited, Jsonrepair, "/* 1 */\n{},\n\n/* 2 */\n{},\n\n/* 3 */\n{}\n", Value(r#"[{},{},{}]"#)),
     case(NewlineDelimited, Jsonrepair, "/* 1 */\n{},\n\n/* 2 */\n{},\n\n/* 3 */\n{},\n", Value(r#"[{},{},{}]"#)),

@@ -207,6 +207,13 @@
 //!   array its brackets look like; prose before the value that ends in a
 //!   `/` glued to its bracket, with another `/` after it on its line and no
 //!   quote between (`Use /[a-z]+/ here`), is refused.
+//! - **Constructor wrappers** (`NumberLong("2")`, `new Date("2020")`,
+//!   `bson.Int64(-3)`): a name, dotted or after `new`, and parentheses
+//!   around one string, number or literal (any content for MongoDB's type
+//!   names) give that value, the wrapper removed ([`RepairKind::TypeWrapper`]);
+//!   an empty one (`ObjectId()`) is `null`; as the whole text, a `;` after
+//!   it goes too (`callback(2);`). Anything else in the parentheses makes
+//!   no wrapper: `f(x)` is a bare word, `new Point(1, 2)` is refused.
 //! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
 //!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never
 //!   decoded, even if they hold JSON: a string field may legitimately carry
@@ -568,9 +575,11 @@ repair_kinds! {
     SurroundingProse => "removed text around the JSON value",
     /// `callback({...});`: the wrapper is removed.
     Jsonp => "removed a JSONP wrapper",
-    /// `NumberLong("2")`, `ObjectId("5f1")`, `ISODate("...")`: a MongoDB
-    /// type's name and parentheses are removed, its value kept.
-    TypeWrapper => "removed a MongoDB type wrapper such as NumberLong(...)",
+    /// `NumberLong("2")`, `ObjectId("5f1")`, `new Date("2020")`, `Foo(1)`:
+    /// a constructor's name (after `new`, or a MongoDB type's) and its
+    /// parentheses around one string, number or literal are removed, the
+    /// value kept; an empty one (`ObjectId()`) is `null`.
+    TypeWrapper => "removed a constructor wrapper such as NumberLong(...)",
     /// A JSON string whose content is a JSON object or array (`"{\"a\": 1}"`),
     /// decoded. Only for the whole value, never for strings inside it.
     StringifiedJson => "decoded JSON that was sent as a string",

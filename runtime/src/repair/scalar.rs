@@ -159,11 +159,8 @@ impl Parser<'_> {
     pub(super) fn word(&mut self, ctx: Ctx) -> Step<Parsed> {
         let start = self.pos;
         let end = self.word_end(start);
-        if MONGO_TYPES.contains(&&self.src[start..end]) {
-            let (paren, _) = self.skip_ws_from(end);
-            if self.src.get(paren) == Some(&b'(') && paren < self.end {
-                return self.type_wrapper(start, paren, ctx);
-            }
+        if let Some(paren) = self.wrapper_paren(start, end) {
+            return self.type_wrapper(start, paren, ctx);
         }
         if self.token_end(end) {
             let word = &self.src[start..end];
@@ -197,8 +194,52 @@ impl Parser<'_> {
         self.not_a_number(start, ctx)
     }
 
-    /// `NumberLong("2")`: a MongoDB type's name and parentheses around a
-    /// string, number or literal, removed.
+    /// If the word from `start` to `end` opens a wrapper around a value,
+    /// where its `(` is: a MongoDB type's name (`NumberLong(`), or any
+    /// name, dotted or after `new`, whose parentheses hold one string,
+    /// number or literal, or nothing (`new Date("2020")`, `Foo(1)`, `Id()`).
+    pub(super) fn wrapper_paren(&self, start: usize, end: usize) -> Option<usize> {
+        let mut name = (start, end);
+        if &self.src[start..end] == b"new" {
+            let (next, _) = self.skip_ws_from(end);
+            if next == end || !self.src.get(next).is_some_and(u8::is_ascii_alphabetic) {
+                return None;
+            }
+            name = (next, self.word_end(next));
+        }
+        // A dotted name: `bson.Int64(`.
+        while self.src[..self.end].get(name.1) == Some(&b'.')
+            && self.src[..self.end]
+                .get(name.1 + 1)
+                .is_some_and(u8::is_ascii_alphabetic)
+        {
+            name.1 = self.word_end(name.1 + 1);
+        }
+        let (paren, _) = self.skip_ws_from(name.1);
+        if paren >= self.end || self.src[paren] != b'(' {
+            return None;
+        }
+        if name == (start, end) && MONGO_TYPES.contains(&&self.src[start..end]) {
+            return Some(paren);
+        }
+        // Any other name: `(`, one scalar or nothing, `)`, on the spot.
+        let (inner, _) = self.skip_ws_from(paren + 1);
+        let after = match self.src[..self.end].get(inner)? {
+            b')' => return Some(paren),
+            _ if self.quote_at(inner).is_some() => {
+                let (quote, len) = self.quote_at(inner)?;
+                self.string_end(quote, inner + len)?
+            }
+            b'-' | b'0'..=b'9' => number_end(&self.src[..self.end], inner).ok()?,
+            _ => inner + Some(self.literal_len(inner)).filter(|&len| len > 0)?,
+        };
+        let (close, _) = self.skip_ws_from(after);
+        (self.src[..self.end].get(close) == Some(&b')')).then_some(paren)
+    }
+
+    /// `NumberLong("2")`, `new Date("2020")`: a wrapper's name (and `new`)
+    /// and parentheses around a string, number or literal, removed; an
+    /// empty one (`ObjectId()`) is `null`.
     fn type_wrapper(&mut self, start: usize, paren: usize, ctx: Ctx) -> Step<Parsed> {
         self.record(RepairKind::TypeWrapper, start)?;
         self.replace(start, paren + 1, "");
@@ -208,6 +249,12 @@ impl Parser<'_> {
             self.replace(self.pos, self.pos, "null");
             return Ok(Parsed::Value);
         };
+        if b == b')' {
+            self.replace(self.pos, self.pos + 1, "null");
+            self.pos += 1;
+            self.wrapper_semicolon(ctx);
+            return Ok(Parsed::Value);
+        }
         self.in_wrapper = true;
         let inner = match b {
             b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
@@ -225,6 +272,7 @@ impl Parser<'_> {
             Some(b')') if end < self.end => {
                 self.replace(self.pos, end + 1, "");
                 self.pos = end + 1;
+                self.wrapper_semicolon(ctx);
             }
             None => self.truncated()?,
             _ if end >= self.end => self.truncated()?,
@@ -284,6 +332,19 @@ impl Parser<'_> {
         self.quote_range(start, end);
         self.pos = end;
         Ok(Parsed::Value)
+    }
+
+    /// After a wrapper that is the whole value, a `;` that ends it as a
+    /// statement (`callback(2);`), removed with it.
+    fn wrapper_semicolon(&mut self, ctx: Ctx) {
+        if ctx != Ctx::Top {
+            return;
+        }
+        let semicolon = self.skip_blank_and_comments(self.pos);
+        if self.src[..self.end].get(semicolon) == Some(&b';') {
+            self.replace(self.pos, semicolon + 1, "");
+            self.pos = semicolon + 1;
+        }
     }
 
     /// A value without quotes, up to the next `,`, closing bracket, line

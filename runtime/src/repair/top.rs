@@ -111,7 +111,9 @@ impl Parser<'_> {
         let scalar = self.quote_at(start).is_some()
             || matches!(b, b'-' | b'+' | b'.' | b'0'..=b'9')
             || self.literal_len(start) > 0
-            || (b == b'/' && self.regex_end(start).is_some());
+            || (b == b'/' && self.regex_end(start).is_some())
+            || (b.is_ascii_alphabetic()
+                && self.wrapper_paren(start, self.word_end(start)).is_some());
         if !container && !scalar {
             return Ok(Direct::NotHere);
         }
