@@ -283,6 +283,29 @@ fn constructor_wrappers_are_removed_around_their_value() {
     assert!(repair(r#"{"a": new Point(1, 2)}"#).is_err());
 }
 
+/// Several values at the top, separated by commas or line breaks (NDJSON
+/// included), are put in an array, recorded: each kept. Only where the text
+/// has no other reading: not two values with only a space between, not a
+/// key after the comma, not a comma between digits (`1,234`).
+#[test]
+fn values_after_commas_or_one_per_line_are_put_in_an_array() {
+    check(
+        r#"{"a": 1}, {"b": 2}"#,
+        r#"[{"a": 1}, {"b": 2}]"#,
+        &[NewlineDelimited],
+    );
+    check("1\n2\n3", "[1,\n2,\n3]", &[NewlineDelimited]);
+    check(r#""a", "b""#, r#"["a", "b"]"#, &[NewlineDelimited]);
+    check(
+        "{\"a\": 1}\n\"x\"\n",
+        "[{\"a\": 1},\n\"x\"]\n",
+        &[NewlineDelimited],
+    );
+    for text in ["1,234", "3,14", "a\nb", "{\"a\": 1}, \"b\": 2}", "[1] [2]"] {
+        assert!(repair(text).is_err(), "{text:?}");
+    }
+}
+
 /// Unicode's spaces between tokens are whitespace, as other repairers read
 /// them: removed, each recorded; inside a string they are its text.
 #[test]
@@ -646,9 +669,10 @@ fn hopeless_or_ambiguous_text_is_an_error_that_says_why() {
     refused("  \n ", RepairErrorKind::Empty, 0);
     refused("I could not find that city.", RepairErrorKind::NoJson, 0);
     refused("-", RepairErrorKind::NoJson, 0);
-    // Keeping one of two values would lose the other.
+    // Keeping one of two values would lose the other (with a comma or a
+    // line break between, they are put in an array).
     refused("{\"a\": 1} {\"b\": 2}", RepairErrorKind::Unrepairable, 9);
-    refused("{\"a\": 1}, {\"b\": 2}", RepairErrorKind::Unrepairable, 8);
+    refused("{\"a\": 1}, \"b\": 2}", RepairErrorKind::Unrepairable, 8);
     // A key with no colon and no value (perhaps a Python set): no value to give it.
     refused("{\"a\", \"b\"}", RepairErrorKind::Unrepairable, 1);
     refused("{: 1}", RepairErrorKind::Unrepairable, 1);

@@ -116,10 +116,15 @@
 //!   after the value is dropped and recorded unless it holds a `"key":`, or a
 //!   string and ends with a bracket (`["a", ]b", "c"]`: the value closed
 //!   early), or, after a value the text broke off, a quote or bracket.
-//! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`) are
-//!   put in an array ([`RepairKind::NewlineDelimited`]); two values on one line,
-//!   or text that goes on after the value closed (`{"a": 1}, "b": 2}`), are an
-//!   error, since keeping one part would lose the other.
+//! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`,
+//!   NDJSON, `1\n2`) or separated by commas (`{"a": 1}, {"a": 2}`, `"a",
+//!   "b"`) are put in an array ([`RepairKind::NewlineDelimited`]): each an
+//!   array, an object, or a whole string that is no key, number or JSON
+//!   literal; a bare word is prose (`a\nb` is refused). A comma between
+//!   digits separates no values (`1,234`, `3,14`: a number's, perhaps).
+//!   Two values on one line with only a space between, or text that goes on
+//!   after the value closed (`{"a": 1}, "b": 2}`), are an error, since
+//!   keeping one part would lose the other.
 //! - **A quote inside a string** ends the string if what follows fits the
 //!   place: `:` after a key; `}`, `]`, another string, `+` and a string, or a
 //!   `,` and a next member or item after a value. A quote that does not fit
@@ -586,8 +591,9 @@ repair_kinds! {
     /// `{\"a\": 1}`: JSON written as the content of a string, without the
     /// string's quotes; the escapes are decoded.
     EscapedJson => "decoded JSON that was written escaped",
-    /// Values one per line (`{"a": 1}\n{"a": 2}`): put in an array, each kept.
-    NewlineDelimited => "put newline-delimited values in an array",
+    /// Values one per line (`{"a": 1}\n{"a": 2}`, NDJSON) or separated by
+    /// commas (`{"a": 1}, {"a": 2}`, `1, 2`): put in an array, each kept.
+    NewlineDelimited => "put several values, one per line or after commas, in an array",
     /// `[1, 2,]`, `{"a": 1,}`: the comma is removed.
     TrailingComma => "removed a trailing comma",
     /// `[,1]`: the comma is removed.

@@ -152,6 +152,12 @@ impl Parser<'_> {
                 self.after_value(keep_blank, value_at)?;
                 return Ok(Direct::Done(literal));
             }
+            if self.another_value_follows(self.pos, after) {
+                // `1, 2`, `"a"\n"b"`: scalars one per line or after commas.
+                self.confirm(&mark)?;
+                self.after_value(keep_blank, value_at)?;
+                return Ok(Direct::Done(None));
+            }
         }
         self.speculating = false;
         self.reset(&mark);
@@ -255,6 +261,12 @@ impl Parser<'_> {
                 self.skip_quietly()?;
             }
             let Some(b) = self.peek() else { break };
+            if !listed && self.another_value_follows(value_end, self.pos) {
+                self.newline_delimited(value_at, value_end)?;
+                listed = true;
+                value_end = self.pos;
+                continue;
+            }
             match b {
                 b')' if self.jsonp => {
                     self.jsonp = false;
@@ -286,12 +298,6 @@ impl Parser<'_> {
                         self.pos
                     };
                     let another = matches!(self.src.get(next), Some(b'{' | b'['));
-                    if another && !listed && self.src[value_end..next].contains(&b'\n') {
-                        self.newline_delimited(value_at, value_end)?;
-                        listed = true;
-                        value_end = self.pos;
-                        continue;
-                    }
                     if another {
                         return Err(self.unexpected("a second JSON value follows the first"));
                     }
@@ -359,18 +365,14 @@ impl Parser<'_> {
         let mut last_end = (value_end, self.out.len());
         loop {
             self.whitespace()?;
+            if !self.another_value_follows(last_end.0, self.pos) {
+                break;
+            }
             let mut comma = false;
             if self.peek() == Some(b',') {
-                let next = self.skip_blank_and_comments(self.pos + 1);
-                if !matches!(self.src.get(next), Some(b'{' | b'[')) {
-                    break;
-                }
                 comma = true;
                 self.pos += 1;
                 self.whitespace()?;
-            }
-            if !matches!(self.peek(), Some(b'{' | b'[')) {
-                break;
             }
             if !comma {
                 self.insert_at(last_end.0, last_end.1, ',');
@@ -385,6 +387,43 @@ impl Parser<'_> {
         // The closing bracket goes right after the last value.
         self.insert_at(last_end.0, last_end.1, ']');
         Ok(())
+    }
+
+    /// Whether another value follows the one that ends at `value_end`,
+    /// with `at` the first token after it: after a comma (`{"a": 1}, {"b":
+    /// 2}`, `1, 2`) or a line break (`1\n2`, values one per line), a
+    /// container, or a whole string that is no key, number or JSON literal.
+    /// A comma between digits (`1,234`, `3,14`) separates no values: it may
+    /// be a number's.
+    fn another_value_follows(&self, value_end: usize, at: usize) -> bool {
+        let comma = self.src.get(at) == Some(&b',');
+        let next = if comma {
+            self.skip_blank_and_comments(at + 1)
+        } else {
+            at
+        };
+        let digits = comma
+            && at > 0
+            && self.src[at - 1].is_ascii_digit()
+            && self.src.get(at + 1).is_some_and(u8::is_ascii_digit);
+        let line_break = self.src[value_end.min(next)..next]
+            .iter()
+            .any(|&b| matches!(b, b'\n' | b'\r'));
+        if digits || !(comma || line_break) || next >= self.src.len() {
+            return false;
+        }
+        match self.src[next] {
+            b'{' | b'[' => true,
+            b'"' => self
+                .string_end(super::lex::Quote::Double, next + 1)
+                .is_some_and(|end| self.src.get(self.skip_blank_and_comments(end)) != Some(&b':')),
+            b'-' | b'0'..=b'9' => super::continuation::number_end(self.src, next)
+                .is_ok_and(|end| end >= self.src.len() || self.token_end(end)),
+            _ => {
+                let len = self.literal_len(next);
+                matches!(&self.src[next..next + len], b"true" | b"false" | b"null")
+            }
+        }
     }
 
     /// Prose from `at` to the end, after the value (and after a fence that
