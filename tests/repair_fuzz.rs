@@ -657,6 +657,29 @@ fn keys_read_into_strings_of_other_kinds_are_refused() {
     }
 }
 
+/// A string that lacks its closing quote before the next item's quote,
+/// with a comma in its text after which the text reads as strict JSON up
+/// to that quote: it may end at either comma (`"messages", 1` or
+/// `"messages,1"`), and one reading turns a number into text. Found by
+/// scripts/repair_sweep.sh over tests/provider_corpus (a validation
+/// error's `loc` path with a quote deleted or replaced). In an object,
+/// where the text after the first comma is no member, it is read.
+#[test]
+fn a_string_that_may_end_at_either_of_two_commas_is_refused() {
+    for text in [
+        r#"{"loc":["body","messages,1,"role"],"msg":"x"}"#,
+        r#"["x, 1, "y"]"#,
+        r#"["x, true, "y"]"#,
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+    }
+    assert_eq!(
+        repair(r#"{"a": "x, 1, "b": 2}"#).unwrap().json(),
+        r#"{"a": "x, 1", "b": 2}"#
+    );
+}
+
 #[test]
 fn fuzz_findings_stay_fixed() {
     for text in FUZZ_FINDINGS {

@@ -131,7 +131,9 @@
 //!   but opens what reads as strict JSON in its place (a key and its value in
 //!   an object, an item in an array) ends the string there: the string lacked
 //!   its closing quote (`{"a": "x, "b": 1}` gives `"x"`,
-//!   [`RepairKind::MissingQuote`]), or, after an odd number of quotes taken for
+//!   [`RepairKind::MissingQuote`]; refused where the text after a comma
+//!   in it reads as strict JSON too, `["x, 1, "y"]`: it may end at either
+//!   comma), or, after an odd number of quotes taken for
 //!   text, the last of them closed it. A string that runs to the end of the
 //!   text ends before the closing brackets the text ends with (`["abc]`), or at
 //!   its first comma if everything after reads as JSON (`["a, 1, 2]`); one

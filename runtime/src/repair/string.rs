@@ -1287,6 +1287,7 @@ impl Parser<'_> {
                     end = end.min(self.content_end(content, closer));
                 }
                 self.not_a_stray_quote(content, end)?;
+                self.not_before_an_earlier_comma(content, end, q)?;
                 Some(End::MissingQuote(end))
             }
             Ctx::Key => {
@@ -1566,6 +1567,30 @@ impl Parser<'_> {
                     "a stray quote before a colon and a value",
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// A string that lacks its closing quote and would end at `end`, the
+    /// next token's quote at `q`: an error if it may end before its first
+    /// comma as well, the text from there to `q` reading as strict JSON
+    /// (`["body","messages,1,"role"]`: `"messages"` and `1`, or
+    /// `"messages,1"`).
+    fn not_before_an_earlier_comma(&self, content: usize, end: usize, q: usize) -> Step {
+        let Some(comma) = memchr::memchr(b',', &self.src[content..end]) else {
+            return Ok(());
+        };
+        let reach = Reach {
+            tokens: usize::MAX,
+            until: q,
+            min_tokens: 1,
+        };
+        if self.continues(content + comma, Expect::AfterValue, reach) {
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                content - 1,
+                "a string that lacks its closing quote may end at either of two commas",
+            ));
         }
         Ok(())
     }
