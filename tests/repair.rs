@@ -306,6 +306,29 @@ fn values_after_commas_or_one_per_line_are_put_in_an_array() {
     }
 }
 
+/// JSON whose quotes are all escaped, as when a stringified document is
+/// pasted, is decoded, including the escaped quotes inside its strings,
+/// written `\\\"` (the escape doubled) or `\\"` (its backslash escaped
+/// instead of the quote), and a last quote that lost its backslash.
+#[test]
+fn escaped_json_is_decoded_with_the_quotes_inside_its_strings() {
+    check(
+        r#"{\"note\": \"say \\\"hi\\\"\", \"n\": 1}"#,
+        r#"{"note": "say \"hi\"", "n": 1}"#,
+        &[EscapedJson],
+    );
+    check(
+        r#"{\"note\": \"say \\"hi\\"\"}"#,
+        r#"{"note": "say \"hi\""}"#,
+        &[EscapedJson],
+    );
+    check(
+        r#"\"hello \\"world\\"""#,
+        r#""hello \"world\"""#,
+        &[EscapedJson],
+    );
+}
+
 /// Unicode's spaces between tokens are whitespace, as other repairers read
 /// them: removed, each recorded; inside a string they are its text.
 #[test]

@@ -222,7 +222,9 @@
 //!   it goes too (`callback(2);`). Anything else in the parentheses makes
 //!   no wrapper: `f(x)` is a bare word, `new Point(1, 2)` is refused.
 //! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
-//!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never
+//!   ([`RepairKind::EscapedJson`]), with the escaped quotes in its strings,
+//!   written `\\\"` or `\\"` (the backslash escaped instead of the quote),
+//!   and a last quote that lost its backslash (`\"hello"`). **Strings inside the value** are never
 //!   decoded, even if they hold JSON: a string field may legitimately carry
 //!   JSON text.
 //! - **Control characters** in a string are escaped, recorded once per string.
