@@ -501,6 +501,7 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // was read on to the value's opening quote, and the value's text as a
     // bare word, losing the string `":NkN "` (fuzz/run.sh, repair).
     ("{\"a\":\":NkN \"}", "{\"a-:\":NkN \"}"),
+    ("{\"a\":\":Nk N\"}", "{\"a-:\":Nk N\"}"),
     // A string whose text opens brackets (code), its closing quote and
     // comma, then junk or prose before the next member's quoted key: the
     // quote was taken for code's, and the next member read into the

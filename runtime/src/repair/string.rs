@@ -1095,8 +1095,8 @@ impl Parser<'_> {
     }
 
     /// Whether a colon (or `=`) and a value follow from `i`, the value not
-    /// a bare word that ends in a quote (`: b"`, lacking its opening one)
-    /// or that a quote follows (`: b "}`), nor a string that runs to the end of the text (`: "}`, whose quote
+    /// bare text that a quote ends (`: b"`, lacking its opening one; `: b
+    /// "}`), nor a string that runs to the end of the text (`: "}`, whose quote
     /// may be stray). An array or object is a value, whatever quote it
     /// holds (`: {"`).
     fn member_follows(&self, i: usize) -> bool {
@@ -1114,15 +1114,15 @@ impl Parser<'_> {
         if matches!(self.src[value], b'{' | b'[') {
             return true;
         }
-        let word = self.src[value..self.end]
+        // Bare text to the end of the member: a quote that ends it is no
+        // member's end (`{"a-:":NkN "}`, `{"a-:":Nk N"}`: `{"a":":Nk N"}`
+        // with the key's closing quote replaced).
+        // (Within the window, so that the look is bounded.)
+        let window = &self.src[value..self.end.min(value + WINDOW)];
+        window
             .iter()
-            .position(|&b| is_ws(b) || matches!(b, b',' | b'}' | b']' | b'"'))
-            .map_or(self.end, |p| value + p);
-        // (A quote after the word and a space is no member's end either:
-        // `{"a-:":NkN "}`, which was `{"a":":NkN "}`.)
-        let (after, _) = self.skip_ws_from(word);
-        word >= self.end
-            || (self.src.get(word) != Some(&b'"') && self.src.get(after) != Some(&b'"'))
+            .find(|&&b| matches!(b, b',' | b'}' | b']' | b'"' | b'\n' | b'\r'))
+            != Some(&b'"')
     }
 
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
