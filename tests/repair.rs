@@ -283,6 +283,30 @@ fn constructor_wrappers_are_removed_around_their_value() {
     assert!(repair(r#"{"a": new Point(1, 2)}"#).is_err());
 }
 
+/// A fenced code block in a stray brace is the fenced value: the braces
+/// are removed and recorded (an object holds no bare value). In brackets
+/// it is the array's item.
+#[test]
+fn a_fenced_block_in_braces_is_the_fenced_value() {
+    check(
+        "{```json\n{\"a\": 1}\n```}",
+        r#"{"a": 1}"#,
+        &[StrayBracket, MarkdownFence, StrayBracket],
+    );
+    check(
+        "{ ```\n[1, 2]\n```\n}\n",
+        "[1, 2]",
+        &[StrayBracket, MarkdownFence, StrayBracket],
+    );
+    check(
+        "[```json\n{\"a\": 1}\n```]",
+        "[{\"a\": 1}\n]",
+        &[MarkdownFence, MarkdownFence],
+    );
+    // With more text after the brace, it is not the block's.
+    assert!(repair("{```json\n{\"a\": 1}\n```} and more").is_err());
+}
+
 /// Several values at the top, separated by commas or line breaks (NDJSON
 /// included), are put in an array, recorded: each kept. Only where the text
 /// has no other reading: not two values with only a space between, not a

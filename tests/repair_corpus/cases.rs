@@ -692,6 +692,7 @@ pub(crate) const CASES: &[Case] = &[
     case(FencesProse, TypedTools, r#"1. Call the tool: {"a": 1}"#, Value(r#"{"a":1}"#)),
     case(FencesProse, TypedTools, r#"Use {city} like this: {"city": "Oslo"}"#, Value(r#"{"city":"Oslo"}"#)),
     case(FencesProse, TypedTools, "[```json\n{\"a\": 1}\n```]", Value(r#"[{"a":1}]"#)),
+    case(FencesProse, TypedTools, "{```json\n{\"city\": \"Oslo\"}\n```}", Value(r#"{"city":"Oslo"}"#)),
     case(FencesProse, TypedTools, "{\"a\": ```json\n[1, 2]\n```}", Value(r#"{"a":[1,2]}"#)),
     case(FencesProse, TypedTools, "```json\n{\"a\": [1, 2\n```\nDone.", Value(r#"{"a":[1,2]}"#)),
     case(FencesProse, TypedTools, "```json\n{\"a\": 1}\n```\nand\n```json\n{\"b\": 2}\n```", Refuse),

@@ -116,6 +116,11 @@
 //!   after the value is dropped and recorded unless it holds a `"key":`, or a
 //!   string and ends with a bracket (`["a", ]b", "c"]`: the value closed
 //!   early), or, after a value the text broke off, a quote or bracket.
+//! - **A fenced block in braces** (`{```json\n{"a": 1}\n```}`, nothing
+//!   else around): the fenced value, the braces removed
+//!   ([`RepairKind::StrayBracket`]): an object holds no bare value. In
+//!   brackets (`[```json ... ```]`) the block is the array's item, a reading
+//!   that loses nothing and that the brackets may well mean.
 //! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`,
 //!   NDJSON, `1\n2`) or separated by commas (`{"a": 1}, {"a": 2}`, `"a",
 //!   "b"`) are put in an array ([`RepairKind::NewlineDelimited`]): each an
@@ -658,8 +663,9 @@ repair_kinds! {
     Ellipsis => "removed an ellipsis",
     /// `{"a": [1, 2}`: the array is closed before the `}` closes the object.
     MissingBracket => "closed an array or object left open",
-    /// `{"a": 1}}`: a closing bracket with nothing to close, removed.
-    StrayBracket => "removed an unmatched closing bracket",
+    /// `{"a": 1}}`: a closing bracket with nothing to close, removed; or
+    /// the braces around a fenced block (`{```json ... ```}`).
+    StrayBracket => "removed an unmatched bracket",
     /// The text stops inside the value: unfinished strings, literals, arrays
     /// and objects are closed where it stops.
     Truncated => "closed the truncated text",

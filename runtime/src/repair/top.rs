@@ -32,8 +32,15 @@ impl Parser<'_> {
         let mut region_start = first;
         let mut from = first;
         let mut error = None;
-        // The whole text is one value, perhaps with comments around it.
-        match self.direct(0)? {
+        // `{```json ... ```}`: a fenced block in a stray brace (an object
+        // holds no bare value); the value is the fenced one.
+        self.brace_around_fence = self.brace_around_fence(first);
+        let direct = match self.brace_around_fence {
+            Some(_) => Direct::NotHere,
+            // The whole text is one value, perhaps with comments around it.
+            None => self.direct(0)?,
+        };
+        match direct {
             Direct::Done(literal) => return Ok(literal),
             Direct::Failed(e) => {
                 if self.reads_as_json(first, e.at()) {
@@ -46,7 +53,11 @@ impl Parser<'_> {
                 // A markdown fence: the value is inside.
                 if let Some((fence, content)) = find_fence(self.src) {
                     if fence > first {
-                        self.record(RepairKind::SurroundingProse, first)?;
+                        let kind = match self.brace_around_fence {
+                            Some(_) => RepairKind::StrayBracket,
+                            None => RepairKind::SurroundingProse,
+                        };
+                        self.record(kind, first)?;
                     }
                     self.record(RepairKind::MarkdownFence, fence)?;
                     self.in_fence = true;
@@ -284,7 +295,9 @@ impl Parser<'_> {
                     self.in_fence = false;
                     self.pos += 3;
                     let rest = self.skip_blank(self.pos);
-                    if rest < self.src.len() {
+                    if self.brace_around_fence == Some(rest) {
+                        self.record(RepairKind::StrayBracket, rest)?;
+                    } else if rest < self.src.len() {
                         self.prose_after(rest, true)?;
                         self.record(RepairKind::SurroundingProse, rest)?;
                     }
@@ -387,6 +400,18 @@ impl Parser<'_> {
         // The closing bracket goes right after the last value.
         self.insert_at(last_end.0, last_end.1, ']');
         Ok(())
+    }
+
+    /// If the text is a fenced block in braces (`{```json`, and ```` ```}````
+    /// at the end, whitespace aside), where its closing brace is.
+    fn brace_around_fence(&self, first: usize) -> Option<usize> {
+        if self.src[first] != b'{' || !self.fence_at(self.skip_blank(first + 1)) {
+            return None;
+        }
+        let text = self.src.trim_ascii_end();
+        let close = text.len().checked_sub(1)?;
+        let before = text[..close].trim_ascii_end();
+        (close > first + 1 && text[close] == b'}' && before.ends_with(b"```")).then_some(close)
     }
 
     /// Whether another value follows the one that ends at `value_end`,
