@@ -671,6 +671,7 @@ fn a_string_that_may_end_at_either_of_two_commas_is_refused() {
         r#"{"loc":["body","messages,1,"role"],"msg":"x"}"#,
         r#"["x, 1, "y"]"#,
         r#"["x, true, "y"]"#,
+        r#"["body","messages,,1,"role"]"#,
     ] {
         let error = repair(text).expect_err(text);
         assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");

@@ -1573,11 +1573,13 @@ impl Parser<'_> {
 
     /// A string that lacks its closing quote and would end at `end`, the
     /// next token's quote at `q`: an error if it may end before its first
-    /// comma as well, the text from there to `q` reading as strict JSON
-    /// (`["body","messages,1,"role"]`: `"messages"` and `1`, or
+    /// or last comma as well, the text from there to `q` reading as strict
+    /// JSON (`["body","messages,1,"role"]`: `"messages"` and `1`, or
     /// `"messages,1"`).
     fn not_before_an_earlier_comma(&self, content: usize, end: usize, q: usize) -> Step {
-        let Some(comma) = memchr::memchr(b',', &self.src[content..end]) else {
+        let text = &self.src[content..end];
+        let (Some(first), Some(last)) = (memchr::memchr(b',', text), memchr::memrchr(b',', text))
+        else {
             return Ok(());
         };
         let reach = Reach {
@@ -1585,7 +1587,10 @@ impl Parser<'_> {
             until: q,
             min_tokens: 1,
         };
-        if self.continues(content + comma, Expect::AfterValue, reach) {
+        // (From the last comma too: `"messages,,1,"role"`, a comma doubled.)
+        if self.continues(content + first, Expect::AfterValue, reach)
+            || (last > first && self.continues(content + last, Expect::AfterValue, reach))
+        {
             return Err(fail(
                 RepairErrorKind::Unrepairable,
                 content - 1,
