@@ -283,6 +283,52 @@ fn constructor_wrappers_are_removed_around_their_value() {
     assert!(repair(r#"{"a": new Point(1, 2)}"#).is_err());
 }
 
+/// A member on its own line, its comma and its key's quotes missing, at
+/// the indentation of the member before (which opens its line with a
+/// quote): the string before ends at its quote, and the member is read,
+/// its value unquoted at the end of the text too; comments between the
+/// members are removed. A line that does not open as a member does stays
+/// the string's text.
+#[test]
+fn a_member_on_a_new_line_without_comma_or_quotes_is_read() {
+    check(
+        "{\n  \"city\": \"Oslo\"\n  days: 3\n}",
+        "{\n  \"city\": \"Oslo\",\n  \"days\": 3\n}",
+        &[MissingComma, UnquotedKey],
+    );
+    check(
+        "{\n  \"city\": \"Oslo\" // where\n  unit: metric",
+        "{\n  \"city\": \"Oslo\", \n  \"unit\": \"metric\"}",
+        &[
+            MissingComma,
+            Comment,
+            UnquotedKey,
+            UnquotedString,
+            Truncated,
+        ],
+    );
+    check(
+        "{\"text\": \"He said \"stop\"\nNote: x\"}",
+        r#"{"text": "He said \"stop\"\nNote: x"}"#,
+        &[UnescapedQuote, UnescapedQuote, ControlCharacter],
+    );
+}
+
+/// A string that runs to the end of the text inside an array and holds
+/// commas is one string, commas and all: splitting it at the commas (as
+/// some repairers do) would make up quotes the text does not show, and one
+/// string loses nothing. Only where everything after its first comma reads
+/// as JSON does it end there.
+#[test]
+fn a_string_running_to_the_end_in_an_array_keeps_its_commas() {
+    check(
+        r#"["red, green, blue"#,
+        r#"["red, green, blue"]"#,
+        &[Truncated],
+    );
+    check(r#"["a, 1, 2]"#, r#"["a", 1, 2]"#, &[MissingQuote]);
+}
+
 /// A fenced code block in a stray brace is the fenced value: the braces
 /// are removed and recorded (an object holds no bare value). In brackets
 /// it is the array's item.

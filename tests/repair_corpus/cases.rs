@@ -382,6 +382,7 @@ pub(crate) const CASES: &[Case] = &[
     case(CommasColons, TypedTools, r#"{"a", "b"}"#, Refuse),
     case(CommasColons, TypedTools, r#"{: 1}"#, Refuse),
     case(CommasColons, TypedTools, r#"{"query": "rust serde" "limit": 5,}"#, Value(r#"{"query":"rust serde","limit":5}"#)),
+    case(CommasColons, TypedTools, "{\n  \"query\": \"rust\"\n  // the limit\n  limit: 10\n  sort: newest", Value(r#"{"query":"rust","limit":10,"sort":"newest"}"#)),
     case(EqualsForColon, TypedTools, r#"{"a" = 1}"#, Value(r#"{"a":1}"#)),
     case(EqualsForColon, TypedTools, r#"{a = 1, b = 2}"#, Value(r#"{"a":1,"b":2}"#)),
     case(EqualsForColon, TypedTools, r#"{"a"=>1}"#, Value(r#"{"a":1}"#)),

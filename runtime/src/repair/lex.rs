@@ -472,6 +472,34 @@ impl Parser<'_> {
         }
     }
 
+    /// Whether an unquoted key and its colon open the line at `i`, at the
+    /// indentation of the line the quote at `q` is on, which starts with a
+    /// quote (`  "a": "x"\n  b: 2`): the next member, its comma and its
+    /// key's quotes missing, after a member on one line.
+    fn member_line_at(&self, q: usize, i: usize) -> bool {
+        let indent = |line: usize| {
+            self.src[line..]
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count()
+        };
+        let line_start = |at: usize| {
+            let from = at.saturating_sub(LOOKAHEAD_COMMENT);
+            self.src[from..at]
+                .iter()
+                .rposition(|&b| matches!(b, b'\n' | b'\r'))
+                .map(|p| from + p + 1)
+        };
+        let (Some(key_line), Some(quote_line)) = (line_start(i), line_start(q)) else {
+            return false;
+        };
+        let width = indent(quote_line);
+        key_line + indent(key_line) == i
+            && i - key_line == width
+            && self.src[quote_line + width] == b'"'
+            && self.unquoted_key_at(i)
+    }
+
     /// Whether an unquoted key followed by `:` starts at `i`.
     fn unquoted_key_at(&self, i: usize) -> bool {
         let mut j = i;
@@ -674,8 +702,9 @@ impl Parser<'_> {
         }
         if b.is_ascii_alphanumeric() && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem) {
             // A word after the space: more text (a key or value needs a
-            // quote, a comma or a bracket first).
-            return false;
+            // quote, a comma or a bracket first), unless it is the next
+            // member's unquoted key, opening its line as this member does.
+            return newline && ctx == Ctx::ObjectValue && self.member_line_at(after - 1, j);
         }
         let after_comma = || self.skip_ws_from(j + 1).0;
         match ctx {

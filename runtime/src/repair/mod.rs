@@ -141,7 +141,11 @@
 //!   comma), or, after an odd number of quotes taken for
 //!   text, the last of them closed it. A string that runs to the end of the
 //!   text ends before the closing brackets the text ends with (`["abc]`), or at
-//!   its first comma if everything after reads as JSON (`["a, 1, 2]`); one
+//!   its first comma if everything after reads as JSON (`["a, 1, 2]`);
+//!   otherwise it is one string, commas and all (`["red, green, blue` is
+//!   `["red, green, blue"]`: splitting it at its commas, as some repairers
+//!   do, would make up quotes the text does not show, where one string
+//!   loses nothing); one
 //!   that runs there over a quote taken for text and a line break or a
 //!   space after it (`{"a": "x"\n{`, `{"a": "[LINK](" x`) is refused, since
 //!   that quote may close it, and two such quotes with only spaces between
@@ -178,7 +182,11 @@
 //!   its quotes (`"x {\"a\": 1} y`) is no such code: its bare quotes are
 //!   the structure's. Nor is a quote that opens a line at the indentation
 //!   of the line its string opened on (`"url": "x{/a,\n  "b": 1`): that is
-//!   the next member, and the string lacked its closing quote.
+//!   the next member, and the string lacked its closing quote. A quote before a
+//!   line break, after a member on one line, closes its string where the
+//!   next line opens at that member's indentation with an unquoted key and
+//!   a colon (`  "a": "x"\n  b: 2`, comments between too): the next member,
+//!   its comma and its key's quotes missing.
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
 //!   quote that never closes over JSON text) are refused; a stray quote's
 //!   text that closes the containers it is in and opens others is read as
