@@ -447,10 +447,16 @@ impl Parser<'_> {
                 newline |= matches!(self.src[i], b'\n' | b'\r');
                 i += 1;
             }
-            let odd = self.odd_space_len(i);
-            if odd > 0 {
-                i += odd;
-                continue;
+            // (A comment's first byte is no odd space's.)
+            if i < self.end
+                && MAY_BE_SPACE[self.src[i] as usize]
+                && !matches!(self.src[i], b'/' | b'#')
+            {
+                let odd = self.odd_space_len(i);
+                if odd > 0 {
+                    i += odd;
+                    continue;
+                }
             }
             if !self.comment_at(i) {
                 return (i, newline);

@@ -159,8 +159,16 @@ impl Parser<'_> {
     pub(super) fn word(&mut self, ctx: Ctx) -> Step<Parsed> {
         let start = self.pos;
         let end = self.word_end(start);
-        if let Some(paren) = self.wrapper_paren(start, end) {
-            return self.type_wrapper(start, paren, ctx);
+        // (Only a word that a `(`, a `.` or a space follows, or `new`, may
+        // open a wrapper: most words are looked at no further.)
+        let may_wrap = matches!(
+            self.src[..self.end].get(end),
+            Some(b'(' | b'.' | b' ' | b'\t')
+        );
+        if may_wrap {
+            if let Some(paren) = self.wrapper_paren(start, end) {
+                return self.type_wrapper(start, paren, ctx);
+            }
         }
         if self.token_end(end) {
             let word = &self.src[start..end];

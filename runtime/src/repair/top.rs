@@ -272,7 +272,11 @@ impl Parser<'_> {
                 self.skip_quietly()?;
             }
             let Some(b) = self.peek() else { break };
-            if !listed && self.another_value_follows(value_end, self.pos) {
+            let may_list = matches!(
+                b,
+                b',' | b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+            );
+            if may_list && !listed && self.another_value_follows(value_end, self.pos) {
                 self.newline_delimited(value_at, value_end)?;
                 listed = true;
                 value_end = self.pos;
