@@ -262,3 +262,92 @@ fn a_failed_call_records_its_error_type() {
     // Called directly, not by an agent: no call id.
     assert!(!call.fields.contains_key("gen_ai.tool.call.id"));
 }
+
+/// Who is asking, for the test of a context in spans.
+struct Caller {
+    name: &'static str,
+    admin: bool,
+}
+
+/// Delete a note, after giving way once (so that the other run asks the
+/// model meanwhile, and each run takes one call from the shared script).
+#[typed_tools::tool(effects = Write)]
+async fn delete_note(#[context] caller: &Caller, id: u32) -> String {
+    let mut yielded = false;
+    futures::future::poll_fn(|cx| {
+        if yielded {
+            return std::task::Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
+    })
+    .await;
+    format!("{} deleted note {id}", caller.name)
+}
+
+/// The run's context in spans, as the user chooses: each run instrumented
+/// with a span of the user's that records what it wants of the context
+/// (here the caller's name); every span the run opens, each call's
+/// included, is its child. Two runs at once, each call's span under its own
+/// run's, and the approval's answer (made from the context) on it.
+#[test]
+fn a_runs_context_is_in_the_span_the_run_is_instrumented_with() {
+    use tracing::Instrument;
+
+    let toolbox = Toolbox::builder()
+        .context::<Caller>()
+        .tool(DeleteNote)
+        .approval(Approval::with_context(|_, caller: &Caller| {
+            match caller.admin {
+                true => Decision::Approve,
+                false => Decision::Refuse(format!("{} is no admin", caller.name)),
+            }
+        }))
+        .build()
+        .unwrap();
+    let call = r#"[{"name": "delete_note", "arguments": {"id": 1}}]"#;
+    let agent = Agent::new(&toolbox, ScriptedModel::new([call, call, "done", "done"]));
+    let ana = Caller {
+        name: "ana",
+        admin: true,
+    };
+    let bob = Caller {
+        name: "bob",
+        admin: false,
+    };
+    let recorder = Recorder::default();
+    tracing::subscriber::with_default(recorder.clone(), || {
+        let run = |caller: &'static Caller| {
+            let span = tracing::info_span!("request", user = caller.name);
+            agent.run_in(caller, "delete note 1").instrument(span)
+        };
+        // `'static` callers, for the closure: leaked, in a test.
+        let (ana, bob) = (&*Box::leak(Box::new(ana)), &*Box::leak(Box::new(bob)));
+        block_on(async { futures::join!(run(ana), run(bob)) })
+    });
+    let spans = recorder.0.spans.lock().unwrap();
+    let user_of = |mut at: usize| loop {
+        let seen = &spans[at];
+        if seen.name == "request" {
+            return seen.fields["user"].clone();
+        }
+        at = seen
+            .parent
+            .expect("every span of a run is under its request's");
+    };
+    let mut calls: Vec<(String, String)> = spans
+        .iter()
+        .enumerate()
+        .filter(|(_, seen)| seen.name == "tool_call")
+        .map(|(at, seen)| (user_of(at), seen.fields["approval"].clone()))
+        .collect();
+    calls.sort();
+    assert_eq!(
+        calls,
+        [
+            ("ana".to_owned(), "approved".to_owned()),
+            ("bob".to_owned(), "refused".to_owned())
+        ]
+    );
+}

@@ -378,3 +378,69 @@ fn a_toolbox_without_context_is_called_as_before() {
         );
     });
 }
+
+/// Two runs of one agent at once, for two callers: each run's calls, a
+/// plan's included, are lent its own caller, and so is the agent's approval.
+#[test]
+fn agent_runs_made_at_once_with_different_contexts_each_see_their_own() {
+    use typed_tools::agent::{Agent, CallOutcome, Exit};
+    use typed_tools::model::ScriptedModel;
+
+    let notes = Arc::new(Notes::default());
+    // The script is shared by the two runs, which take its answers in turn:
+    // both first ask for `whoami` (which gives way, so the other run asks
+    // meanwhile), then both answer.
+    let model = ScriptedModel::new([
+        r#"[{"name": "whoami", "arguments": {}}]"#,
+        r#"[{"name": "whoami", "arguments": {}}]"#,
+        "done",
+        "done",
+    ]);
+    let agent = Agent::new(&toolbox(&notes), model);
+    let ana = caller("ana", true, 1);
+    let bob = caller("bob", false, 2);
+    let (for_ana, for_bob) = block_on(async {
+        futures::join!(
+            agent.run_in(&ana, "who am I?"),
+            agent.run_in(&bob, "who am I?")
+        )
+    });
+    for (run, expected) in [(for_ana, "ana (request 1)"), (for_bob, "bob (request 2)")] {
+        assert_eq!(run.exit, Exit::Answer("done".into()));
+        let CallOutcome::Ok(output) = &run.calls[0].outcome else {
+            panic!("whoami ran: {:?}", run.calls[0].outcome)
+        };
+        assert_eq!(output.to_value(), serde_json::json!(expected));
+    }
+
+    // A plan the agent runs, and the agent's approval, see the run's caller.
+    let plan = r#"match exec tool delete_notes {author = "carl"} {
+  Ok(done) => done,
+  Err(e) => e.kind ++ ": " ++ e.message
+}"#;
+    let agent = Agent::new(
+        &toolbox(&notes),
+        ScriptedModel::new([plan, "done", plan, "done"]),
+    )
+    .plans(true)
+    .approval(admins_only());
+    let by_bob = block_on(agent.run_in(&bob, "clean up"));
+    let by_ana = block_on(agent.run_in(&ana, "clean up"));
+    let outcome = |run: &typed_tools::agent::Run| {
+        run.plans[0]
+            .outcome
+            .as_ref()
+            .unwrap()
+            .outcome
+            .clone()
+            .unwrap()
+    };
+    assert_eq!(
+        outcome(&by_bob),
+        Value::String("refused: bob may not call `delete_notes`".into())
+    );
+    assert_eq!(
+        outcome(&by_ana),
+        Value::String("ana deleted carl's notes".into())
+    );
+}

@@ -2,6 +2,7 @@
 //! those that do not write run together, each `Write` call alone and in
 //! order, and every result handed back to the model.
 
+use std::borrow::Cow;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -11,7 +12,7 @@ use crate::effect::{Effect, Effects};
 use crate::model::{Message, Model, ToolResult};
 use crate::reader::ToolCall;
 use crate::toolbox::trace::WithCallId;
-use crate::toolbox::Toolbox;
+use crate::toolbox::{Toolbox, ToolboxContext};
 use crate::ToolError;
 
 /// A call that failed: sent again unchanged, it is not run again.
@@ -49,7 +50,7 @@ pub(super) enum Admit {
     Stop(Exit, String),
 }
 
-impl<A: Effects, O> State<A, O> {
+impl<A: Effects, O, C: ToolboxContext> State<'_, A, O, C> {
     pub(super) fn admit(&mut self, call: &ToolCall, limits: &super::Limits) -> Admit {
         if self.dispatched >= limits.tool_calls {
             return Admit::Stop(
@@ -164,15 +165,16 @@ impl<A: Effects, O> State<A, O> {
     }
 }
 
-impl<M: Model, A: Effects, O> Agent<M, A, O> {
+impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
     /// Runs the calls of one answer: `Some` exit if the run stops.
     pub(super) async fn run_calls(
         &self,
-        state: &mut State<A, O>,
+        state: &mut State<'_, A, O, C>,
         step: u32,
         calls: &[ToolCall],
     ) -> Option<Exit> {
         let toolbox = state.toolbox.clone();
+        let context = state.context;
         let mut next = 0;
         while next < calls.len() {
             let end = batch_end(&toolbox, calls, next);
@@ -196,7 +198,7 @@ impl<M: Model, A: Effects, O> Agent<M, A, O> {
             let results = futures::future::join_all(
                 running
                     .iter()
-                    .map(|&i| self.dispatch(&toolbox, &batch[i], deadline)),
+                    .map(|&i| self.dispatch(&toolbox, context, &batch[i], deadline)),
             )
             .await;
             for (&i, result) in running.iter().zip(results) {
@@ -232,7 +234,7 @@ impl<M: Model, A: Effects, O> Agent<M, A, O> {
     }
 
     /// Whether this outcome ends the run.
-    fn stops(&self, outcome: &CallOutcome, state: &State<A, O>) -> Option<Exit> {
+    fn stops(&self, outcome: &CallOutcome, state: &State<'_, A, O, C>) -> Option<Exit> {
         match outcome {
             CallOutcome::Err(ToolError::Escalation(escalation)) => {
                 Some(Exit::Escalation(escalation.clone()))
@@ -256,14 +258,15 @@ impl<M: Model, A: Effects, O> Agent<M, A, O> {
     /// calls are) and the run's deadline.
     async fn dispatch(
         &self,
-        toolbox: &Toolbox<A>,
+        toolbox: &Toolbox<A, C>,
+        context: &C::Value,
         call: &ToolCall,
         deadline: Option<Instant>,
     ) -> (CallOutcome, Duration) {
         let start = Instant::now();
         let dispatched = WithCallId::new(
             call.id.as_deref(),
-            toolbox.call(&call.name, &call.arguments),
+            toolbox.call_given(context, &call.name, Cow::Borrowed(&call.arguments)),
         );
         // Only the time limit makes a `TimedOut`: dispatch does not.
         let outcome = match self.limits.call.run(&call.name, dispatched, deadline).await {
@@ -278,7 +281,11 @@ impl<M: Model, A: Effects, O> Agent<M, A, O> {
 /// The end of the batch starting at `start`: one `Write` call, or every
 /// call up to the next `Write` one (an unknown name does not write: it is
 /// refused unrun).
-fn batch_end<A: Effects>(toolbox: &Toolbox<A>, calls: &[ToolCall], start: usize) -> usize {
+fn batch_end<A: Effects, C: ToolboxContext>(
+    toolbox: &Toolbox<A, C>,
+    calls: &[ToolCall],
+    start: usize,
+) -> usize {
     let writes = |call: &ToolCall| {
         toolbox
             .spec(&call.name)

@@ -67,10 +67,12 @@ mod plans;
 mod prompt;
 mod run;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 
 use crate::catalog::{self, Catalog, CatalogFormat};
@@ -81,7 +83,9 @@ use crate::model::{
 };
 use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::toolbox::timer::{within, Elapsed};
-use crate::toolbox::{trace, Approval, Toolbox};
+use crate::toolbox::{
+    trace, AdmitsApproval, AgentWithoutContext, Approval, NoContext, Takes, Toolbox, ToolboxContext,
+};
 
 use tracing::field::Empty;
 use tracing::Instrument;
@@ -100,8 +104,8 @@ pub use run::{AnswerRecord, CallOutcome, CallRecord, Exit, PlanRecord, PlanRefus
 /// a type asked for with [`output`](Self::output). Set up with
 /// [`Agent::new`] and setters; run with [`run`](Self::run) (a task) or
 /// [`resume`](Self::resume) (a run, or a conversation, carried on).
-pub struct Agent<M, A: Effects = ReadWriteNetwork, O = String> {
-    toolbox: Toolbox<A>,
+pub struct Agent<M, A: Effects = ReadWriteNetwork, O = String, C: ToolboxContext = NoContext> {
+    toolbox: Toolbox<A, C>,
     model: M,
     limits: Limits,
     system: String,
@@ -120,7 +124,7 @@ pub enum OnRefusal {
     Stop,
 }
 
-impl<M, A: Effects, O> fmt::Debug for Agent<M, A, O> {
+impl<M, A: Effects, O, C: ToolboxContext> fmt::Debug for Agent<M, A, O, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Agent")
             .field("toolbox", &self.toolbox)
@@ -133,12 +137,12 @@ impl<M, A: Effects, O> fmt::Debug for Agent<M, A, O> {
     }
 }
 
-impl<M: Model, A: Effects> Agent<M, A> {
+impl<M: Model, A: Effects, C: ToolboxContext> Agent<M, A, String, C> {
     /// An agent over `toolbox`'s tools (a cheap clone of the view, with its
     /// allowed effects and approvals) and `model`, with the default
     /// [`Limits`], no system prompt of its own, refusals handed back to the
     /// model, and plans off.
-    pub fn new(toolbox: &Toolbox<A>, model: M) -> Agent<M, A> {
+    pub fn new(toolbox: &Toolbox<A, C>, model: M) -> Agent<M, A, String, C> {
         Agent {
             toolbox: toolbox.clone(),
             model,
@@ -151,7 +155,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
     }
 }
 
-impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
+impl<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext> Agent<M, A, O, C> {
     /// Ends runs with a value of type `T` rather than text: the model gives
     /// it (by default by calling an output tool, `final_result`, whose
     /// arguments are a `T`: see [`output_mode`](Self::output_mode)), and it
@@ -188,7 +192,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// assert_eq!(run.output, Some(Restock { items: vec![2, 3], total_cost: 62.5 }));
     /// # });
     /// ```
-    pub fn output<T>(self) -> Agent<M, A, T>
+    pub fn output<T>(self) -> Agent<M, A, T, C>
     where
         T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static,
     {
@@ -347,7 +351,13 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// Asks `approval` before each call it covers (`Write` tools unless it
     /// says otherwise), single calls and plans' calls alike, after any
     /// approval the toolbox view asks already. See [`Toolbox::approve`].
-    pub fn approval(mut self, approval: Approval<'static>) -> Self {
+    ///
+    /// An approval made by [`Approval::with_context`] is given each run's
+    /// context, and needs an agent over a toolbox that gives it.
+    pub fn approval<N, K>(mut self, approval: Approval<'static, N>) -> Self
+    where
+        C: AdmitsApproval<N, K>,
+    {
         self.toolbox = self.toolbox.approve(approval);
         self
     }
@@ -388,7 +398,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
 
     /// The toolbox the agent calls through: its allowed tools, with its
     /// approvals.
-    pub fn toolbox(&self) -> &Toolbox<A> {
+    pub fn toolbox(&self) -> &Toolbox<A, C> {
         &self.toolbox
     }
 
@@ -401,8 +411,53 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
 
     /// Runs the agent on `task` from the start: the system prompt, then
     /// `task` as the user's message.
-    pub async fn run(&self, task: impl Into<String>) -> Run<O> {
-        self.resume(self.start(task)).await
+    ///
+    /// An agent over a toolbox whose tools take a
+    /// [context](crate::toolbox::context) is run with
+    /// [`run_in`](Self::run_in); `run` does not compile there.
+    pub fn run(&self, task: impl Into<String>) -> BoxFuture<'_, Run<O>>
+    where
+        C::Value: AgentWithoutContext,
+    {
+        self.resume(self.start(task))
+    }
+
+    /// Runs the agent on `task` as [`run`](Self::run) does, each call lent
+    /// `context`, a plan's calls included: the run's
+    /// [context](crate::toolbox::context) (who is asking, their
+    /// permissions, a connection), of the type the agent's toolbox was built
+    /// with ([`ToolboxBuilder::context`](crate::ToolboxBuilder::context)).
+    /// The agent holds none: runs made at once with different contexts each
+    /// see their own, and so do the approvals made by
+    /// [`Approval::with_context`].
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::{Agent, Exit};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is asking.
+    /// struct User { name: String }
+    ///
+    /// /// The notes of the user asking.
+    /// #[tool(effects = Read)]
+    /// fn my_notes(#[context] user: &User) -> Vec<String> { vec![format!("{}'s list", user.name)] }
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().tool(MyNotes).build()?;
+    /// let model = ScriptedModel::new([r#"[{"name": "my_notes", "arguments": {}}]"#, "One note."]);
+    /// let agent = Agent::new(&toolbox, model);
+    /// let run = agent.run_in(&User { name: "ana".into() }, "My notes?").await;
+    /// assert_eq!(run.exit, Exit::Answer("One note.".into()));
+    /// assert_eq!(run.transcript[3].text(), r#"["ana's list"]"#);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn run_in<'a, X>(&'a self, context: &'a X, task: impl Into<String>) -> BoxFuture<'a, Run<O>>
+    where
+        C: Takes<X>,
+    {
+        self.resume_in(context, self.start(task))
     }
 
     /// Goes on with an earlier run ([`Run::then`] adds a message, a person's
@@ -428,8 +483,59 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// assert_eq!(run.answers.len(), 2);
     /// # });
     /// ```
-    pub async fn resume(&self, from: impl Into<Resume<O>>) -> Run<O> {
-        self.drive(from.into(), None).await
+    ///
+    /// (`run` and `resume` give a boxed future, not an `async fn`'s: an
+    /// `async fn`'s future repeats the fn's bounds, and a missing context
+    /// was reported three times. A run costs far more than the box.)
+    pub fn resume(&self, from: impl Into<Resume<O>>) -> BoxFuture<'_, Run<O>>
+    where
+        C::Value: AgentWithoutContext,
+    {
+        self.drive(
+            <C::Value as AgentWithoutContext>::nothing(),
+            from.into(),
+            None,
+        )
+        .boxed()
+    }
+
+    /// Goes on with a run as [`resume`](Self::resume) does, each call lent
+    /// `context` as in [`run_in`](Self::run_in) (the context need not be
+    /// the one the earlier part of the run was given).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::{Agent, CallOutcome, Exit};
+    /// use typed_tools::model::{Message, ScriptedModel};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is asking.
+    /// struct User { name: String }
+    ///
+    /// /// The name of the user asking.
+    /// #[tool(effects = Read)]
+    /// fn whoami(#[context] user: &User) -> String { user.name.clone() }
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().tool(Whoami).build()?;
+    /// let model = ScriptedModel::new(["Who is asking?", r#"[{"name": "whoami", "arguments": {}}]"#, "Hello."]);
+    /// let agent = Agent::new(&toolbox, model);
+    /// let ana = User { name: "ana".into() };
+    /// let first = agent.run_in(&ana, "Greet me.").await;
+    /// let run = agent.resume_in(&ana, first.then(Message::user("Look it up."))).await;
+    /// assert_eq!(run.exit, Exit::Answer("Hello.".into()));
+    /// assert!(matches!(&run.calls[0].outcome, CallOutcome::Ok(output) if output.json() == r#""ana""#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn resume_in<'a, X>(
+        &'a self,
+        context: &'a X,
+        from: impl Into<Resume<O>>,
+    ) -> BoxFuture<'a, Run<O>>
+    where
+        C: Takes<X>,
+    {
+        self.drive(C::value(context), from.into(), None).boxed()
     }
 
     /// Runs the agent on `task` as [`run`](Self::run) does, live: a stream of
@@ -468,16 +574,107 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// }
     /// # });
     /// ```
-    pub fn run_stream(&self, task: impl Into<String>) -> RunStream<'_, O> {
+    pub fn run_stream(&self, task: impl Into<String>) -> RunStream<'_, O>
+    where
+        C::Value: AgentWithoutContext,
+    {
         self.resume_stream(self.start(task))
+    }
+
+    /// Runs the agent on `task` live, as [`run_stream`](Self::run_stream)
+    /// does, each call lent `context` as in [`run_in`](Self::run_in).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use futures::StreamExt;
+    /// use typed_tools::agent::{Agent, CallOutcome, Event};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is asking.
+    /// struct User { name: String }
+    ///
+    /// /// The name of the user asking.
+    /// #[tool(effects = Read)]
+    /// fn whoami(#[context] user: &User) -> String { user.name.clone() }
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().tool(Whoami).build().unwrap();
+    /// let model = ScriptedModel::new([r#"[{"name": "whoami", "arguments": {}}]"#, "Hello, ana."]);
+    /// let agent = Agent::new(&toolbox, model);
+    /// let ana = User { name: "ana".into() };
+    /// let mut events = agent.run_stream_in(&ana, "Who am I?");
+    /// while let Some(event) = events.next().await {
+    ///     if let Event::CallFinished(record) = event {
+    ///         assert!(matches!(&record.outcome, CallOutcome::Ok(output) if output.json() == r#""ana""#));
+    ///     }
+    /// }
+    /// # });
+    /// ```
+    pub fn run_stream_in<'a, X>(
+        &'a self,
+        context: &'a X,
+        task: impl Into<String>,
+    ) -> RunStream<'a, O>
+    where
+        C: Takes<X>,
+    {
+        self.resume_stream_in(context, self.start(task))
     }
 
     /// Goes on with a run as [`resume`](Self::resume) does, live, as
     /// [`run_stream`](Self::run_stream) does.
-    pub fn resume_stream(&self, from: impl Into<Resume<O>>) -> RunStream<'_, O> {
+    pub fn resume_stream(&self, from: impl Into<Resume<O>>) -> RunStream<'_, O>
+    where
+        C::Value: AgentWithoutContext,
+    {
+        self.stream(<C::Value as AgentWithoutContext>::nothing(), from.into())
+    }
+
+    /// Goes on with a run live, as [`resume_stream`](Self::resume_stream)
+    /// does, each call lent `context` as in [`run_in`](Self::run_in).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use futures::StreamExt;
+    /// use typed_tools::agent::{Agent, CallOutcome, Event};
+    /// use typed_tools::model::{Message, ScriptedModel};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is asking.
+    /// struct User { name: String }
+    ///
+    /// /// The name of the user asking.
+    /// #[tool(effects = Read)]
+    /// fn whoami(#[context] user: &User) -> String { user.name.clone() }
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().tool(Whoami).build().unwrap();
+    /// let agent = Agent::new(&toolbox, ScriptedModel::new([r#"[{"name": "whoami", "arguments": {}}]"#, "Hi."]));
+    /// let bob = User { name: "bob".into() };
+    /// let mut events = agent.resume_stream_in(&bob, vec![Message::user("Who am I?")]);
+    /// let mut last = None;
+    /// while let Some(event) = events.next().await {
+    ///     last = Some(event);
+    /// }
+    /// let Some(Event::Finished(run)) = last else { panic!("a run ends with its record") };
+    /// assert!(matches!(&run.calls[0].outcome, CallOutcome::Ok(output) if output.json() == r#""bob""#));
+    /// # });
+    /// ```
+    pub fn resume_stream_in<'a, X>(
+        &'a self,
+        context: &'a X,
+        from: impl Into<Resume<O>>,
+    ) -> RunStream<'a, O>
+    where
+        C: Takes<X>,
+    {
+        self.stream(C::value(context), from.into())
+    }
+
+    /// A streamed run, each call lent `context`.
+    fn stream<'a>(&'a self, context: &'a C::Value, from: Resume<O>) -> RunStream<'a, O> {
         let sink = Arc::new(Sink::default());
         RunStream::new(
-            self.drive(from.into(), Some(Arc::clone(&sink))).boxed(),
+            self.drive(context, from, Some(Arc::clone(&sink))).boxed(),
             sink,
         )
     }
@@ -488,7 +685,12 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     }
 
     /// The loop of steps, telling `sink` what happens when it streams.
-    async fn drive(&self, from: Resume<O>, sink: Option<Arc<Sink<O>>>) -> Run<O> {
+    async fn drive(
+        &self,
+        context: &C::Value,
+        from: Resume<O>,
+        sink: Option<Arc<Sink<O>>>,
+    ) -> Run<O> {
         let (provider, model) = self
             .model
             .name()
@@ -526,7 +728,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
             // The output tool passes the view's approvals too.
             Some(typed.toolbox.as_ref().ok()?.carry_approvals(&toolbox))
         });
-        let mut state = State::new(from, &self.limits, toolbox, output_toolbox, sink);
+        let mut state = State::new(from, &self.limits, toolbox, context, output_toolbox, sink);
         let exit = async {
             loop {
                 if let Some(exit) = state.before_step(&self.limits) {
@@ -562,7 +764,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
 
     /// One step: ask the model, then do what it answered. `Some` exit if the
     /// run stops.
-    async fn step(&self, state: &mut State<A, O>, current: &tracing::Span) -> Option<Exit> {
+    async fn step(&self, state: &mut State<'_, A, O, C>, current: &tracing::Span) -> Option<Exit> {
         let step = state.steps;
         state.emit(|_| Event::Step { step });
         let request = match self.request(state) {
@@ -669,11 +871,13 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// text itself for a text run; the value for a typed one, in any mode,
     /// since a model asked for a tool call may still answer with the JSON),
     /// else the model is told what is wrong: `Some` exit if the run stops.
-    async fn final_answer(&self, state: &mut State<A, O>, text: String) -> Option<Exit> {
+    async fn final_answer(&self, state: &mut State<'_, A, O, C>, text: String) -> Option<Exit> {
         let read = match (&self.output.typed, &state.output_toolbox) {
             (None, _) => (self.output.parse)(&text),
             (Some(typed), Some(toolbox)) => {
-                let read = toolbox.call(&typed.name, &text).await;
+                let read = toolbox
+                    .call_given(state.context, &typed.name, Cow::Borrowed(&text))
+                    .await;
                 match read {
                     Ok(checked) => typed
                         .unwrap(checked.json())
@@ -713,7 +917,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// and the model is told why.
     async fn output_call(
         &self,
-        state: &mut State<A, O>,
+        state: &mut State<'_, A, O, C>,
         step: u32,
         calls: &[ToolCall],
         at: usize,
@@ -731,7 +935,9 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
             return Some(exit);
         }
         let started = Instant::now();
-        let result = toolbox.call(&call.name, &call.arguments).await;
+        let result = toolbox
+            .call_given(state.context, &call.name, Cow::Borrowed(&call.arguments))
+            .await;
         let read = match &result {
             Ok(checked) => typed
                 .unwrap(checked.json())
@@ -838,7 +1044,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// them natively, and the most tokens its answer may take: the smaller
     /// of [`Limits::answer_tokens`] and the budget left once the request
     /// itself (estimated) is counted. No budget left is the run's end.
-    fn request(&self, state: &mut State<A, O>) -> Result<Request, Exit> {
+    fn request(&self, state: &mut State<'_, A, O, C>) -> Result<Request, Exit> {
         let mut request = Request::new(state.messages.clone());
         if let Some(format) = self.native() {
             request = request.tools(self.catalog(state, format));
@@ -885,7 +1091,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     /// The tools the model is offered natively: the view's catalog, and the
     /// output tool when the output is asked for through one (put together
     /// once a run).
-    fn catalog(&self, state: &mut State<A, O>, format: CatalogFormat) -> Catalog {
+    fn catalog(&self, state: &mut State<'_, A, O, C>, format: CatalogFormat) -> Catalog {
         let tools = state.toolbox.catalog(format);
         let Some(output) = state.output_toolbox.as_ref().filter(|_| {
             self.output
@@ -902,7 +1108,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
     }
 
     /// What an answer asks for.
-    fn read<'r>(&self, state: &State<A, O>, response: &'r Response) -> Answer<'r> {
+    fn read<'r>(&self, state: &State<'_, A, O, C>, response: &'r Response) -> Answer<'r> {
         let toolbox = &state.toolbox;
         if self.native().is_some() {
             if !response.calls.is_empty() {
@@ -948,11 +1154,13 @@ enum Answer<'r> {
 
 /// A run in progress, over `toolbox`: the agent's view, which a streamed
 /// run observes.
-struct State<A: Effects, O> {
-    toolbox: Toolbox<A>,
+struct State<'c, A: Effects, O, C: ToolboxContext> {
+    toolbox: Toolbox<A, C>,
+    /// The run's context, lent to each call, a plan's included.
+    context: &'c C::Value,
     /// The output tool's toolbox, with the view's approvals, when a typed
     /// output is asked for.
-    output_toolbox: Option<Toolbox>,
+    output_toolbox: Option<Toolbox<ReadWriteNetwork, C>>,
     /// The tools offered natively with the output tool, put together once.
     catalog: Option<Catalog>,
     messages: Vec<Message>,
@@ -975,20 +1183,22 @@ struct State<A: Effects, O> {
     sink: Option<Arc<Sink<O>>>,
 }
 
-impl<A: Effects, O> State<A, O> {
+impl<'c, A: Effects, O, C: ToolboxContext> State<'c, A, O, C> {
     /// A run from `from`: an earlier run's records and counts carried on
     /// (its time too, so that the wall time counts the whole run), or a
     /// conversation counted from zero.
     fn new(
         from: Resume<O>,
         limits: &Limits,
-        toolbox: Toolbox<A>,
-        output_toolbox: Option<Toolbox>,
+        toolbox: Toolbox<A, C>,
+        context: &'c C::Value,
+        output_toolbox: Option<Toolbox<ReadWriteNetwork, C>>,
         sink: Option<Arc<Sink<O>>>,
-    ) -> State<A, O> {
+    ) -> State<'c, A, O, C> {
         let now = Instant::now();
         let mut state = State {
             toolbox,
+            context,
             output_toolbox,
             catalog: None,
             messages: from.transcript,

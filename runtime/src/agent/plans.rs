@@ -11,6 +11,7 @@ use crate::model::{Message, Model};
 use crate::plan::author::{self, Written};
 use crate::plan::{self, CallResult, Interpreter, Limit, ParseOptions, Plan, RunError};
 use crate::toolbox::timer::within;
+use crate::toolbox::ToolboxContext;
 use crate::ToolError;
 
 /// The plan in an answer, found as [`author::find_plan`] finds it, when the
@@ -33,11 +34,11 @@ pub(super) fn find(answer: &str) -> Option<Written<'_>> {
     meant.then_some(written)
 }
 
-impl<M: Model, A: Effects, O> Agent<M, A, O> {
+impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
     /// Runs a plan the model wrote: `Some` exit if the run stops.
     pub(super) async fn run_plan(
         &self,
-        state: &mut State<A, O>,
+        state: &mut State<'_, A, O, C>,
         step: u32,
         written: Written<'_>,
     ) -> Option<Exit> {
@@ -76,7 +77,12 @@ impl<M: Model, A: Effects, O> Agent<M, A, O> {
         let calls_left = self.limits.tool_calls.saturating_sub(state.dispatched);
         let limits = self.limits.for_plan(calls_left, state.time_left());
         let interpreter = Interpreter::new(&toolbox).limits(limits);
-        let run = match within(interpreter.run(&plan), state.deadline).await {
+        let run = match within(
+            interpreter.run_checked(state.context, &plan, true),
+            state.deadline,
+        )
+        .await
+        {
             Err(_) => {
                 state.finish_plan(record(Err(PlanRefusal::Deadline)));
                 return Some(Exit::Deadline {
@@ -108,7 +114,7 @@ impl<M: Model, A: Effects, O> Agent<M, A, O> {
     /// refusals stop it, or the run's own calls or time spent. (A plan
     /// stopped by a limit of its own, [`Limits::plans`](super::Limits::plans),
     /// is told to the model, and the run goes on.)
-    fn plan_stops(&self, run: &plan::Run, state: &State<A, O>) -> Option<Exit> {
+    fn plan_stops(&self, run: &plan::Run, state: &State<'_, A, O, C>) -> Option<Exit> {
         for call in &run.trace {
             match call.result() {
                 CallResult::Err(ToolError::Escalation(escalation)) => {
@@ -139,7 +145,7 @@ impl<M: Model, A: Effects, O> Agent<M, A, O> {
     }
 }
 
-impl<A: Effects, O> State<A, O> {
+impl<A: Effects, O, C: ToolboxContext> State<'_, A, O, C> {
     /// Records what became of a plan, and tells a streamed run.
     fn finish_plan(&mut self, record: PlanRecord) {
         self.emit(|_| Event::PlanFinished(record.clone()));

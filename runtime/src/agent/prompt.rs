@@ -10,6 +10,7 @@ use crate::effect::Effects;
 use crate::model::Model;
 use crate::plan::PlanPrompt;
 use crate::reader::{ReadError, ReadErrorKind};
+use crate::toolbox::ToolboxContext;
 
 /// How a model that reads tools as text is told to call them.
 const CALLS_AS_TEXT: &str = "To call tools, answer with only a JSON array of calls, each \
@@ -18,8 +19,8 @@ the next messages. Calls in one answer may run in any order or at once: send a c
 needs another's result in a later answer. When you are done, answer in plain text, without \
 a call.";
 
-pub(super) fn system<M: Model, A: Effects, O: Send + Sync + 'static>(
-    agent: &Agent<M, A, O>,
+pub(super) fn system<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
+    agent: &Agent<M, A, O, C>,
 ) -> String {
     let mut prompt = agent.system.clone();
     let mut paragraph = |text: &str| {

@@ -14,8 +14,9 @@ use rmcp::ServiceExt;
 
 use super::{connection, Connect, McpClient, McpError, McpServer};
 use crate::effect::Effects;
+use crate::toolbox::ToolboxContext;
 
-impl<A: Effects> McpServer<A> {
+impl<A: Effects, C: ToolboxContext> McpServer<A, C> {
     /// The `Host` header values the HTTP server accepts, each a host name or
     /// `host:port`. The default is loopback only (`localhost`, `127.0.0.1`,
     /// `::1`), which stops DNS rebinding attacks on a server running on a
@@ -29,7 +30,7 @@ impl<A: Effects> McpServer<A> {
     /// let server = McpServer::new(Toolbox::builder().build().unwrap())
     ///     .allowed_hosts(["tools.example.com"]);
     /// ```
-    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> McpServer<A>
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> McpServer<A, C>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -63,7 +64,7 @@ impl<A: Effects> McpServer<A> {
     ///     .body_timeout(Duration::from_secs(60))
     ///     .idle_timeout(Duration::from_secs(30));
     /// ```
-    pub fn max_connections(mut self, connections: usize) -> McpServer<A> {
+    pub fn max_connections(mut self, connections: usize) -> McpServer<A, C> {
         self.http_limits.max_connections = connections.max(1);
         self
     }
@@ -75,7 +76,7 @@ impl<A: Effects> McpServer<A> {
     /// with no answer (hyper's `header_read_timeout`): a client that sends
     /// half a header, or nothing, holds a connection no longer than this,
     /// and a kept-alive connection with no next request is closed after it.
-    pub fn header_timeout(mut self, timeout: Duration) -> McpServer<A> {
+    pub fn header_timeout(mut self, timeout: Duration) -> McpServer<A, C> {
         self.http_limits.header_timeout = timeout;
         self
     }
@@ -86,7 +87,7 @@ impl<A: Effects> McpServer<A> {
     /// Request Timeout` with a message naming the limit, and the
     /// connection is closed. (A tool's call runs after its body is read;
     /// this does not limit the call.)
-    pub fn body_timeout(mut self, timeout: Duration) -> McpServer<A> {
+    pub fn body_timeout(mut self, timeout: Duration) -> McpServer<A, C> {
         self.http_limits.body_timeout = timeout;
         self
     }
@@ -96,7 +97,7 @@ impl<A: Effects> McpServer<A> {
     /// 60 s by default. Past it the connection is closed: a client that
     /// stops reading its answer frees what the answer held. A call that
     /// takes long is not idle.
-    pub fn idle_timeout(mut self, timeout: Duration) -> McpServer<A> {
+    pub fn idle_timeout(mut self, timeout: Duration) -> McpServer<A, C> {
         self.http_limits.idle_timeout = timeout;
         self
     }

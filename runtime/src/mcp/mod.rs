@@ -74,4 +74,4 @@ pub use rmcp;
 pub use client::{Connect, McpClient};
 pub use error::{ListLimit, McpError, ServeError};
 pub use import::{Import, ImportError, Unannotated};
-pub use server::McpServer;
+pub use server::{McpRequest, McpServer};

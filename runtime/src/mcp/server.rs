@@ -17,7 +17,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use crate::catalog::CatalogFormat;
 use crate::effect::{Effects, ReadWriteNetwork};
 use crate::error::ToolError;
-use crate::toolbox::{ToolOutput, Toolbox};
+use crate::toolbox::{
+    NoContext, ServeWithoutContext, ToolOutput, Toolbox, ToolboxContext, WithContext,
+};
 
 use super::in_flight::Capped;
 use super::ServeError;
@@ -128,8 +130,18 @@ use super::ServeError;
 /// limit: 1 GiB at the defaults, were every connection to send the largest)
 /// and `max_connections` calls are held at once over HTTP, and
 /// `max_in_flight` answers and as many waiting requests over stdio.
-pub struct McpServer<A: Effects = ReadWriteNetwork> {
-    toolbox: Toolbox<A>,
+///
+/// # A context per request
+///
+/// A toolbox whose tools take a [context](crate::toolbox::context) is
+/// served with [`with_context`](Self::with_context): a function of the
+/// request (over HTTP, its headers) makes each call's context, so that a
+/// bearer token becomes the caller's identity, and the tools and approvals
+/// see who is asking.
+pub struct McpServer<A: Effects = ReadWriteNetwork, C: ToolboxContext = NoContext> {
+    toolbox: Toolbox<A, C>,
+    /// Makes each call's context from its request.
+    context: Arc<MakeContext<C::Value>>,
     /// The MCP catalog, read once into rmcp's types.
     tools: Arc<Result<Vec<McpTool>, String>>,
     info: Arc<ServerConfig>,
@@ -140,10 +152,14 @@ pub struct McpServer<A: Effects = ReadWriteNetwork> {
     pub(super) http_limits: super::connection::Limits,
 }
 
-impl<A: Effects> Clone for McpServer<A> {
+/// What makes a call's context from its request.
+type MakeContext<X> = dyn Fn(&McpRequest<'_>) -> Result<X, String> + Send + Sync;
+
+impl<A: Effects, C: ToolboxContext> Clone for McpServer<A, C> {
     fn clone(&self) -> Self {
         McpServer {
             toolbox: self.toolbox.clone(),
+            context: Arc::clone(&self.context),
             tools: Arc::clone(&self.tools),
             info: Arc::clone(&self.info),
             max_in_flight: self.max_in_flight,
@@ -155,7 +171,7 @@ impl<A: Effects> Clone for McpServer<A> {
     }
 }
 
-impl<A: Effects> fmt::Debug for McpServer<A> {
+impl<A: Effects, C: ToolboxContext> fmt::Debug for McpServer<A, C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpServer")
             .field("toolbox", &self.toolbox)
@@ -165,7 +181,7 @@ impl<A: Effects> fmt::Debug for McpServer<A> {
     }
 }
 
-impl<A: Effects> McpServer<A> {
+impl<A: Effects, C: ToolboxContext> McpServer<A, C> {
     /// How many requests a client over stdio (or any byte stream) may have
     /// unanswered at once unless [`max_in_flight`](Self::max_in_flight)
     /// says otherwise: 64.
@@ -192,7 +208,22 @@ impl<A: Effects> McpServer<A> {
     /// let server = McpServer::new(toolbox.restrict(EffectSet::READ));
     /// assert_eq!(server.tools().len(), 1);
     /// ```
-    pub fn new(toolbox: Toolbox<A>) -> McpServer<A> {
+    ///
+    /// A toolbox whose tools take a [context](crate::toolbox::context) is
+    /// served with [`with_context`](Self::with_context); `new` does not
+    /// compile there.
+    pub fn new(toolbox: Toolbox<A, C>) -> McpServer<A, C>
+    where
+        C::Value: ServeWithoutContext,
+    {
+        McpServer::serving(
+            toolbox,
+            Arc::new(|_: &McpRequest<'_>| Ok(<C::Value as ServeWithoutContext>::nothing())),
+        )
+    }
+
+    /// The server of `toolbox`, each call's context made by `context`.
+    fn serving(toolbox: Toolbox<A, C>, context: Arc<MakeContext<C::Value>>) -> McpServer<A, C> {
         let catalog = toolbox.catalog(CatalogFormat::Mcp);
         let tools = catalog
             .as_json()
@@ -209,9 +240,10 @@ impl<A: Effects> McpServer<A> {
             ));
         McpServer {
             toolbox,
+            context,
             tools: Arc::new(tools),
             info: Arc::new(info),
-            max_in_flight: McpServer::<A>::DEFAULT_MAX_IN_FLIGHT,
+            max_in_flight: Self::DEFAULT_MAX_IN_FLIGHT,
             #[cfg(feature = "mcp-http")]
             allowed_hosts: None,
             #[cfg(feature = "mcp-http")]
@@ -228,7 +260,7 @@ impl<A: Effects> McpServer<A> {
     /// let server = McpServer::new(Toolbox::builder().build().unwrap()).name("shop", "2.1.0");
     /// assert!(format!("{server:?}").contains("\"shop\""));
     /// ```
-    pub fn name(mut self, name: impl Into<String>, version: impl Into<String>) -> McpServer<A> {
+    pub fn name(mut self, name: impl Into<String>, version: impl Into<String>) -> McpServer<A, C> {
         Arc::make_mut(&mut self.info).server_info = Implementation::new(name, version);
         self
     }
@@ -243,7 +275,7 @@ impl<A: Effects> McpServer<A> {
     /// let server = McpServer::new(Toolbox::builder().build().unwrap())
     ///     .instructions("Look an account up before refunding it.");
     /// ```
-    pub fn instructions(mut self, instructions: impl Into<String>) -> McpServer<A> {
+    pub fn instructions(mut self, instructions: impl Into<String>) -> McpServer<A, C> {
         Arc::make_mut(&mut self.info).instructions = Some(instructions.into());
         self
     }
@@ -269,7 +301,7 @@ impl<A: Effects> McpServer<A> {
     /// let server = McpServer::new(Toolbox::builder().build().unwrap()).max_in_flight(8);
     /// assert!(format!("{server:?}").contains("max_in_flight: 8"));
     /// ```
-    pub fn max_in_flight(mut self, requests: usize) -> McpServer<A> {
+    pub fn max_in_flight(mut self, requests: usize) -> McpServer<A, C> {
         self.max_in_flight = requests.max(1);
         self
     }
@@ -298,7 +330,7 @@ impl<A: Effects> McpServer<A> {
     }
 
     /// The toolbox served.
-    pub fn toolbox(&self) -> &Toolbox<A> {
+    pub fn toolbox(&self) -> &Toolbox<A, C> {
         &self.toolbox
     }
 
@@ -358,21 +390,108 @@ impl<A: Effects> McpServer<A> {
     }
 
     #[cfg(feature = "mcp-http")]
-    pub(super) fn handler(&self) -> Handler<A> {
+    pub(super) fn handler(&self) -> Handler<A, C> {
         Handler(self.clone())
     }
 }
 
-/// What rmcp drives: the server behind a handle rmcp can clone per session.
-pub(super) struct Handler<A: Effects>(McpServer<A>);
+impl<A: Effects, X: Send + Sync + 'static> McpServer<A, WithContext<X>> {
+    /// Serves `toolbox`, whose tools take a [context](crate::toolbox::context)
+    /// of type `X`, making each call's context with `context` from the call's
+    /// request ([`McpRequest`]: over HTTP, its headers). The toolbox holds
+    /// none: calls made at once by different clients each see their own.
+    /// When `context` refuses the request (no token, a token it does not
+    /// know), the call is not run and the client gets a JSON-RPC error
+    /// (`-32600`, invalid request) with `the request was refused: ` and the
+    /// reason; listing the tools needs no context.
+    ///
+    /// ```
+    /// use typed_tools::mcp::{McpRequest, McpServer};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is calling.
+    /// struct User { name: String }
+    ///
+    /// /// The name of the user calling.
+    /// #[tool(effects = Read)]
+    /// fn whoami(#[context] user: &User) -> String { user.name.clone() }
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().tool(Whoami).build().unwrap();
+    /// let server = McpServer::with_context(toolbox, |request: &McpRequest<'_>| {
+    ///     // A bearer token is the user's identity (a real server checks it).
+    ///     match request.bearer_token() {
+    ///         Some("token-of-ana") => Ok(User { name: "ana".into() }),
+    ///         Some(_) => Err("unknown token".to_owned()),
+    ///         None => Err("no bearer token: send `Authorization: Bearer <token>`".to_owned()),
+    ///     }
+    /// });
+    /// assert_eq!(server.tools().len(), 1);
+    /// ```
+    pub fn with_context<F, E>(toolbox: Toolbox<A, WithContext<X>>, context: F) -> Self
+    where
+        F: Fn(&McpRequest<'_>) -> Result<X, E> + Send + Sync + 'static,
+        E: fmt::Display,
+    {
+        let make = move |request: &McpRequest<'_>| context(request).map_err(|e| e.to_string());
+        McpServer::serving(toolbox, Arc::new(make))
+    }
+}
 
-impl<A: Effects> Clone for Handler<A> {
+/// The request a call came in, as [`McpServer::with_context`]'s function
+/// sees it: over HTTP (feature `mcp-http`) its headers, and over any
+/// transport rmcp's [`RequestContext`] (the request's id and `_meta`).
+#[derive(Debug)]
+pub struct McpRequest<'a> {
+    context: &'a RequestContext<RoleServer>,
+}
+
+impl<'a> McpRequest<'a> {
+    /// rmcp's context of the request: its id, `_meta`, and extensions.
+    pub fn rmcp(&self) -> &'a RequestContext<RoleServer> {
+        self.context
+    }
+
+    /// The HTTP request's line and headers, when it came over HTTP; `None`
+    /// over stdio.
+    #[cfg(feature = "mcp-http")]
+    pub fn http(&self) -> Option<&'a axum::http::request::Parts> {
+        self.context.extensions.get::<axum::http::request::Parts>()
+    }
+
+    /// The HTTP request's header `name`, when it came over HTTP and has it
+    /// as text.
+    pub fn header(&self, name: &str) -> Option<&'a str> {
+        #[cfg(feature = "mcp-http")]
+        {
+            self.http()?.headers.get(name)?.to_str().ok()
+        }
+        #[cfg(not(feature = "mcp-http"))]
+        {
+            let _ = name;
+            None
+        }
+    }
+
+    /// The token of an `Authorization: Bearer <token>` header, when the
+    /// request came over HTTP with one (the scheme's case is not minded).
+    pub fn bearer_token(&self) -> Option<&'a str> {
+        let value = self.header("authorization")?.trim_start();
+        let (scheme, token) = value.split_once(' ')?;
+        let token = token.trim();
+        (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+    }
+}
+
+/// What rmcp drives: the server behind a handle rmcp can clone per session.
+pub(super) struct Handler<A: Effects, C: ToolboxContext>(McpServer<A, C>);
+
+impl<A: Effects, C: ToolboxContext> Clone for Handler<A, C> {
     fn clone(&self) -> Self {
         Handler(self.0.clone())
     }
 }
 
-impl<A: Effects> ServerHandler for Handler<A> {
+impl<A: Effects, C: ToolboxContext> ServerHandler for Handler<A, C> {
     fn get_info(&self) -> ServerConfig {
         (*self.0.info).clone()
     }
@@ -396,10 +515,19 @@ impl<A: Effects> ServerHandler for Handler<A> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // The caller's context, from the request: refused, nothing runs, and
+        // the client is told why (not the model: it did nothing wrong).
+        let given = (self.0.context)(&McpRequest { context: &context }).map_err(|reason| {
+            ErrorData::invalid_request(format!("the request was refused: {reason}"), None)
+        })?;
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         // As text, exactly as a model's call: the toolbox's limit on argument
         // text applies, and every error and recovery is the text path's.
-        let call = self.0.toolbox.call_value(&request.name, &arguments);
+        let arguments = crate::json::to_text(&arguments);
+        let call = self
+            .0
+            .toolbox
+            .call_given(&given, &request.name, arguments.into());
         let cancelled = Box::pin(context.ct.cancelled());
         // Whichever finishes first; the other is dropped, so a cancelled
         // call's future is never polled again.

@@ -686,7 +686,7 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
         })
     }
 
-    async fn run_checked(
+    pub(crate) async fn run_checked(
         &self,
         context: &C::Value,
         plan: &Plan,

@@ -6,9 +6,13 @@
 //! parameter, which becomes [`Tool::Context`](crate::Tool::Context) (`()`
 //! for a tool that needs none). A toolbox is built once and shared; the
 //! context is given per call ([`Toolbox::call_in`](crate::Toolbox::call_in)),
-//! per plan run ([`Interpreter::run_in`](crate::plan::Interpreter::run_in))
-//! and per MCP request ([`McpServer::with_context`]), and each sees its own:
-//! the toolbox holds none. `#[state]` is the other kind of thing a tool
+//! per plan run ([`Interpreter::run_in`](crate::plan::Interpreter::run_in)),
+//! per agent run ([`Agent::run_in`](crate::agent::Agent::run_in), the plans
+//! the agent runs included) and per MCP request
+//! ([`McpServer::with_context`], from the request's headers: a bearer token
+//! becomes the caller), and each sees its own: the toolbox holds none.
+//! Approvals see it too ([`Approval::with_context`](crate::toolbox::Approval::with_context)),
+//! so a rule can say "this user may not delete". `#[state]` is the other kind of thing a tool
 //! receives: held by the tool from the start, the same for every call.
 //!
 //! ```
@@ -30,6 +34,40 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
+//!
+//! # In traces
+//!
+//! The library's spans (`agent_run`, `plan_run`, `tool_call`, ...) do not
+//! record the context: what of it belongs in a trace (a user id, yes; a
+//! token, no) is the user's to choose. Instrument the run with a span of
+//! your own that records it, and every span the run opens is its child,
+//! each call's included; concurrent runs each under their own
+//! (`tests/agent_tracing.rs` checks it):
+//!
+//! ```
+//! # futures::executor::block_on(async {
+//! use tracing::Instrument;
+//! use typed_tools::{tool, Toolbox};
+//!
+//! /// Who is calling.
+//! struct Caller { id: u64 }
+//!
+//! /// Say who is calling.
+//! #[tool(effects = Read)]
+//! fn whoami(#[context] caller: &Caller) -> u64 { caller.id }
+//!
+//! let toolbox = Toolbox::builder().context::<Caller>().tool(Whoami).build()?;
+//! let caller = Caller { id: 7 };
+//! let span = tracing::info_span!("request", user.id = caller.id);
+//! let output = toolbox.call_in(&caller, "whoami", "{}").instrument(span).await?;
+//! assert_eq!(output.json(), "7");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! An approval made by [`Approval::with_context`](crate::toolbox::Approval::with_context)
+//! runs inside the call's `tool_call` span, so the events it emits
+//! (`tracing::info!(user = caller.id, "approved")`) are the call's.
 //!
 //! # Why it is built this way
 //!
@@ -368,6 +406,47 @@ impl PlanWithoutContext for () {
     fn nothing() -> &'static () {
         &NOTHING
     }
+}
+
+/// What an agent's run is given when none is: `()`. The bound of
+/// [`Agent::run`](crate::agent::Agent::run), `resume`, `run_stream` and
+/// `resume_stream`, on the agent's toolbox's context type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this agent's tools take a context of type `{Self}`, and this run gives none",
+    label = "no `{Self}` given",
+    note = "give one: `agent.run_in(&context, task)`, with `context` a `{Self}` (`resume_in`, `run_stream_in` and `resume_stream_in` for the others)"
+)]
+pub trait AgentWithoutContext: Send + Sync + 'static {
+    /// The context nothing needs.
+    #[doc(hidden)]
+    fn nothing() -> &'static Self;
+}
+
+impl AgentWithoutContext for () {
+    #[inline(always)]
+    fn nothing() -> &'static () {
+        &NOTHING
+    }
+}
+
+/// What an MCP server's calls are given when no function makes a context:
+/// `()`. The bound of `McpServer::new`, on the toolbox's context type.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this toolbox's tools take a context of type `{Self}`, and `McpServer::new` makes none",
+    label = "no `{Self}` made",
+    note = "serve it with `McpServer::with_context(toolbox, |request| ...)`, the function making each call's `{Self}` from its request (`request.bearer_token()`, `request.header(name)`)"
+)]
+pub trait ServeWithoutContext: Send + Sync + 'static {
+    /// The context nothing needs.
+    #[doc(hidden)]
+    fn nothing() -> Self;
+}
+
+impl ServeWithoutContext for () {
+    #[inline(always)]
+    fn nothing() {}
 }
 
 #[cfg(test)]

@@ -37,9 +37,9 @@ use approval::{Approvals, Gates};
 pub use builder::{BuildError, BuildProblem, ToolboxBuilder};
 #[doc(hidden)]
 pub use context::{
-    AdmitsApproval, AdmitsTool, ApprovalContextIs, ApprovalNeedsNoContext, ByNone, BySame,
-    CallWithoutContext, ContextIs, NoContextGiven, PlanWithoutContext, Takes, ToolContextIs,
-    ToolNeedsNoContext,
+    AdmitsApproval, AdmitsTool, AgentWithoutContext, ApprovalContextIs, ApprovalNeedsNoContext,
+    ByNone, BySame, CallWithoutContext, ContextIs, NoContextGiven, PlanWithoutContext,
+    ServeWithoutContext, Takes, ToolContextIs, ToolNeedsNoContext,
 };
 pub use context::{NoContext, ToolboxContext, WithContext};
 pub use dispatch::Call;
@@ -308,9 +308,19 @@ impl<A: Effects, C: ToolboxContext> Toolbox<A, C> {
     /// each asked about this toolbox's tools as it would be about any: for
     /// a tool an agent adds (its output tool), which passes the same
     /// approvals as the agent's own.
-    pub(crate) fn carry_approvals<B: Effects>(&self, view: &Toolbox<B>) -> Toolbox<A> {
+    /// The result gives the view's context: an approval that needs one is
+    /// given it.
+    pub(crate) fn carry_approvals<B: Effects, D: ToolboxContext>(
+        &self,
+        view: &Toolbox<B, D>,
+    ) -> Toolbox<A, D> {
         let Some(approvals) = &view.approvals else {
-            return self.clone();
+            return Toolbox {
+                shared: Arc::clone(&self.shared),
+                allowed: self.allowed,
+                approvals: self.approvals.clone(),
+                _allowed: PhantomData,
+            };
         };
         let specs = self.shared.entries.iter().map(|entry| &entry.spec);
         Toolbox {
