@@ -101,8 +101,10 @@ pub use run::{AnswerRecord, CallOutcome, CallRecord, Exit, PlanRecord, PlanRefus
 ///
 /// `M` is the model: a provider's client, a [`ScriptedModel`](crate::model::ScriptedModel),
 /// or an `Arc<dyn Model>`. `O` is what a run ends with: the model's text, or
-/// a type asked for with [`output`](Self::output). Set up with
-/// [`Agent::new`] and setters; run with [`run`](Self::run) (a task) or
+/// a type asked for with [`output`](Self::output). `C` is the toolbox's
+/// [context](crate::toolbox::context): over a toolbox whose tools take
+/// one, each run is given its own with [`run_in`](Self::run_in). Set up
+/// with [`Agent::new`] and setters; run with [`run`](Self::run) (a task) or
 /// [`resume`](Self::resume) (a run, or a conversation, carried on).
 pub struct Agent<M, A: Effects = ReadWriteNetwork, O = String, C: ToolboxContext = NoContext> {
     toolbox: Toolbox<A, C>,

@@ -440,6 +440,20 @@ impl<A: Effects, X: Send + Sync + 'static> McpServer<A, WithContext<X>> {
 /// The request a call came in, as [`McpServer::with_context`]'s function
 /// sees it: over HTTP (feature `mcp-http`) its headers, and over any
 /// transport rmcp's [`RequestContext`] (the request's id and `_meta`).
+///
+/// ```
+/// use typed_tools::mcp::McpRequest;
+///
+/// /// Who is calling.
+/// struct Tenant { id: String, request: String }
+///
+/// // A context from a header of the HTTP request, and the JSON-RPC id.
+/// fn tenant_of(request: &McpRequest<'_>) -> Result<Tenant, String> {
+///     let id = request.header("x-tenant").ok_or("no `X-Tenant` header")?;
+///     Ok(Tenant { id: id.to_owned(), request: format!("{:?}", request.rmcp().id) })
+/// }
+/// # let _ = tenant_of;
+/// ```
 #[derive(Debug)]
 pub struct McpRequest<'a> {
     context: &'a RequestContext<RoleServer>,
@@ -447,12 +461,33 @@ pub struct McpRequest<'a> {
 
 impl<'a> McpRequest<'a> {
     /// rmcp's context of the request: its id, `_meta`, and extensions.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpRequest;
+    ///
+    /// // A request id for the logs, over any transport.
+    /// fn request_id(request: &McpRequest<'_>) -> Result<String, String> {
+    ///     Ok(format!("{:?}", request.rmcp().id))
+    /// }
+    /// # let _ = request_id;
+    /// ```
     pub fn rmcp(&self) -> &'a RequestContext<RoleServer> {
         self.context
     }
 
     /// The HTTP request's line and headers, when it came over HTTP; `None`
     /// over stdio.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpRequest;
+    ///
+    /// // Refuse what did not come over HTTP.
+    /// fn path(request: &McpRequest<'_>) -> Result<String, String> {
+    ///     let parts = request.http().ok_or("HTTP only")?;
+    ///     Ok(parts.uri.path().to_owned())
+    /// }
+    /// # let _ = path;
+    /// ```
     #[cfg(feature = "mcp-http")]
     pub fn http(&self) -> Option<&'a axum::http::request::Parts> {
         self.context.extensions.get::<axum::http::request::Parts>()
@@ -460,6 +495,15 @@ impl<'a> McpRequest<'a> {
 
     /// The HTTP request's header `name`, when it came over HTTP and has it
     /// as text.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpRequest;
+    ///
+    /// fn tenant(request: &McpRequest<'_>) -> Result<String, String> {
+    ///     request.header("x-tenant").map(str::to_owned).ok_or_else(|| "no `X-Tenant` header".to_owned())
+    /// }
+    /// # let _ = tenant;
+    /// ```
     pub fn header(&self, name: &str) -> Option<&'a str> {
         #[cfg(feature = "mcp-http")]
         {
@@ -474,6 +518,17 @@ impl<'a> McpRequest<'a> {
 
     /// The token of an `Authorization: Bearer <token>` header, when the
     /// request came over HTTP with one (the scheme's case is not minded).
+    /// See [`McpServer::with_context`] for a server that makes its user
+    /// from it.
+    ///
+    /// ```
+    /// use typed_tools::mcp::McpRequest;
+    ///
+    /// fn token(request: &McpRequest<'_>) -> Result<String, String> {
+    ///     request.bearer_token().map(str::to_owned).ok_or_else(|| "no bearer token".to_owned())
+    /// }
+    /// # let _ = token;
+    /// ```
     pub fn bearer_token(&self) -> Option<&'a str> {
         let value = self.header("authorization")?.trim_start();
         let (scheme, token) = value.split_once(' ')?;

@@ -110,6 +110,18 @@ use std::marker::PhantomData;
 
 /// What a toolbox gives its tools on each call: [`NoContext`] or
 /// [`WithContext<X>`](WithContext). Sealed: the two markers are all there is.
+///
+/// ```
+/// use typed_tools::effect::Effects;
+/// use typed_tools::toolbox::ToolboxContext;
+/// use typed_tools::Toolbox;
+///
+/// // Code over any toolbox, with a context or without.
+/// fn tool_count<A: Effects, C: ToolboxContext>(toolbox: &Toolbox<A, C>) -> usize {
+///     toolbox.names().count()
+/// }
+/// assert_eq!(tool_count(&Toolbox::builder().context::<String>().build().unwrap()), 0);
+/// ```
 pub trait ToolboxContext: sealed::Sealed + 'static {
     /// The context's type: `()` for [`NoContext`], `X` for
     /// [`WithContext<X>`](WithContext).
@@ -132,12 +144,40 @@ pub trait ToolboxContext: sealed::Sealed + 'static {
 /// The context of a toolbox whose tools need none: the default, as
 /// [`Toolbox::builder`](crate::Toolbox::builder) starts. Such a toolbox is
 /// called with [`Toolbox::call`](crate::Toolbox::call).
+///
+/// ```
+/// use typed_tools::effect::Read;
+/// use typed_tools::toolbox::NoContext;
+/// use typed_tools::Toolbox;
+///
+/// // `Toolbox<Read>` is `Toolbox<Read, NoContext>`.
+/// let toolbox: Toolbox<Read, NoContext> = Toolbox::allowing::<Read>().build().unwrap();
+/// ```
 pub enum NoContext {}
 
 /// The context of a toolbox whose calls are each given an `X`
 /// ([`Toolbox::call_in`](crate::Toolbox::call_in)): made by
 /// [`ToolboxBuilder::context`](crate::ToolboxBuilder::context). Its tools
 /// need `X`, or nothing.
+///
+/// ```
+/// use typed_tools::effect::ReadWriteNetwork;
+/// use typed_tools::toolbox::WithContext;
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// Who is calling.
+/// pub struct Caller { pub name: String }
+///
+/// /// Say who is calling.
+/// #[tool(effects = Read)]
+/// fn whoami(#[context] caller: &Caller) -> String { caller.name.clone() }
+///
+/// // The type to name where the toolbox is kept.
+/// fn tools() -> Toolbox<ReadWriteNetwork, WithContext<Caller>> {
+///     Toolbox::builder().context::<Caller>().tool(Whoami).build().unwrap()
+/// }
+/// # let _ = tools();
+/// ```
 pub struct WithContext<X>(PhantomData<fn() -> X>, NoContext);
 
 impl fmt::Debug for NoContext {
