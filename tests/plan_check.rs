@@ -197,11 +197,24 @@ fn each_class_of_error_is_refused_with_its_message_and_nothing_runs() {
             r#"[{id = 1}, {id = "1"}]"#.into(),
             "`[{id = 1}, {id = \"1\"}]`: the elements of a list have one type, found {id: Int} and then {id: String} (`{id = \"1\"}`); make them one type, or use a record to hold values of different types",
         ),
-        // A value that is not one kind for sure.
+        // Branches of two types: refused where they are, not used as `Any`.
         (
             r#"(if true then 1 else "a") + 1"#.into(),
-            "`(if true then 1 else \"a\") + 1`: `+` needs an Int on both sides, found Any + Int; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type",
+            "`if true then 1 else \"a\"`: the branches of this `if` give different types: `then` gives Int, `else` gives String; both give the `if`'s value, so make them one type (the same type in both, or `()` in one for no value); to write a number as text, `call` a pure tool that formats it",
         ),
+        (
+            r#"match exec tool lookup_account {id = "c"} { Ok(a) => a.last_charge_cents, Err(e) => e }"#.into(),
+            "`match exec tool lookup_account {id = \"c\"} { Ok(a) => a.last…`: the branches of this `match` give different types: `Ok(a)` gives Int, `Err(e)` gives {tool: String, kind: String, message: String}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value)",
+        ),
+        (
+            r#"match exec tool lookup_account {id = "c"} { Ok(a) => a.email, Err(e) => e }"#.into(),
+            "`match exec tool lookup_account {id = \"c\"} { Ok(a) => a.emai…`: the branches of this `match` give different types: `Ok(a)` gives String, `Err(e)` gives {tool: String, kind: String, message: String}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value); `e` is the error record: `e.message` is its text",
+        ),
+        (
+            r#"match exec tool lookup_account {id = "c"} { Ok(a) => {n = a.last_charge_cents}, Err(e) => {n = 0.5} }"#.into(),
+            "`match exec tool lookup_account {id = \"c\"} { Ok(a) => {n = a…`: the branches of this `match` give different types: `Ok(a)` gives {n: Int}, `Err(e)` gives {n: Float}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value)",
+        ),
+        // A value that is not one kind for sure.
         (
             "(if true then 1 else ()) + 1".into(),
             "`(if true then 1 else ()) + 1`: `+` needs an Int on both sides, found Int? + Int; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
@@ -271,12 +284,25 @@ fn the_checker_infers_the_outcome_type() {
         ty_of(r#"match exec tool lookup_account {id = "c"} { Ok(a) => a, Err(e) => e }"#).to_string(),
         "{id?: String, subscription_tier?: String, email?: String, last_charge_cents?: Int, tool?: String, kind?: String, message?: String}"
     );
-    // λ-Tool's traverse example: the branches differ, which runs; the type is unknown.
+    // λ-Tool's traverse example: its branches give a String and the error
+    // record, which no one type covers; refused, as the builder refuses it.
     assert_eq!(
-        ty_of(
+        refused(
             r#"match traverse (fn o: {id: Int, amount: Int} => exec tool charge o) [{id = 1, amount = 100}] { Ok(receipts) => "done", Err(e) => e }"#
         ),
-        Ty::Any
+        ["`match traverse (fn o: {id: Int, amount: Int} => exec tool c…`: the branches of this `match` give different types: `Ok(receipts)` gives String, `Err(e)` gives {tool: String, kind: String, message: String}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value); `e` is the error record: `e.message` is its text"]
+    );
+    assert_eq!(
+        ty_of(
+            r#"match traverse (fn o: {id: Int, amount: Int} => exec tool charge o) [{id = 1, amount = 100}] { Ok(receipts) => "done", Err(e) => e.message }"#
+        ),
+        Ty::String
+    );
+    // Records join field by field, as a list's elements do: a field one
+    // branch lacks is optional, and so is not read later.
+    assert_eq!(
+        ty_of(r#"match exec tool lookup_account {id = "c"} { Ok(a) => {found = true, id = a.id}, Err(e) => {found = false} }"#).to_string(),
+        "{found: Bool, id?: String}"
     );
     assert_eq!(
         ty_of("if true then () else 5"),
@@ -380,7 +406,7 @@ fn what_schemas_cannot_say_is_passed_along_but_never_used_as_one_kind() {
         refused(r#"match exec tool profile {id = "p", ratio = 1.5} { Ok(p) => [p.nickname ++ "?", p.extra.anything, p.parent.name], Err(e) => [e.message] }"#),
         [
             "`p.nickname ++ \"?\"`: `++` needs a String on both sides, found String? ++ String; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
-            "`p.extra.anything`: `.anything` reads a field of a record, found Any; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type",
+            "`p.extra.anything`: `.anything` reads a field of a record, found Any; its type is not known here (a tool output its schema does not describe), so it cannot be used as one kind of value: return it as it is, or pass it whole to a tool",
             "`p.parent.name`: `.name` reads a field of a record, found {name: String, nickname: String?, extra: Any, scores: Any, shape: Any, parent: Any}?; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
         ]
     );
@@ -388,7 +414,7 @@ fn what_schemas_cannot_say_is_passed_along_but_never_used_as_one_kind() {
     // known, so not added to; free-form output `{}` has no fields to read.
     assert_eq!(
         refused(r#"match exec tool counter {} { Ok(c) => c.n + 1, Err(e) => 0 }"#),
-        ["`c.n + 1`: `+` needs an Int on both sides, found Any + Int; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type"]
+        ["`c.n + 1`: `+` needs an Int on both sides, found Any + Int; its type is not known here (a tool output its schema does not describe), so it cannot be used as one kind of value: return it as it is, or pass it whole to a tool"]
     );
     let run = ok(r#"match exec tool counter {} { Ok(c) => c.n == 5, Err(e) => false }"#);
     assert_eq!(run.outcome, Ok(Value::Bool(true)));
@@ -1384,7 +1410,7 @@ fn an_output_that_breaks_its_declared_type_is_the_tools_error_not_a_type_error_l
     // with a message saying what came back.
     for (text, says) in [
         (
-            "match exec tool big_count {} { Ok(n) => n + 1, Err(e) => e.message }",
+            r#"match exec tool big_count {} { Ok(n) => if n + 1 > 0 then "more" else "less", Err(e) => e.message }"#,
             "`output` is an integer out of Int's range, where its output type says Int",
         ),
         (
@@ -1392,7 +1418,7 @@ fn an_output_that_breaks_its_declared_type_is_the_tools_error_not_a_type_error_l
             "`output` is null, where its output type says Float",
         ),
         (
-            "match exec tool count_words {} { Ok(n) => n + 1, Err(e) => e.message }",
+            r#"match exec tool count_words {} { Ok(n) => if n + 1 > 0 then "more" else "less", Err(e) => e.message }"#,
             "`output` is a String, where its output type says Int",
         ),
         (

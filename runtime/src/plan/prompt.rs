@@ -235,6 +235,8 @@ impl fmt::Display for PlanPrompt {
              - In `Err(e)`, `e` is a record {tool: String, kind: String, message: String}: the \
              tool's name; `\"execution\"` when the tool failed, `\"refused\"` when the call was not \
              approved, `\"deserialization\"` when its arguments did not fit; and what went wrong.\n\
+             - Both branches of a `match` (or an `if`) give one type: if `Ok` gives a String, `Err` \
+             gives a String too (`e.message`); `()` in one branch for no value makes it `T?`.\n\
              - Arguments are a record of the tool's parameters: give each required one, with its \
              type. Read only fields that an output's type lists.\n\
              - Test a value of type `T?` before using it: `if x == () then ... else ...`.\n\
