@@ -852,8 +852,10 @@ fn every_message_a_model_reads_is_short_whatever_it_sent() {
             block_on(tools.call(name, &args)).unwrap_err().for_model(),
         );
     }
-    // The call readers: an object of keys that are no call.
-    let answer = format!(r#"{{"{long}": 1}}"#);
+    // The call readers: an object that has a call's shape (a `name`) but
+    // keys that are no call's. (An object without a call's shape is an
+    // answer, not a call, and is not echoed at all.)
+    let answer = format!(r#"{{"name": 1, "{long}": 1}}"#);
     short(
         "a reader's error",
         tools

@@ -74,8 +74,26 @@ fn toolbox() -> (Toolbox, Arc<Log>) {
     (toolbox, log)
 }
 
-/// Prose that mentions calls: each is an answer, with no call in it.
+/// Prose that mentions calls: each is an answer, with no call in it. JSON
+/// without a call's shape (no name or arguments key) is an answer too: a
+/// model asked for a report writes it as JSON.
 const PROSE: &[(&str, &str)] = &[
+    (
+        "qwen: the answer as a JSON object",
+        r#"{"items":[2,3],"total_cost":62.5}"#,
+    ),
+    (
+        "gpt: the answer as a fenced JSON object",
+        "```json\n{\"city\": \"Lima\", \"forecast\": \"sunny\", \"high_c\": 24}\n```",
+    ),
+    (
+        "llama 3: the answer as a list of records",
+        r#"[{"sku": "A-1", "reorder": 12}, {"sku": "B-7", "reorder": 0}]"#,
+    ),
+    (
+        "mistral: prose, then the report as JSON",
+        "Here is the restock report:\n\n{\"items\": [2, 3], \"total_cost\": 62.5, \"note\": null}",
+    ),
     (
         "gpt: a call in inline code, mid-sentence",
         "You can try `send_email()` once you have the recipient's address.",
@@ -546,6 +564,30 @@ fn an_unreadable_call_beside_a_definition_is_the_error_not_the_definition() {
         }
     }
     report(wrong);
+}
+
+/// JSON with a call's shape is a call attempt, read or told: a name with
+/// its arguments, or arguments without a name.
+#[test]
+fn json_with_a_calls_shape_is_a_call_attempt() {
+    let (toolbox, _) = toolbox();
+    assert_eq!(
+        read(
+            &toolbox,
+            r#"{"name": "search", "arguments": {"query": "rust"}}"#
+        ),
+        Ok(vec![(
+            "search".to_owned(),
+            r#"{"query":"rust"}"#.to_owned()
+        )])
+    );
+    for attempt in [
+        r#"{"arguments": {"query": "rust"}}"#,
+        r#"[{"name": "search", "arguments": {"query": "rust"}}, {"args": {"query": "go"}}]"#,
+    ] {
+        let error = toolbox.read_calls(CallFormat::Auto, attempt).unwrap_err();
+        assert_eq!(error.kind, ReadErrorKind::Malformed, "{attempt}: {error:?}");
+    }
 }
 
 /// In an agent, prose is the final answer: nothing runs and the model is

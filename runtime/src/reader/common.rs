@@ -127,6 +127,34 @@ pub(super) fn of_type<'v>(
 
 /// The keys models use for a call's name, and for its arguments, in the order tried.
 const NAME_KEYS: [&str; 2] = ["name", "functionName"];
+
+/// Whether a JSON value has the shape of a call or a list of calls: an
+/// object with a name or arguments key, `function` or `tool_calls`, or a
+/// key other models name their tool with (`tool`, `tool_name`,
+/// `function_name`: read as an attempt, and told), or a list holding one. JSON without that shape (`{"items": [2, 3]}`, a
+/// model's answer written as JSON) is no call attempt, and is read as no
+/// call at all.
+pub(super) fn call_shaped(value: &Value) -> bool {
+    let object_shaped = |value: &Value| {
+        value.as_object().is_some_and(|object| {
+            NAME_KEYS
+                .iter()
+                .chain(&ARGUMENT_KEYS)
+                .chain(&[
+                    "function",
+                    "tool_calls",
+                    "tool",
+                    "tool_name",
+                    "function_name",
+                ])
+                .any(|key| object.contains_key(*key))
+        })
+    };
+    match value {
+        Value::Array(items) => items.iter().any(object_shaped),
+        other => object_shaped(other),
+    }
+}
 const ARGUMENT_KEYS: [&str; 4] = ["arguments", "args", "parameters", "input"];
 
 /// A call object (`{"name": ..., "arguments": ...}` and its variants), or a list of them.

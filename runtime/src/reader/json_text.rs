@@ -1,9 +1,11 @@
 //! JSON in text, fenced or not: call objects (`name`/`arguments`,
-//! `functionName`/`args`, `name`/`parameters`) or lists of them.
+//! `functionName`/`args`, `name`/`parameters`) or lists of them. JSON
+//! without a call's shape (no name or arguments key: an answer a model
+//! wrote as JSON) is no call.
 
 use serde_json::Value;
 
-use super::common::named_calls;
+use super::common::{call_shaped, named_calls};
 use super::layout::Layout;
 use super::{CallFormat, ReadError, ToolCall};
 
@@ -41,6 +43,10 @@ pub(super) fn read(
             break;
         }
         match next_value(&text[start..], max_json) {
+            Some(Ok((value, length))) if !call_shaped(&value) => {
+                // JSON that is no call (an answer written as JSON): passed.
+                offset = start + length;
+            }
             Some(Ok((value, length))) => {
                 let at = format!("byte {start}");
                 let value = without_definitions(value);
