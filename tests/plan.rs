@@ -1115,7 +1115,7 @@ fn a_call_refused_for_its_effects_is_said_one_way_on_every_path() {
     // Nothing was added; the same plan runs where writes are allowed.
     assert!(store.0.lock().unwrap().is_empty());
     let run = block_on(typed.run(&toolbox)).unwrap();
-    assert_eq!(run.outcome, Ok(Value::Int(1)));
+    assert_eq!(run.outcome, Ok(1));
 }
 
 #[test]

@@ -145,8 +145,10 @@ use crate::toolbox::{Fnv, Toolbox};
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 
+mod returns;
 mod types;
 
+pub use returns::Returns;
 use types::{
     annotation, bounded, contradicts, element, error_record, fit, holds, join, kinds, loses, lost,
     read, record, surely_fit, unknowns, unsure, unsure_of, Misfit, Side, BOOL, FLOAT, INT, LIST,
@@ -186,6 +188,8 @@ pub enum TypeErrorKind {
     Annotation,
     /// The branches of a `match` or an `if` give different types.
     Branches,
+    /// The plan's value is not of the type required of it ([`Returns`]).
+    Returns,
 }
 
 /// One type error: where it is in the plan and what is wrong, written for a

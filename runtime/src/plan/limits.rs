@@ -48,7 +48,7 @@ use super::value::{FIELD, HEADER, SLOT};
 /// stopped where it waits: an async tool, or an approval that has not
 /// answered (a sync tool runs to its end inside its first poll and cannot
 /// be stopped). An `exec` stopped at its `per_call` limit takes the plan's
-/// `Err` branch with the kind `timed_out` ([`ToolError::TimedOut`](crate::ToolError::TimedOut):
+/// `Err` branch with the kind `timed_out` ([`ToolError::TimedOut`]:
 /// a `Write` tool that had started may or may not have taken effect); a
 /// `call` stopped so stops the plan, as any failure of a `call` does; a
 /// call stopped by the wall time stops the run
@@ -152,7 +152,7 @@ impl Limits {
 
     /// At most `per_call` for one tool call, the wait for its approvals
     /// included. A call past it is stopped where it waits and is the
-    /// call's error ([`ToolError::TimedOut`](crate::ToolError::TimedOut)):
+    /// call's error ([`ToolError::TimedOut`]):
     /// an `exec` takes the plan's `Err` branch with the kind `timed_out`;
     /// a `call` stops the plan. A sync tool cannot be stopped.
     ///

@@ -39,6 +39,7 @@ use crate::effect::{self, Effects};
 use crate::tool::Tool;
 use crate::toolbox::Toolbox;
 
+use super::check::Returns;
 use super::ir::BinaryOp;
 use super::json::SUBMIT_TOOL;
 use super::text::KEYWORDS;
@@ -64,6 +65,7 @@ pub struct PlanPrompt {
     catalog: String,
     submit_tool: bool,
     list_tools: bool,
+    returns: Option<Returns>,
 }
 
 impl PlanPrompt {
@@ -74,6 +76,7 @@ impl PlanPrompt {
             catalog: toolbox.catalog(CatalogFormat::Text).to_string(),
             submit_tool: false,
             list_tools: true,
+            returns: None,
         }
     }
 
@@ -99,6 +102,26 @@ impl PlanPrompt {
     /// plan's JSON form: the prompt then says it may.
     pub fn submit_tool(mut self, offered: bool) -> PlanPrompt {
         self.submit_tool = offered;
+        self
+    }
+
+    /// Says the type the plan's value must have, which the check holds it
+    /// to ([`Author::returning`](super::Author::returning) sets it).
+    ///
+    /// ```
+    /// use typed_tools::plan::PlanPrompt;
+    /// use typed_tools::plan::check::Returns;
+    /// use typed_tools::plan::prompt::example_toolbox;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct RestockReport { items: Vec<i64>, total_cost: f64 }
+    ///
+    /// let toolbox = example_toolbox();
+    /// let prompt = PlanPrompt::new(&toolbox).returns(Returns::of::<RestockReport>()).to_string();
+    /// assert!(prompt.contains("The plan's value must be a RestockReport: {items: [Int], total_cost: Float}"));
+    /// ```
+    pub fn returns(mut self, returns: Returns) -> PlanPrompt {
+        self.returns = Some(returns);
         self
     }
 }
@@ -253,6 +276,13 @@ impl fmt::Display for PlanPrompt {
             writeln!(
                 f,
                 "or call the tool `{SUBMIT_TOOL}` with the same plan in its JSON form."
+            )?;
+        }
+        if let Some(returns) = &self.returns {
+            writeln!(
+                f,
+                "The plan's value must be {returns}: every branch that gives it (an `Err` branch \
+                 too) gives that type, or the plan is refused."
             )?;
         }
 

@@ -504,6 +504,19 @@ pub(super) fn fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>)
 /// break (`Any`, an `Option` where a value is due, a field that may be
 /// absent). For `call`, whose failure stops the plan: it must surely fit.
 pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>) {
+    surely(actual, expected, path, false, out);
+}
+
+/// Every way a plan's value of type `actual` may fail to be read into a Rust
+/// type read as `expected` ([`Returns`](super::Returns)): as [`surely_fit`],
+/// but a part whose type is not known ([`Ty::Any`], what schemas cannot
+/// say) is left to the reading after the run, which holds it to the type;
+/// refusing it would leave a model no plan to write.
+pub(super) fn gives(actual: &Ty, expected: &Ty, out: &mut Vec<Misfit>) {
+    surely(actual, expected, "", true, out);
+}
+
+fn surely(actual: &Ty, expected: &Ty, path: &str, any_fits: bool, out: &mut Vec<Misfit>) {
     let mismatch = |out: &mut Vec<Misfit>| {
         out.push(Misfit::Mismatch {
             path: path.to_owned(),
@@ -513,10 +526,11 @@ pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<M
     };
     match (actual, expected) {
         (Ty::Nothing, _) | (_, Ty::Any) | (Ty::Int, Ty::Float) | (Ty::Unit, Ty::Nullable(_)) => {}
-        (Ty::Nullable(a), Ty::Nullable(b)) => surely_fit(a, b, path, out),
+        (Ty::Nullable(a), Ty::Nullable(b)) => surely(a, b, path, any_fits, out),
+        (Ty::Any, _) if any_fits => {}
         (Ty::Nullable(_) | Ty::Any, _) => mismatch(out),
-        (_, Ty::Nullable(of)) => surely_fit(actual, of, path, out),
-        (Ty::List(a), Ty::List(b)) => surely_fit(a, b, &format!("{path}[]"), out),
+        (_, Ty::Nullable(of)) => surely(actual, of, path, any_fits, out),
+        (Ty::List(a), Ty::List(b)) => surely(a, b, &format!("{path}[]"), any_fits, out),
         (Ty::Record(a), Ty::Record(b)) => {
             for f in &a.fields {
                 if !b.open && b.field(&f.name).is_none() {
@@ -529,7 +543,7 @@ pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<M
             for g in &b.fields {
                 match a.field(&g.name) {
                     Some(f) if f.required || !g.required => {
-                        surely_fit(&f.ty, &g.ty, &join_path(path, &g.name), out)
+                        surely(&f.ty, &g.ty, &join_path(path, &g.name), any_fits, out)
                     }
                     None if !g.required => {}
                     _ => out.push(Misfit::Missing {
