@@ -259,6 +259,220 @@ fn literals_and_numbers_become_json() {
     );
 }
 
+/// A constructor around one value, as MongoDB's shell and some models
+/// write it (a name, dotted or after `new`, and parentheses around one
+/// string, number or literal), is the value, the wrapper removed and
+/// recorded; an empty one is `null`. Around anything else the text is not
+/// a wrapper (`f(x)` is a bare word, two arguments are refused).
+#[test]
+fn constructor_wrappers_are_removed_around_their_value() {
+    check(
+        r#"{"since": new Date("2024-05-01"), "n": bson.Int64(-3)}"#,
+        r#"{"since": "2024-05-01", "n": -3}"#,
+        &[TypeWrapper, TypeWrapper],
+    );
+    check(r#"{"id": ObjectId()}"#, r#"{"id": null}"#, &[TypeWrapper]);
+    check(
+        r#"[Flag(true), Id ("x")]"#,
+        r#"[true, "x"]"#,
+        &[TypeWrapper, TypeWrapper],
+    );
+    check(r#"NumberLong("2")"#, r#""2""#, &[TypeWrapper]);
+    check("callback_1(2);", "2", &[TypeWrapper]);
+    check(r#"{"a": f(x)}"#, r#"{"a": "f(x)"}"#, &[UnquotedString]);
+    assert!(repair(r#"{"a": new Point(1, 2)}"#).is_err());
+}
+
+/// A member on its own line, its comma and its key's quotes missing, at
+/// the indentation of the member before (which opens its line with a
+/// quote): the string before ends at its quote, and the member is read,
+/// its value unquoted at the end of the text too; comments between the
+/// members are removed. A line that does not open as a member does stays
+/// the string's text.
+#[test]
+fn a_member_on_a_new_line_without_comma_or_quotes_is_read() {
+    check(
+        "{\n  \"city\": \"Oslo\"\n  days: 3\n}",
+        "{\n  \"city\": \"Oslo\",\n  \"days\": 3\n}",
+        &[MissingComma, UnquotedKey],
+    );
+    check(
+        "{\n  \"city\": \"Oslo\" // where\n  unit: metric",
+        "{\n  \"city\": \"Oslo\", \n  \"unit\": \"metric\"}",
+        &[
+            MissingComma,
+            Comment,
+            UnquotedKey,
+            UnquotedString,
+            Truncated,
+        ],
+    );
+    check(
+        "{\"text\": \"He said \"stop\"\nNote: x\"}",
+        r#"{"text": "He said \"stop\"\nNote: x"}"#,
+        &[UnescapedQuote, UnescapedQuote, ControlCharacter],
+    );
+}
+
+/// A string that runs to the end of the text inside an array and holds
+/// commas is one string, commas and all: splitting it at the commas (as
+/// some repairers do) would make up quotes the text does not show, and one
+/// string loses nothing. Only where everything after its first comma reads
+/// as JSON does it end there.
+#[test]
+fn a_string_running_to_the_end_in_an_array_keeps_its_commas() {
+    check(
+        r#"["red, green, blue"#,
+        r#"["red, green, blue"]"#,
+        &[Truncated],
+    );
+    check(r#"["a, 1, 2]"#, r#"["a", 1, 2]"#, &[MissingQuote]);
+}
+
+/// A fenced code block in a stray brace is the fenced value: the braces
+/// are removed and recorded (an object holds no bare value). In brackets
+/// it is the array's item.
+#[test]
+fn a_fenced_block_in_braces_is_the_fenced_value() {
+    check(
+        "{```json\n{\"a\": 1}\n```}",
+        r#"{"a": 1}"#,
+        &[StrayBracket, MarkdownFence, StrayBracket],
+    );
+    check(
+        "{ ```\n[1, 2]\n```\n}\n",
+        "[1, 2]",
+        &[StrayBracket, MarkdownFence, StrayBracket],
+    );
+    check(
+        "[```json\n{\"a\": 1}\n```]",
+        "[{\"a\": 1}\n]",
+        &[MarkdownFence, MarkdownFence],
+    );
+    // With more text after the brace, it is not the block's.
+    assert!(repair("{```json\n{\"a\": 1}\n```} and more").is_err());
+}
+
+/// Several values at the top, separated by commas or line breaks (NDJSON
+/// included), are put in an array, recorded: each kept. Only where the text
+/// has no other reading: not two values with only a space between, not a
+/// key after the comma, not a comma between digits (`1,234`).
+#[test]
+fn values_after_commas_or_one_per_line_are_put_in_an_array() {
+    check(
+        r#"{"a": 1}, {"b": 2}"#,
+        r#"[{"a": 1}, {"b": 2}]"#,
+        &[NewlineDelimited],
+    );
+    check("1\n2\n3", "[1,\n2,\n3]", &[NewlineDelimited]);
+    check(r#""a", "b""#, r#"["a", "b"]"#, &[NewlineDelimited]);
+    check(
+        "{\"a\": 1}\n\"x\"\n",
+        "[{\"a\": 1},\n\"x\"]\n",
+        &[NewlineDelimited],
+    );
+    for text in ["1,234", "3,14", "a\nb", "{\"a\": 1}, \"b\": 2}", "[1] [2]"] {
+        assert!(repair(text).is_err(), "{text:?}");
+    }
+}
+
+/// JSON whose quotes are all escaped, as when a stringified document is
+/// pasted, is decoded, including the escaped quotes inside its strings,
+/// written `\\\"` (the escape doubled) or `\\"` (its backslash escaped
+/// instead of the quote), and a last quote that lost its backslash.
+#[test]
+fn escaped_json_is_decoded_with_the_quotes_inside_its_strings() {
+    check(
+        r#"{\"note\": \"say \\\"hi\\\"\", \"n\": 1}"#,
+        r#"{"note": "say \"hi\"", "n": 1}"#,
+        &[EscapedJson],
+    );
+    check(
+        r#"{\"note\": \"say \\"hi\\"\"}"#,
+        r#"{"note": "say \"hi\""}"#,
+        &[EscapedJson],
+    );
+    check(
+        r#"\"hello \\"world\\"""#,
+        r#""hello \"world\"""#,
+        &[EscapedJson],
+    );
+}
+
+/// Unicode's spaces between tokens are whitespace, as other repairers read
+/// them: removed, each recorded; inside a string they are its text.
+#[test]
+fn unicode_spaces_between_tokens_are_whitespace() {
+    let spaces = [
+        '\u{a0}', '\u{2000}', '\u{2003}', '\u{200a}', '\u{202f}', '\u{205f}', '\u{3000}',
+        '\u{180e}',
+    ];
+    for space in spaces {
+        check(
+            &format!("{{\"a\":{space}1,{space}\"b\":{space}[2{space}]}}"),
+            r#"{"a":1,"b":[2]}"#,
+            &[ControlCharacter; 4],
+        );
+        let text = format!("{{\"a\": \"x{space}y\"}}");
+        assert!(repair(&text).unwrap().is_unchanged());
+    }
+    // Before and after the value too.
+    check("\u{3000}[1]\u{2003}", "[1]", &[ControlCharacter; 2]);
+}
+
+/// A sign or decimal point with no digits where a value belongs is no
+/// value: removed, and the record says what was removed (it had been
+/// dropped silently where the text stops, or recorded as a rewritten
+/// number).
+#[test]
+fn a_lone_sign_is_removed_and_said_so() {
+    check("[-]", "[]", &[LoneSign]);
+    check("[1, +]", "[1 ]", &[TrailingComma, LoneSign]);
+    check("[-", "[]", &[LoneSign, Truncated]);
+    check("[1, .", "[1 ]", &[LoneSign, Truncated]);
+    check(
+        "{\"a\": -",
+        r#"{"a": null}"#,
+        &[UnfinishedKey, LoneSign, Truncated],
+    );
+    // Where the text goes on after it in an object, `-` is kept as text.
+    check("{\"a\": -}", r#"{"a": "-"}"#, &[UnquotedString]);
+}
+
+/// A JavaScript regular expression literal where a value belongs is kept
+/// whole as a string: its slashes, its classes and its flags (the text
+/// inside its brackets had been read as an array, the rest dropped).
+#[test]
+fn a_regular_expression_is_kept_as_text() {
+    check(
+        r#"{"pattern": /^[a-z]+$/i, "n": 1}"#,
+        r#"{"pattern": "/^[a-z]+$/i", "n": 1}"#,
+        &[UnquotedString],
+    );
+    check(
+        r#"{"digits": /[0-9]{3}/g}"#,
+        r#"{"digits": "/[0-9]{3}/g"}"#,
+        &[UnquotedString],
+    );
+    check("[/[/]x/, 2]", r#"["/[/]x/", 2]"#, &[UnquotedString]);
+    check("/[a-z]+/", r#""/[a-z]+/""#, &[UnquotedString]);
+    check(
+        r#"{"a": /(\d+)-\1/}"#,
+        r#"{"a": "/(\\d+)-\\1/"}"#,
+        &[UnquotedString],
+    );
+    // A `/` glued to the bracket the value would start at: the bracket is
+    // the expression's, so the text is refused rather than cut there.
+    refused("Use /[a-z]+/ here", RepairErrorKind::Unrepairable, 4);
+    // A `/` before a value that would read on to a `/` in a string is no
+    // expression (expressions hold no quotes).
+    check(
+        r#"{"a": /1, "u": "http://x"}"#,
+        r#"{"a": "/1", "u": "http://x"}"#,
+        &[UnquotedString],
+    );
+}
+
 #[test]
 fn ellipses_are_removed() {
     check("[1, 2, ...]", "[1, 2 ]", &[Ellipsis]);
@@ -356,7 +570,11 @@ fn truncated_text_is_closed_and_unfinished_keys_kept_with_null() {
         r#"{"a": 1, "b":null}"#,
         &[SingleQuotes, UnfinishedKey, Truncated],
     );
-    check("{\"a\": -", r#"{"a": null}"#, &[UnfinishedKey, Truncated]);
+    check(
+        "{\"a\": -",
+        r#"{"a": null}"#,
+        &[UnfinishedKey, LoneSign, Truncated],
+    );
     // Unfinished literals, numbers, escapes.
     check("[tru", "[true]", &[Truncated]);
     check("[Fals", "[false]", &[Truncated]);
@@ -364,7 +582,7 @@ fn truncated_text_is_closed_and_unfinished_keys_kept_with_null() {
     check("[1e", "[1]", &[Truncated]);
     check("[\"a\\", r#"["a"]"#, &[Truncated]);
     check("[\"\\u00", r#"[""]"#, &[Truncated]);
-    check("[-", "[]", &[Truncated]);
+    check("[-", "[]", &[LoneSign, Truncated]);
     // A fence ends an unfinished string in it.
     check(
         "```json\n{\"a\": \"x\n```",
@@ -544,9 +762,10 @@ fn hopeless_or_ambiguous_text_is_an_error_that_says_why() {
     refused("  \n ", RepairErrorKind::Empty, 0);
     refused("I could not find that city.", RepairErrorKind::NoJson, 0);
     refused("-", RepairErrorKind::NoJson, 0);
-    // Keeping one of two values would lose the other.
+    // Keeping one of two values would lose the other (with a comma or a
+    // line break between, they are put in an array).
     refused("{\"a\": 1} {\"b\": 2}", RepairErrorKind::Unrepairable, 9);
-    refused("{\"a\": 1}, {\"b\": 2}", RepairErrorKind::Unrepairable, 8);
+    refused("{\"a\": 1}, \"b\": 2}", RepairErrorKind::Unrepairable, 8);
     // A key with no colon and no value (perhaps a Python set): no value to give it.
     refused("{\"a\", \"b\"}", RepairErrorKind::Unrepairable, 1);
     refused("{: 1}", RepairErrorKind::Unrepairable, 1);

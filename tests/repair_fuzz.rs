@@ -494,6 +494,30 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // holding the inner array.
     ("[[1]\t]\t", "[Here you go: [1]\t]\t"),
     ("[[1]\t]\t", "[\\[1]\t]\t"),
+    // A key's opening quote replaced by `/`: read as the bare key `/`
+    // with the value `:"a`, losing the key `:` (fuzz/run.sh, repair).
+    ("{\":\":\"a\" }", "{/:\":\"a\" }"),
+    // A key's closing quote replaced by `-`: the key, ending in a colon,
+    // was read on to the value's opening quote, and the value's text as a
+    // bare word, losing the string `":NkN "` (fuzz/run.sh, repair).
+    ("{\"a\":\":NkN \"}", "{\"a-:\":NkN \"}"),
+    ("{\"a\":\":Nk N\"}", "{\"a-:\":Nk N\"}"),
+    // A string whose text opens brackets (code), its closing quote and
+    // comma, then junk or prose before the next member's quoted key: the
+    // quote was taken for code's, and the next member read into the
+    // string (scripts/repair_sweep.sh over the fuzzer's corpus).
+    (
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\n    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",]    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+    ),
+    (
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\n    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",7    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+    ),
+    (
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\n    \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+        "[\n{\n    \"dd\": \"d9juau41awczcz=  [!-  [p0 <-\",\nHere you go:     \"encoded\": \"-> 1$.00 <--\"\n}\n]\n",
+    ),
 ];
 
 /// A key the text stops in is kept as far as it goes, even when its text
@@ -539,6 +563,123 @@ fn a_bracket_that_cannot_be_read_before_the_value_is_refused() {
     // Prose with braces of its own before the value is still dropped.
     let repaired = repair("Use {city} like this: {\"city\": \"Paris\"}").unwrap();
     assert_eq!(repaired.json(), "{\"city\": \"Paris\"}");
+}
+
+/// An unquoted key that stops at a colon, where the text runs on over it
+/// to a quote followed by a colon and a value (`{/:":"a" }`, which was
+/// `{":":"a" }` with the key's opening quote replaced): the key may end
+/// at the first colon or at that quote, lacking its opening one; each
+/// reading loses what the other keeps, so the text is refused. A quote
+/// after the colon that opens a plain value is still read.
+#[test]
+fn an_unquoted_key_that_may_run_over_its_colon_is_refused() {
+    for text in [
+        "{/:\":\"a\" }",
+        "{a:b\": 1}",
+        "{x:\": 1, \"y\": 2}",
+        "{\"k\": 0, id:v\": [1]}",
+        // The same key with a quote doubled, or junk before its quote: a
+        // value whose text is a colon before a closed value (the bare
+        // key, or the empty key, with the value `:"a`).
+        "{\"\":\":\"a\" }",
+        "{/\":\":\"a\" }",
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+    }
+    for (text, json) in [
+        ("{a:\"b\"}", "{\"a\":\"b\"}"),
+        ("{a:\":\"}", "{\"a\":\":\"}"),
+        ("{a:\"\", b:1}", "{\"a\":\"\", \"b\":1}"),
+    ] {
+        assert_eq!(repair(text).unwrap().json(), json, "{text:?}");
+    }
+}
+
+/// A stray single, back or typographic quote before a key whose value is
+/// a string longer than the lookahead window (1,024 bytes): the key and
+/// its value were read into a key in those quotes (`'  "b"` ending at the
+/// colon), since the check that the quote opens strict JSON stopped inside
+/// the long string and counted only two whole tokens. A token the window
+/// cuts counts as read. Found by scripts/repair_sweep.sh over
+/// tests/provider_corpus (a reasoning model's long `reasoning` text).
+#[test]
+fn a_stray_quote_before_a_key_with_a_long_value_is_refused() {
+    let long = "It's long. ".repeat(200);
+    for stray in ["'", "`", "\u{2018}", "\u{2019}"] {
+        let text = format!("{{\"a\": \"\",\n  {stray}  \"b\": \"{long}\",\n  \"c\": 1\n}}");
+        let error = repair(&text).expect_err(&text[..20]);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{stray}");
+    }
+    // Without the stray quote, the same text is JSON.
+    let text = format!("{{\"a\": \"\",\n  \"b\": \"{long}\",\n  \"c\": 1\n}}");
+    assert!(repair(&text).unwrap().is_unchanged());
+}
+
+/// After a string's quote and a comma, junk or prose on a line and then a
+/// quoted key whose member reads as strict JSON: the string ended at that
+/// quote, even when its text opens brackets (code, whose quotes are
+/// otherwise its own); the next member is never read into it.
+#[test]
+fn junk_after_a_comma_does_not_take_the_next_member_into_a_string() {
+    for text in [
+        "{\"code\": \"print([1, 2\",] \"b\": 2}",
+        "{\"code\": \"f({x\", 0 \"b\": \"y\"}",
+        "{\"code\": \"f({x\",\nHere you go: \"b\": \"y\"}",
+        "{\"a\": \"x\", e \"b\": [1]}",
+    ] {
+        if let Ok(repaired) = repair(text) {
+            let value: serde_json::Value = serde_json::from_str(repaired.json()).unwrap();
+            assert!(
+                value.get("b").is_some(),
+                "{text:?} took the next member into a string: {value}"
+            );
+        }
+    }
+}
+
+/// Three more readings scripts/repair_sweep.sh found over the fuzzer's
+/// corpus, each now refused: a comment that took a member's value, after
+/// which the next key, whose text opens a bracket, was read as the value
+/// (its first quote followed by `:`); a stray quote after a string whose
+/// text closes the object it is in and opens the next, read as a key
+/// holding the next member's key (the check that it opens strict JSON did
+/// not know the text closed the parser's object); a `"` followed by `:`
+/// inside a key in backticks, which may close it.
+#[test]
+fn keys_read_into_strings_of_other_kinds_are_refused() {
+    for text in [
+        "{\"a\": # note\n  \"b[1\": \"y\"}",
+        "[{\"a\": \"x\"'\n},\n{\n  \"b\": \"It's y\", \"c\": 1}]",
+        "{`]a\":\"`\"}",
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+    }
+}
+
+/// A string that lacks its closing quote before the next item's quote,
+/// with a comma in its text after which the text reads as strict JSON up
+/// to that quote: it may end at either comma (`"messages", 1` or
+/// `"messages,1"`), and one reading turns a number into text. Found by
+/// scripts/repair_sweep.sh over tests/provider_corpus (a validation
+/// error's `loc` path with a quote deleted or replaced). In an object,
+/// where the text after the first comma is no member, it is read.
+#[test]
+fn a_string_that_may_end_at_either_of_two_commas_is_refused() {
+    for text in [
+        r#"{"loc":["body","messages,1,"role"],"msg":"x"}"#,
+        r#"["x, 1, "y"]"#,
+        r#"["x, true, "y"]"#,
+        r#"["body","messages,,1,"role"]"#,
+    ] {
+        let error = repair(text).expect_err(text);
+        assert_eq!(error.kind(), RepairErrorKind::Unrepairable, "{text:?}");
+    }
+    assert_eq!(
+        repair(r#"{"a": "x, 1, "b": 2}"#).unwrap().json(),
+        r#"{"a": "x, 1", "b": 2}"#
+    );
 }
 
 #[test]

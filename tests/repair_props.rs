@@ -523,42 +523,22 @@ fn every_single_damage_to_the_fuzz_seeds_loses_no_token() {
 }
 
 /// Every damage the fuzz target chooses from (each kind, each insert and
-/// character) at every byte of each of `docs`: how many repairs were made
-/// and refused, and the lossy ones.
+/// character) at every byte of each of `docs` ([`lossless::sweep`]): how
+/// many repairs were made and refused, and the lossy ones.
 fn every_single_damage<'a>(
     docs: impl IntoIterator<Item = &'a String>,
 ) -> (usize, usize, Vec<String>) {
     let (mut repaired, mut refused) = (0usize, 0usize);
     let mut failures = Vec::new();
     for doc in docs {
-        for at in (0..=doc.len()).filter(|&at| doc.is_char_boundary(at)) {
-            let mut damages = vec![
-                Damage::Delete(at),
-                Damage::Duplicate(at),
-                Damage::Swap(at),
-                Damage::Truncate(at),
-            ];
-            for text in INSERTS.iter().chain(CHARS) {
-                damages.push(Damage::Insert(at, text.to_string()));
-            }
-            for text in CHARS {
-                damages.push(Damage::Replace(at, text.to_string()));
-            }
-            for damage in damages {
-                let (damaged, edit) = lossless::damage(doc, &damage);
-                match repair(&damaged) {
-                    Ok(output) => {
-                        repaired += 1;
-                        if let Err(lost) = lossless::check(doc, edit, &damaged, &output) {
-                            failures.push(format!(
-                                "{damage:?} of {doc:?}: {lost}\n  output: {:?}",
-                                output.json()
-                            ));
-                        }
-                    }
-                    Err(_) => refused += 1,
-                }
-            }
+        let swept = lossless::sweep(doc);
+        repaired += swept.repaired;
+        refused += swept.refused;
+        for lossy in swept.lossy {
+            failures.push(format!(
+                "{:?} of {doc:?}: {}\n  output: {:?}",
+                lossy.damage, lossy.lost, lossy.output
+            ));
         }
     }
     (repaired, refused, failures)

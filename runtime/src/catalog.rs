@@ -353,6 +353,46 @@ pub fn render(format: CatalogFormat, tools: &[&ToolSpec]) -> Catalog {
     Catalog { format, body }
 }
 
+/// The tools of `first` then of `second`, two catalogs of one format: a
+/// toolbox's tools and one more a caller offers beside them (an agent's
+/// output tool).
+pub(crate) fn join(first: &Catalog, second: &Catalog) -> Catalog {
+    let body = match (&first.body, &second.body) {
+        (Body::Text(a), Body::Text(b)) => Body::Text(match (a.is_empty(), b.is_empty()) {
+            (true, _) => b.clone(),
+            (_, true) => a.clone(),
+            _ => format!("{a}\n{b}").into(),
+        }),
+        (Body::Json(a), Body::Json(b)) => {
+            // An array of tools (OpenAI, Anthropic), or an object holding
+            // one (MCP's `tools`, Gemini's `functionDeclarations`).
+            let mut joined = (**a).clone();
+            match (&mut joined, &**b) {
+                (Value::Array(items), Value::Array(more)) => items.extend(more.iter().cloned()),
+                (Value::Object(fields), Value::Object(more)) => {
+                    for (key, value) in more {
+                        match (fields.get_mut(key), value) {
+                            (Some(Value::Array(items)), Value::Array(more)) => {
+                                items.extend(more.iter().cloned())
+                            }
+                            _ => {
+                                fields.insert(key.clone(), value.clone());
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            Body::Json(Arc::new(joined))
+        }
+        _ => first.body.clone(),
+    };
+    Catalog {
+        format: first.format,
+        body,
+    }
+}
+
 /// An object of these members, in this order.
 pub(crate) fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
     Value::Object(

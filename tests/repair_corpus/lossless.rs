@@ -11,11 +11,15 @@
 //! one string). Refusing is always allowed; a value that lost or changed an
 //! untouched token is not.
 //!
-//! Shared by `tests/repair_props.rs` and the `repair` fuzz target.
+//! [`sweep`] applies every damage the fuzz target chooses from at every byte
+//! of a document.
+//!
+//! Shared by `tests/repair_props.rs`, the `repair` fuzz target and
+//! `examples/repair_sweep.rs` (the sweep over a folder of documents).
 
 #![allow(dead_code)] // each includer uses a part
 
-use typed_tools::repair::{RepairKind, Repaired};
+use typed_tools::repair::{repair, RepairKind, Repaired};
 
 /// A key, string, number or literal of a JSON text, where it is, and what
 /// it holds.
@@ -324,4 +328,109 @@ pub(crate) fn check(
 fn holds_container(text: &str) -> bool {
     matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
         && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// Every damage the fuzz target chooses from at byte `at`: each kind, each
+/// insert and character.
+pub(crate) fn damages_at(at: usize) -> Vec<Damage> {
+    let mut damages = vec![
+        Damage::Delete(at),
+        Damage::Duplicate(at),
+        Damage::Swap(at),
+        Damage::Truncate(at),
+    ];
+    for text in INSERTS.iter().chain(CHARS) {
+        damages.push(Damage::Insert(at, text.to_string()));
+    }
+    for text in CHARS {
+        damages.push(Damage::Replace(at, text.to_string()));
+    }
+    damages
+}
+
+/// A repair a sweep found that lost a token the damage did not touch.
+#[derive(Debug)]
+pub(crate) struct Lossy {
+    pub(crate) damage: Damage,
+    /// The damaged text.
+    pub(crate) damaged: String,
+    /// Where the damage is in it.
+    pub(crate) edit: Edit,
+    /// What was lost.
+    pub(crate) lost: String,
+    /// The repair's output.
+    pub(crate) output: String,
+}
+
+impl Lossy {
+    /// The damaged text from `before` bytes before the damage to `after`
+    /// bytes after it.
+    pub(crate) fn near(&self, before: usize, after: usize) -> &str {
+        let text = &self.damaged;
+        let mut from = self.edit.at.saturating_sub(before).min(text.len());
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (self.edit.at + self.edit.inserted + after).min(text.len());
+        while !text.is_char_boundary(to) {
+            to += 1;
+        }
+        &text[from..to]
+    }
+
+    /// The output from `before` bytes before where the damage is in the
+    /// text to `after` bytes after it: roughly what the repair made of the
+    /// text around the damage (the output is shorter or longer by the
+    /// repairs before it).
+    pub(crate) fn output_near(&self, before: usize, after: usize) -> &str {
+        let text = &self.output;
+        let mut from = self.edit.at.saturating_sub(before).min(text.len());
+        while !text.is_char_boundary(from) {
+            from -= 1;
+        }
+        let mut to = (self.edit.at + self.edit.inserted + after).min(text.len());
+        while !text.is_char_boundary(to) {
+            to += 1;
+        }
+        &text[from..to]
+    }
+}
+
+/// What a sweep of one document found.
+#[derive(Debug, Default)]
+pub(crate) struct Swept {
+    /// Damaged texts repaired (losing nothing, or in `lossy`).
+    pub(crate) repaired: usize,
+    /// Damaged texts refused.
+    pub(crate) refused: usize,
+    /// The repairs that lost a token.
+    pub(crate) lossy: Vec<Lossy>,
+}
+
+/// Every damage the fuzz target chooses from ([`damages_at`]) at every
+/// byte of `doc`, a JSON document, each repaired and held to [`check`].
+pub(crate) fn sweep(doc: &str) -> Swept {
+    let mut swept = Swept::default();
+    for at in (0..=doc.len()).filter(|&at| doc.is_char_boundary(at)) {
+        for damage in damages_at(at) {
+            let (damaged, edit) = self::damage(doc, &damage);
+            match repair(&damaged) {
+                Ok(output) => {
+                    swept.repaired += 1;
+                    if let Err(lost) = check(doc, edit, &damaged, &output) {
+                        let output = output.json().to_string();
+                        swept.lossy.push(Lossy {
+                            damage,
+                            damaged,
+                            edit,
+                            lost,
+                            output,
+                        });
+                    }
+                }
+                Err(_) => swept.refused += 1,
+            }
+        }
+    }
+    swept
 }

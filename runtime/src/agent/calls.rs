@@ -41,7 +41,7 @@ impl Arguments {
 }
 
 /// Whether a call may be dispatched now.
-enum Admit {
+pub(super) enum Admit {
     Run,
     /// Not run; the model is told why, and the run goes on.
     Skip(String),
@@ -49,8 +49,8 @@ enum Admit {
     Stop(Exit, String),
 }
 
-impl<A: Effects> State<A> {
-    fn admit(&mut self, call: &ToolCall, limits: &super::Limits) -> Admit {
+impl<A: Effects, O> State<A, O> {
+    pub(super) fn admit(&mut self, call: &ToolCall, limits: &super::Limits) -> Admit {
         if self.dispatched >= limits.tool_calls {
             return Admit::Stop(
                 Exit::OutOfToolCalls {
@@ -102,7 +102,13 @@ impl<A: Effects> State<A> {
     }
 
     /// Records what became of a call and hands its result to the model.
-    fn record(&mut self, step: u32, call: &ToolCall, outcome: CallOutcome, duration: Duration) {
+    pub(super) fn record(
+        &mut self,
+        step: u32,
+        call: &ToolCall,
+        outcome: CallOutcome,
+        duration: Duration,
+    ) {
         let result = match &outcome {
             CallOutcome::Ok(output) => {
                 let content = match output.note_for_model() {
@@ -158,11 +164,11 @@ impl<A: Effects> State<A> {
     }
 }
 
-impl<M: Model, A: Effects> Agent<M, A> {
+impl<M: Model, A: Effects, O> Agent<M, A, O> {
     /// Runs the calls of one answer: `Some` exit if the run stops.
     pub(super) async fn run_calls(
         &self,
-        state: &mut State<A>,
+        state: &mut State<A, O>,
         step: u32,
         calls: &[ToolCall],
     ) -> Option<Exit> {
@@ -226,7 +232,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
     }
 
     /// Whether this outcome ends the run.
-    fn stops(&self, outcome: &CallOutcome, state: &State<A>) -> Option<Exit> {
+    fn stops(&self, outcome: &CallOutcome, state: &State<A, O>) -> Option<Exit> {
         match outcome {
             CallOutcome::Err(ToolError::Escalation(escalation)) => {
                 Some(Exit::Escalation(escalation.clone()))

@@ -57,7 +57,7 @@ use crate::reader::ToolCall;
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub enum Event {
+pub enum Event<O = String> {
     /// A step starts: the model is asked (the first step is 1).
     Step {
         /// The step.
@@ -121,10 +121,10 @@ pub enum Event {
         elapsed: Duration,
     },
     /// The run ended: why, and everything it did. The last event.
-    Finished(Run),
+    Finished(Run<O>),
 }
 
-impl Event {
+impl<O> Event<O> {
     /// The event's name, one word: `step`, `text`, `call_proposed`, ...
     pub fn name(&self) -> &'static str {
         match self {
@@ -144,19 +144,25 @@ impl Event {
 }
 
 /// Where a streamed run puts its events until the stream hands them out.
-#[derive(Debug, Default)]
-pub(crate) struct Sink(Mutex<VecDeque<Event>>);
+#[derive(Debug)]
+pub(crate) struct Sink<O>(Mutex<VecDeque<Event<O>>>);
 
-impl Sink {
-    pub(crate) fn push(&self, event: Event) {
+impl<O> Default for Sink<O> {
+    fn default() -> Sink<O> {
+        Sink(Mutex::new(VecDeque::new()))
+    }
+}
+
+impl<O> Sink<O> {
+    pub(crate) fn push(&self, event: Event<O>) {
         self.queue().push_back(event);
     }
 
-    fn pop(&self) -> Option<Event> {
+    fn pop(&self) -> Option<Event<O>> {
         self.queue().pop_front()
     }
 
-    fn queue(&self) -> std::sync::MutexGuard<'_, VecDeque<Event>> {
+    fn queue(&self) -> std::sync::MutexGuard<'_, VecDeque<Event<O>>> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -166,12 +172,12 @@ impl Sink {
 /// The events of a run, live: see [`Agent::run_stream`](super::Agent::run_stream).
 /// Dropping it cancels the run.
 #[must_use = "a run stream does nothing unless polled"]
-pub struct RunStream<'a> {
-    run: Option<BoxFuture<'a, Run>>,
-    sink: Arc<Sink>,
+pub struct RunStream<'a, O = String> {
+    run: Option<BoxFuture<'a, Run<O>>>,
+    sink: Arc<Sink<O>>,
 }
 
-impl std::fmt::Debug for RunStream<'_> {
+impl<O> std::fmt::Debug for RunStream<'_, O> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunStream")
             .field("running", &self.run.is_some())
@@ -179,8 +185,8 @@ impl std::fmt::Debug for RunStream<'_> {
     }
 }
 
-impl<'a> RunStream<'a> {
-    pub(crate) fn new(run: BoxFuture<'a, Run>, sink: Arc<Sink>) -> RunStream<'a> {
+impl<'a, O> RunStream<'a, O> {
+    pub(crate) fn new(run: BoxFuture<'a, Run<O>>, sink: Arc<Sink<O>>) -> RunStream<'a, O> {
         RunStream {
             run: Some(run),
             sink,
@@ -188,10 +194,10 @@ impl<'a> RunStream<'a> {
     }
 }
 
-impl Stream for RunStream<'_> {
-    type Item = Event;
+impl<O> Stream for RunStream<'_, O> {
+    type Item = Event<O>;
 
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event<O>>> {
         if let Some(event) = self.sink.pop() {
             return Poll::Ready(Some(event));
         }

@@ -18,6 +18,7 @@ use crate::plan::{self, limits::CallLimits};
 /// | [`wall_time`](Self::wall_time) | 5 min | time since the run started; a model request or a call in progress is stopped when it passes | the run, its plans included | [`Deadline`](super::Exit::Deadline) |
 /// | [`per_call`](Self::per_call) | 60 s | one tool call, the wait for its approvals included | every call: the model's own and each call in its plans | — (the call is stopped; see below) |
 /// | [`plans`](Self::plans) | [`plan::Limits::new`] with no calls or wall time of its own | each plan's evaluation: steps, values, memory | each plan | — (the plan stops; the model is told) |
+/// | [`output_retries`](Self::output_retries) | 3 | answers that did not fit the output asked for ([`Agent::output`](super::Agent::output)) or its validators, each told to the model | the run | [`OutputInvalid`](super::Exit::OutputInvalid) |
 ///
 /// Every call the agent makes is held to the same limits, whether the model
 /// asked for it directly or in a plan: a plan runs within
@@ -62,6 +63,7 @@ pub struct Limits {
     pub(super) tokens: u64,
     pub(super) answer_tokens: u32,
     pub(super) wall_time: Duration,
+    pub(super) output_retries: u32,
     /// The limits on each call, direct or in a plan.
     pub(super) call: CallLimits,
     /// What each plan may consume, before the run's own caps.
@@ -83,6 +85,7 @@ impl Limits {
             tokens: 200_000,
             answer_tokens: 4096,
             wall_time: Duration::from_secs(5 * 60),
+            output_retries: 3,
             call: CallLimits::DEFAULT,
             // A plan's calls and time are what the run has left.
             plans: plan::Limits::new().calls(u64::MAX).wall_time(Duration::MAX),
@@ -115,6 +118,15 @@ impl Limits {
     /// for reasoning models, whose thinking counts too.
     pub const fn answer_tokens(mut self, tokens: u32) -> Limits {
         self.answer_tokens = tokens;
+        self
+    }
+
+    /// At most `retries` answers refused for not fitting the output asked
+    /// for ([`Agent::output`](super::Agent::output)) or its validators: the
+    /// one after ends the run with [`Exit::OutputInvalid`](super::Exit::OutputInvalid).
+    /// Each refusal is told to the model, which tries again. 3 by default.
+    pub const fn output_retries(mut self, retries: u32) -> Limits {
+        self.output_retries = retries;
         self
     }
 

@@ -62,6 +62,7 @@
 mod calls;
 pub mod events;
 mod limits;
+mod output;
 mod plans;
 mod prompt;
 mod run;
@@ -72,10 +73,11 @@ use std::time::{Duration, Instant};
 
 use futures::{FutureExt, StreamExt};
 
-use crate::catalog::CatalogFormat;
+use crate::catalog::{self, Catalog, CatalogFormat};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::model::{
-    request_tokens, Message, Model, ModelError, Request, Response, StopReason, StreamEvent, Usage,
+    request_tokens, Message, Model, ModelError, OutputSchema, Request, Response, StopReason,
+    StreamEvent, Usage,
 };
 use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::toolbox::timer::{within, Elapsed};
@@ -87,20 +89,25 @@ use tracing::Instrument;
 use events::Sink;
 pub use events::{Event, RunStream};
 pub use limits::Limits;
-pub use run::{AnswerRecord, CallOutcome, CallRecord, Exit, PlanRecord, PlanRefusal, Run};
+use output::Output;
+pub use output::OutputMode;
+pub use run::{AnswerRecord, CallOutcome, CallRecord, Exit, PlanRecord, PlanRefusal, Resume, Run};
 
 /// A bounded loop of model steps over a toolbox; see the [module docs](self).
 ///
 /// `M` is the model: a provider's client, a [`ScriptedModel`](crate::model::ScriptedModel),
-/// or an `Arc<dyn Model>`. Set up with [`Agent::new`] and setters; run with
-/// [`run`](Self::run) (a task) or [`resume`](Self::resume) (a conversation).
-pub struct Agent<M, A: Effects = ReadWriteNetwork> {
+/// or an `Arc<dyn Model>`. `O` is what a run ends with: the model's text, or
+/// a type asked for with [`output`](Self::output). Set up with
+/// [`Agent::new`] and setters; run with [`run`](Self::run) (a task) or
+/// [`resume`](Self::resume) (a run, or a conversation, carried on).
+pub struct Agent<M, A: Effects = ReadWriteNetwork, O = String> {
     toolbox: Toolbox<A>,
     model: M,
     limits: Limits,
     system: String,
     on_refusal: OnRefusal,
     plans: bool,
+    output: Output<O>,
 }
 
 /// What the agent does when an approval refuses a call.
@@ -113,7 +120,7 @@ pub enum OnRefusal {
     Stop,
 }
 
-impl<M, A: Effects> fmt::Debug for Agent<M, A> {
+impl<M, A: Effects, O> fmt::Debug for Agent<M, A, O> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Agent")
             .field("toolbox", &self.toolbox)
@@ -121,6 +128,7 @@ impl<M, A: Effects> fmt::Debug for Agent<M, A> {
             .field("system", &self.system)
             .field("on_refusal", &self.on_refusal)
             .field("plans", &self.plans)
+            .field("output", &self.output.typed)
             .finish_non_exhaustive()
     }
 }
@@ -138,7 +146,169 @@ impl<M: Model, A: Effects> Agent<M, A> {
             system: String::new(),
             on_refusal: OnRefusal::default(),
             plans: false,
+            output: Output::text(),
         }
+    }
+}
+
+impl<M: Model, A: Effects, O: Send + Sync + 'static> Agent<M, A, O> {
+    /// Ends runs with a value of type `T` rather than text: the model gives
+    /// it (by default by calling an output tool, `final_result`, whose
+    /// arguments are a `T`: see [`output_mode`](Self::output_mode)), and it
+    /// is read, repaired, coerced and checked as any call's arguments are,
+    /// then held to the [validators](Self::validate); an answer that does
+    /// not fit is told to the model, which tries again, up to
+    /// [`Limits::output_retries`]. The run's [`output`](Run::output) is the
+    /// value. Validators set before are dropped (they were for another
+    /// type). See [`OutputMode`] for the ways a model gives it.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::{Agent, Exit};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// What to restock, and what it costs.
+    /// #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Restock { items: Vec<u32>, total_cost: f64 }
+    ///
+    /// /// The stock of an item.
+    /// #[tool(effects = Read)]
+    /// fn stock(item: u32) -> u32 { item * 2 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(Stock).build().unwrap();
+    /// let model = ScriptedModel::new([
+    ///     r#"[{"name": "stock", "arguments": {"item": 2}}]"#,
+    ///     // The total as a string: coerced, and recorded.
+    ///     r#"[{"name": "final_result", "arguments": {"items": [2, 3], "total_cost": "62.5"}}]"#,
+    /// ]);
+    /// let agent = Agent::new(&toolbox, model).output::<Restock>();
+    /// let run = agent.run("What should we restock?").await;
+    /// assert!(run.exit.is_answer());
+    /// assert_eq!(run.output, Some(Restock { items: vec![2, 3], total_cost: 62.5 }));
+    /// # });
+    /// ```
+    pub fn output<T>(self) -> Agent<M, A, T>
+    where
+        T: serde::de::DeserializeOwned + schemars::JsonSchema + Send + Sync + 'static,
+    {
+        let mode = self
+            .output
+            .typed
+            .as_ref()
+            .map_or(OutputMode::default(), |typed| typed.mode);
+        let output = Output::<O>::typed::<T>(mode, &|name| self.toolbox.spec(name).is_some());
+        Agent {
+            toolbox: self.toolbox,
+            model: self.model,
+            limits: self.limits,
+            system: self.system,
+            on_refusal: self.on_refusal,
+            plans: self.plans,
+            output,
+        }
+    }
+
+    /// How the model gives the output asked for with
+    /// [`output`](Self::output): [`OutputMode::Tool`] by default. No effect
+    /// on a run for text.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::{Agent, OutputMode};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::Toolbox;
+    ///
+    /// #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Verdict { spam: bool }
+    ///
+    /// // A model that calls no tools: the schema goes in the prompt, and
+    /// // the JSON is found in the answer's text.
+    /// let model = ScriptedModel::new(["Clearly:\n```json\n{\"spam\": true}\n```"]);
+    /// let agent = Agent::new(&Toolbox::builder().build().unwrap(), model)
+    ///     .output::<Verdict>()
+    ///     .output_mode(OutputMode::Prompted);
+    /// assert!(agent.system_prompt().contains("JSON Schema"));
+    /// let run = agent.run("Is 'WIN A CAR' spam?").await;
+    /// assert_eq!(run.output, Some(Verdict { spam: true }));
+    /// # });
+    /// ```
+    pub fn output_mode(mut self, mode: OutputMode) -> Self {
+        if let Some(typed) = &mut self.output.typed {
+            Arc::make_mut(typed).mode = mode;
+        }
+        self
+    }
+
+    /// Holds each answer to `check` before the run ends with it: a refusal's
+    /// message goes back to the model, which tries again (within
+    /// [`Limits::output_retries`]), as Pydantic AI's output validators do.
+    /// For a text run, `check` reads the text. Validators run in the order
+    /// added.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// let model = ScriptedModel::new(["Nope.", "A haiku, in three lines:\nold pond\nfrog jumps\nsplash"]);
+    /// let agent = Agent::new(&toolbox, model).validate(|text: &String| match text.lines().count() >= 3 {
+    ///     true => Ok(()),
+    ///     false => Err("write the haiku on three lines".into()),
+    /// });
+    /// let run = agent.run("Write a haiku.").await;
+    /// assert_eq!(run.steps, 2);
+    /// assert!(run.transcript[3].text().contains("three lines"));
+    /// # });
+    /// ```
+    pub fn validate(
+        mut self,
+        check: impl Fn(&O) -> Result<(), String> + Send + Sync + 'static,
+    ) -> Self {
+        self.output.validators.push(output::sync_validator(check));
+        self
+    }
+
+    /// Holds each answer to an async `check` (a database lookup, say), as
+    /// [`validate`](Self::validate) does; its future owns what it needs.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::Toolbox;
+    ///
+    /// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Signup { email: String }
+    ///
+    /// let model = ScriptedModel::new([
+    ///     r#"[{"name": "final_result", "arguments": {"email": "ada@example.com"}}]"#,
+    ///     r#"[{"name": "final_result", "arguments": {"email": "grace@example.com"}}]"#,
+    /// ]);
+    /// let agent = Agent::new(&Toolbox::builder().build().unwrap(), model)
+    ///     .output::<Signup>()
+    ///     .validate_async(|signup: &Signup| {
+    ///         let email = signup.email.clone(); // The future owns its copy.
+    ///         async move {
+    ///             // A lookup in a database, say.
+    ///             match email == "ada@example.com" {
+    ///                 true => Err(format!("{email} has an account already")),
+    ///                 false => Ok(()),
+    ///             }
+    ///         }
+    ///     });
+    /// let run = agent.run("Sign up the next person on the list.").await;
+    /// assert_eq!(run.output.unwrap().email, "grace@example.com");
+    /// # });
+    /// ```
+    pub fn validate_async<F>(mut self, check: impl Fn(&O) -> F + Send + Sync + 'static) -> Self
+    where
+        F: std::future::Future<Output = Result<(), String>> + Send + 'static,
+    {
+        self.output.validators.push(output::async_validator(check));
+        self
     }
 
     /// Runs within `limits` instead of the defaults.
@@ -231,14 +401,35 @@ impl<M: Model, A: Effects> Agent<M, A> {
 
     /// Runs the agent on `task` from the start: the system prompt, then
     /// `task` as the user's message.
-    pub async fn run(&self, task: impl Into<String>) -> Run {
+    pub async fn run(&self, task: impl Into<String>) -> Run<O> {
         self.resume(self.start(task)).await
     }
 
-    /// Runs the agent on a conversation: a transcript of an earlier run, a
-    /// person's answer added, say. The limits count from here.
-    pub async fn resume(&self, transcript: Vec<Message>) -> Run {
-        self.drive(transcript, None).await
+    /// Goes on with an earlier run ([`Run::then`] adds a message, a person's
+    /// answer say): its records and counts (steps, calls, tokens, time)
+    /// carry on, so the run it returns covers the whole run, and the limits
+    /// count from its start (raise them with [`limits`](Self::limits) to
+    /// let it go further). Given a conversation instead (a `Vec` of
+    /// messages), the counts start from zero.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::{Agent, Exit};
+    /// use typed_tools::model::{Message, ScriptedModel};
+    /// use typed_tools::Toolbox;
+    ///
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// let model = ScriptedModel::new(["Which city?", "Sunny in Lima."]);
+    /// let agent = Agent::new(&toolbox, model);
+    /// let first = agent.run("The weather, please.").await;
+    /// let run = agent.resume(first.then(Message::user("Lima."))).await;
+    /// assert_eq!(run.exit, Exit::Answer("Sunny in Lima.".into()));
+    /// assert_eq!(run.steps, 2);
+    /// assert_eq!(run.answers.len(), 2);
+    /// # });
+    /// ```
+    pub async fn resume(&self, from: impl Into<Resume<O>>) -> Run<O> {
+        self.drive(from.into(), None).await
     }
 
     /// Runs the agent on `task` as [`run`](Self::run) does, live: a stream of
@@ -277,16 +468,16 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// }
     /// # });
     /// ```
-    pub fn run_stream(&self, task: impl Into<String>) -> RunStream<'_> {
+    pub fn run_stream(&self, task: impl Into<String>) -> RunStream<'_, O> {
         self.resume_stream(self.start(task))
     }
 
-    /// Runs the agent on a conversation as [`resume`](Self::resume) does,
-    /// live, as [`run_stream`](Self::run_stream) does.
-    pub fn resume_stream(&self, transcript: Vec<Message>) -> RunStream<'_> {
+    /// Goes on with a run as [`resume`](Self::resume) does, live, as
+    /// [`run_stream`](Self::run_stream) does.
+    pub fn resume_stream(&self, from: impl Into<Resume<O>>) -> RunStream<'_, O> {
         let sink = Arc::new(Sink::default());
         RunStream::new(
-            self.drive(transcript, Some(Arc::clone(&sink))).boxed(),
+            self.drive(from.into(), Some(Arc::clone(&sink))).boxed(),
             sink,
         )
     }
@@ -297,7 +488,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
     }
 
     /// The loop of steps, telling `sink` what happens when it streams.
-    async fn drive(&self, transcript: Vec<Message>, sink: Option<Arc<Sink>>) -> Run {
+    async fn drive(&self, from: Resume<O>, sink: Option<Arc<Sink<O>>>) -> Run<O> {
         let (provider, model) = self
             .model
             .name()
@@ -331,7 +522,11 @@ impl<M: Model, A: Effects> Agent<M, A> {
             }
             None => self.toolbox.clone(),
         };
-        let mut state = State::new(transcript, &self.limits, toolbox, sink);
+        let output_toolbox = self.output.typed.as_ref().and_then(|typed| {
+            // The output tool passes the view's approvals too.
+            Some(typed.toolbox.as_ref().ok()?.carry_approvals(&toolbox))
+        });
+        let mut state = State::new(from, &self.limits, toolbox, output_toolbox, sink);
         let exit = async {
             loop {
                 if let Some(exit) = state.before_step(&self.limits) {
@@ -367,7 +562,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
 
     /// One step: ask the model, then do what it answered. `Some` exit if the
     /// run stops.
-    async fn step(&self, state: &mut State<A>, current: &tracing::Span) -> Option<Exit> {
+    async fn step(&self, state: &mut State<A, O>, current: &tracing::Span) -> Option<Exit> {
         let step = state.steps;
         state.emit(|_| Event::Step { step });
         let request = match self.request(state) {
@@ -396,7 +591,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
             stop: response.stop.clone(),
             usage: response.usage,
         });
-        let answer = self.read(&state.toolbox, &response);
+        let answer = self.read(state, &response);
         let native = self.native().is_some();
         // The answer goes into the conversation as the model gave it: its
         // native calls (each will be answered), never calls read from its
@@ -438,7 +633,15 @@ impl<M: Model, A: Effects> Agent<M, A> {
             Answer::Calls(calls) => {
                 current.record("answer", "calls");
                 state.propose(step, &calls);
-                self.run_calls(state, step, &calls).await
+                let output = self
+                    .output
+                    .typed
+                    .as_ref()
+                    .filter(|t| t.mode == OutputMode::Tool);
+                match output.and_then(|typed| calls.iter().position(|c| c.name == typed.name)) {
+                    Some(at) => self.output_call(state, step, &calls, at).await,
+                    None => self.run_calls(state, step, &calls).await,
+                }
             }
             Answer::Plan(written) => {
                 current.record("answer", "plan");
@@ -457,15 +660,131 @@ impl<M: Model, A: Effects> Agent<M, A> {
             }
             Answer::Final => {
                 current.record("answer", "final");
-                Some(Exit::Answer(response.text))
+                self.final_answer(state, response.text).await
             }
+        }
+    }
+
+    /// A final answer in text: the run's output when it reads as one (the
+    /// text itself for a text run; the value for a typed one, in any mode,
+    /// since a model asked for a tool call may still answer with the JSON),
+    /// else the model is told what is wrong: `Some` exit if the run stops.
+    async fn final_answer(&self, state: &mut State<A, O>, text: String) -> Option<Exit> {
+        let read = match (&self.output.typed, &state.output_toolbox) {
+            (None, _) => (self.output.parse)(&text),
+            (Some(typed), Some(toolbox)) => {
+                let read = toolbox.call(&typed.name, &text).await;
+                match read {
+                    Ok(checked) => typed
+                        .unwrap(checked.json())
+                        .and_then(|json| (self.output.parse)(&json)),
+                    Err(error) if typed.mode == OutputMode::Tool && !looks_like_json(&text) => {
+                        let _ = error;
+                        Err(format!(
+                            "Your final answer must be given by calling `{}`, with the answer as \
+                             its arguments ({}), not in plain text.",
+                            typed.name, typed.type_name
+                        ))
+                    }
+                    Err(error) => Err(typed.told(&error)),
+                }
+            }
+            (Some(typed), None) => return Some(output_unusable(typed)),
+        };
+        let refused = match read {
+            Ok(value) => match self.output.validate(&value).await {
+                Ok(()) => {
+                    state.output = Some(value);
+                    return Some(Exit::Answer(text));
+                }
+                Err(reason) => format!("Your final answer was refused: {reason}. Answer again."),
+            },
+            Err(told) => told,
+        };
+        state.messages.push(Message::user(refused.clone()));
+        state.refuse_output(refused, &self.limits)
+    }
+
+    /// Answers that called the output tool (at `at`): the output is read
+    /// from its arguments, through the output tool's toolbox (reading,
+    /// recovery, approval, as any call); when it fits, the run ends with it
+    /// and the answer's other calls do not run (a model that calls tools and
+    /// answers at once has answered); when it does not, none of them runs,
+    /// and the model is told why.
+    async fn output_call(
+        &self,
+        state: &mut State<A, O>,
+        step: u32,
+        calls: &[ToolCall],
+        at: usize,
+    ) -> Option<Exit> {
+        let Some(typed) = &self.output.typed else {
+            return None;
+        };
+        let call = &calls[at];
+        let admitted = state.admit(call, &self.limits);
+        let Some(toolbox) = state.output_toolbox.clone() else {
+            return Some(output_unusable(typed));
+        };
+        if let calls::Admit::Stop(exit, reason) = admitted {
+            state.not_run(step, calls, &reason);
+            return Some(exit);
+        }
+        let started = Instant::now();
+        let result = toolbox.call(&call.name, &call.arguments).await;
+        let read = match &result {
+            Ok(checked) => typed
+                .unwrap(checked.json())
+                .and_then(|json| (self.output.parse)(&json))
+                .map_err(|error| {
+                    format!(
+                        "Your final answer could not be read as a {}: {error}",
+                        typed.type_name
+                    )
+                }),
+            Err(error) => Err(typed.told(error)),
+        };
+        let read = match read {
+            Ok(value) => match self.output.validate(&value).await {
+                Ok(()) => Ok(value),
+                Err(reason) => Err(format!(
+                    "Your final answer was refused: {reason}. Call `{}` again with a corrected answer.",
+                    typed.name
+                )),
+            },
+            Err(told) => Err(told),
+        };
+        let others = "Not run: the final answer was given in the same answer; call tools before \
+                      giving it.";
+        let mut result = Some(result);
+        for (i, other) in calls.iter().enumerate() {
+            if i != at {
+                state.not_run(step, std::slice::from_ref(other), others);
+                continue;
+            }
+            let outcome = match (&read, result.take()) {
+                (Ok(_), Some(Ok(output))) => CallOutcome::Ok(output),
+                (Err(told), _) => CallOutcome::NotRun {
+                    reason: told.clone(),
+                },
+                (Ok(_), Some(Err(error))) => CallOutcome::Err(error),
+                (Ok(_), None) => continue,
+            };
+            state.record(step, other, outcome, started.elapsed());
+        }
+        match read {
+            Ok(value) => {
+                state.output = Some(value);
+                Some(Exit::Answer(call.arguments.clone()))
+            }
+            Err(told) => state.refuse_output(told, &self.limits),
         }
     }
 
     /// Asks the model, in a `model_request` span; when the run streams,
     /// with [`Model::stream`], telling the sink the text and reasoning as
     /// they come.
-    async fn ask(&self, request: Request, sink: Option<&Sink>) -> Result<Response, ModelError> {
+    async fn ask(&self, request: Request, sink: Option<&Sink<O>>) -> Result<Response, ModelError> {
         let Some(sink) = sink else {
             return trace::complete(&self.model, request).await;
         };
@@ -519,10 +838,18 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// them natively, and the most tokens its answer may take: the smaller
     /// of [`Limits::answer_tokens`] and the budget left once the request
     /// itself (estimated) is counted. No budget left is the run's end.
-    fn request(&self, state: &State<A>) -> Result<Request, Exit> {
+    fn request(&self, state: &mut State<A, O>) -> Result<Request, Exit> {
         let mut request = Request::new(state.messages.clone());
         if let Some(format) = self.native() {
-            request = request.tools(state.toolbox.catalog(format));
+            request = request.tools(self.catalog(state, format));
+        }
+        if let Some(typed) = self
+            .output
+            .typed
+            .as_ref()
+            .filter(|t| t.mode == OutputMode::Native)
+        {
+            request = request.output(OutputSchema::new(&typed.name, typed.schema.clone()));
         }
         let asked = request_tokens(&request);
         let left = self
@@ -536,14 +863,55 @@ impl<M: Model, A: Effects> Agent<M, A> {
         Ok(request.max_tokens(u32::try_from(cap).unwrap_or(u32::MAX)))
     }
 
+    /// Whether `text` is, whole, a value of the typed output asked for: a
+    /// JSON object the output tool's schema takes as it is. Such an answer
+    /// is the answer, even when it has the shape of a call (a type with
+    /// `name` and `arguments` fields).
+    fn is_output_json(&self, text: &str) -> bool {
+        let Some(typed) = &self.output.typed else {
+            return false;
+        };
+        let Ok(toolbox) = &typed.toolbox else {
+            return false;
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+            return false;
+        };
+        toolbox
+            .spec(&typed.name)
+            .is_some_and(|spec| value.is_object() && spec.input_model().check(&value).is_empty())
+    }
+
+    /// The tools the model is offered natively: the view's catalog, and the
+    /// output tool when the output is asked for through one (put together
+    /// once a run).
+    fn catalog(&self, state: &mut State<A, O>, format: CatalogFormat) -> Catalog {
+        let tools = state.toolbox.catalog(format);
+        let Some(output) = state.output_toolbox.as_ref().filter(|_| {
+            self.output
+                .typed
+                .as_ref()
+                .is_some_and(|t| t.mode == OutputMode::Tool)
+        }) else {
+            return tools;
+        };
+        state
+            .catalog
+            .get_or_insert_with(|| catalog::join(&tools, &output.catalog(format)))
+            .clone()
+    }
+
     /// What an answer asks for.
-    fn read<'r>(&self, toolbox: &Toolbox<A>, response: &'r Response) -> Answer<'r> {
+    fn read<'r>(&self, state: &State<A, O>, response: &'r Response) -> Answer<'r> {
+        let toolbox = &state.toolbox;
         if self.native().is_some() {
             if !response.calls.is_empty() {
                 return Answer::Calls(response.calls.clone());
             }
         } else {
             match toolbox.read_calls(CallFormat::Auto, &response.text) {
+                // A JSON answer that is the typed output is the answer.
+                Ok(calls) if !calls.is_empty() && self.is_output_json(&response.text) => {}
                 Ok(calls) if !calls.is_empty() => return Answer::Calls(calls),
                 Ok(_) => {}
                 Err(error)
@@ -552,7 +920,9 @@ impl<M: Model, A: Effects> Agent<M, A> {
                     if let Some(plan) = self.plans.then(|| plans::find(&response.text)).flatten() {
                         return Answer::Plan(plan);
                     }
-                    return Answer::Unreadable(error);
+                    if !self.is_output_json(&response.text) {
+                        return Answer::Unreadable(error);
+                    }
                 }
                 Err(_) => {}
             }
@@ -578,8 +948,13 @@ enum Answer<'r> {
 
 /// A run in progress, over `toolbox`: the agent's view, which a streamed
 /// run observes.
-struct State<A: Effects> {
+struct State<A: Effects, O> {
     toolbox: Toolbox<A>,
+    /// The output tool's toolbox, with the view's approvals, when a typed
+    /// output is asked for.
+    output_toolbox: Option<Toolbox>,
+    /// The tools offered natively with the output tool, put together once.
+    catalog: Option<Catalog>,
     messages: Vec<Message>,
     calls: Vec<CallRecord>,
     plans: Vec<PlanRecord>,
@@ -592,37 +967,71 @@ struct State<A: Effects> {
     deadline: Option<Instant>,
     /// Calls that failed, to notice one sent again unchanged.
     failed: Vec<calls::Failed>,
+    /// The output, once an answer gave one that fits.
+    output: Option<O>,
+    /// Answers refused for not fitting the output asked for.
+    output_refused: u32,
     /// Where a streamed run's events go; `None` for a plain run.
-    sink: Option<Arc<Sink>>,
+    sink: Option<Arc<Sink<O>>>,
 }
 
-impl<A: Effects> State<A> {
+impl<A: Effects, O> State<A, O> {
+    /// A run from `from`: an earlier run's records and counts carried on
+    /// (its time too, so that the wall time counts the whole run), or a
+    /// conversation counted from zero.
     fn new(
-        messages: Vec<Message>,
+        from: Resume<O>,
         limits: &Limits,
         toolbox: Toolbox<A>,
-        sink: Option<Arc<Sink>>,
-    ) -> State<A> {
-        let started = Instant::now();
-        State {
+        output_toolbox: Option<Toolbox>,
+        sink: Option<Arc<Sink<O>>>,
+    ) -> State<A, O> {
+        let now = Instant::now();
+        let mut state = State {
             toolbox,
-            messages,
+            output_toolbox,
+            catalog: None,
+            messages: from.transcript,
             calls: Vec::new(),
             plans: Vec::new(),
             answers: Vec::new(),
             steps: 0,
             usage: Usage::default(),
             dispatched: 0,
-            started,
-            deadline: started.checked_add(limits.wall_time),
+            started: now,
+            deadline: None,
             failed: Vec::new(),
+            output: None,
+            output_refused: 0,
             sink,
+        };
+        if let Some(run) = from.run {
+            state.dispatched = u32::try_from(run.tool_calls()).unwrap_or(u32::MAX);
+            state.started = now.checked_sub(run.elapsed).unwrap_or(now);
+            state.messages = run.transcript;
+            state.calls = run.calls;
+            state.plans = run.plans;
+            state.answers = run.answers;
+            state.steps = run.steps;
+            state.usage = run.usage;
         }
+        state.deadline = state.started.checked_add(limits.wall_time);
+        state
+    }
+
+    /// An answer refused for the output asked for, told to the model
+    /// already: the run goes on, or ends once the retries are spent.
+    fn refuse_output(&mut self, told: String, limits: &Limits) -> Option<Exit> {
+        self.output_refused += 1;
+        (self.output_refused > limits.output_retries).then_some(Exit::OutputInvalid {
+            error: told,
+            attempts: self.output_refused,
+        })
     }
 
     /// Tells a streamed run's stream what happened; nothing is made for a
     /// plain run.
-    fn emit(&self, event: impl FnOnce(&Self) -> Event) {
+    fn emit(&self, event: impl FnOnce(&Self) -> Event<O>) {
         if let Some(sink) = &self.sink {
             sink.push(event(self));
         }
@@ -678,9 +1087,10 @@ impl<A: Effects> State<A> {
         }
     }
 
-    fn finish(self, exit: Exit) -> Run {
+    fn finish(self, exit: Exit) -> Run<O> {
         Run {
             exit,
+            output: self.output,
             transcript: self.messages,
             calls: self.calls,
             plans: self.plans,
@@ -689,5 +1099,25 @@ impl<A: Effects> State<A> {
             usage: self.usage,
             elapsed: self.started.elapsed(),
         }
+    }
+}
+
+/// Whether an answer's text is JSON (after blanks, or in a fence): a
+/// model asked for a call that answered with the value instead is told
+/// what is wrong with the value, not that it should call.
+fn looks_like_json(text: &str) -> bool {
+    let text = text.trim_start();
+    text.starts_with(['{', '[']) || text.starts_with("```")
+}
+
+/// The exit for an output type whose schema could not make a tool (deeper
+/// than a tool's schema may be): nothing the model answers can fit.
+fn output_unusable(typed: &output::TypedOutput) -> Exit {
+    Exit::OutputInvalid {
+        error: match &typed.toolbox {
+            Err(problem) => format!("the output type cannot be asked for: {problem}"),
+            Ok(_) => "the output type cannot be asked for".to_owned(),
+        },
+        attempts: 0,
     }
 }

@@ -33,11 +33,11 @@ pub(super) fn find(answer: &str) -> Option<Written<'_>> {
     meant.then_some(written)
 }
 
-impl<M: Model, A: Effects> Agent<M, A> {
+impl<M: Model, A: Effects, O> Agent<M, A, O> {
     /// Runs a plan the model wrote: `Some` exit if the run stops.
     pub(super) async fn run_plan(
         &self,
-        state: &mut State<A>,
+        state: &mut State<A, O>,
         step: u32,
         written: Written<'_>,
     ) -> Option<Exit> {
@@ -108,7 +108,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
     /// refusals stop it, or the run's own calls or time spent. (A plan
     /// stopped by a limit of its own, [`Limits::plans`](super::Limits::plans),
     /// is told to the model, and the run goes on.)
-    fn plan_stops(&self, run: &plan::Run, state: &State<A>) -> Option<Exit> {
+    fn plan_stops(&self, run: &plan::Run, state: &State<A, O>) -> Option<Exit> {
         for call in &run.trace {
             match call.result() {
                 CallResult::Err(ToolError::Escalation(escalation)) => {
@@ -139,7 +139,7 @@ impl<M: Model, A: Effects> Agent<M, A> {
     }
 }
 
-impl<A: Effects> State<A> {
+impl<A: Effects, O> State<A, O> {
     /// Records what became of a plan, and tells a streamed run.
     fn finish_plan(&mut self, record: PlanRecord) {
         self.emit(|_| Event::PlanFinished(record.clone()));

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::Agent;
+use super::{Agent, OutputMode};
 use crate::catalog::CatalogFormat;
 use crate::effect::Effects;
 use crate::model::Model;
@@ -18,7 +18,9 @@ the next messages. Calls in one answer may run in any order or at once: send a c
 needs another's result in a later answer. When you are done, answer in plain text, without \
 a call.";
 
-pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
+pub(super) fn system<M: Model, A: Effects, O: Send + Sync + 'static>(
+    agent: &Agent<M, A, O>,
+) -> String {
     let mut prompt = agent.system.clone();
     let mut paragraph = |text: &str| {
         if !prompt.is_empty() {
@@ -26,8 +28,17 @@ pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
         }
         prompt.push_str(text);
     };
+    let typed = agent.output.typed.as_deref();
     if agent.native().is_none() {
-        let catalog = agent.toolbox.catalog(CatalogFormat::Text).to_string();
+        let mut catalog = agent.toolbox.catalog(CatalogFormat::Text);
+        // The output tool, when the answer is given by calling it.
+        if let Some(Ok(output)) = typed
+            .filter(|typed| typed.mode == OutputMode::Tool)
+            .map(|typed| typed.toolbox.as_ref())
+        {
+            catalog = crate::catalog::join(&catalog, &output.catalog(CatalogFormat::Text));
+        }
+        let catalog = catalog.to_string();
         if catalog.is_empty() {
             paragraph("No tools are available.");
         } else {
@@ -39,6 +50,9 @@ pub(super) fn system<M: Model, A: Effects>(agent: &Agent<M, A>) -> String {
             paragraph(&tools);
             paragraph(CALLS_AS_TEXT);
         }
+    }
+    if let Some(typed) = typed {
+        paragraph(&typed.instructions());
     }
     if agent.plans {
         // The prompt authoring uses, generated from the parser and checked

@@ -11,12 +11,17 @@ use crate::reader::ToolCall;
 use crate::toolbox::ToolOutput;
 use crate::ToolError;
 
-/// A finished run of an [`Agent`](super::Agent).
+/// A finished run of an [`Agent`](super::Agent): `O` is what it was asked
+/// for, the model's text (`String`) or a type given to
+/// [`Agent::output`](super::Agent::output).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
-pub struct Run {
+pub struct Run<O = String> {
     /// Why it stopped.
     pub exit: Exit,
+    /// What it was asked for, when it ended with it ([`Exit::Answer`]):
+    /// the model's text, or the typed value, read and checked.
+    pub output: Option<O>,
     /// The whole conversation: the system prompt, the task, each answer of
     /// the model and each result handed back, in order. Every tool call in
     /// it is answered by a result, those that did not run included, so that
@@ -37,12 +42,60 @@ pub struct Run {
     pub elapsed: Duration,
 }
 
-impl Run {
-    /// The final answer, if the run ended with one.
+impl<O> Run<O> {
+    /// The final answer's text, if the run ended with one (for a typed
+    /// output, its JSON as the model gave it; the value is
+    /// [`output`](Self::output)).
     pub fn answer(&self) -> Option<&str> {
         match &self.exit {
             Exit::Answer(text) => Some(text),
             _ => None,
+        }
+    }
+
+    /// What the run was asked for, if it ended with it: the model's text, or
+    /// the typed value.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let model = ScriptedModel::new([r#"[{"name": "final_result", "arguments": {"result": [3, 5]}}]"#]);
+    /// let agent = Agent::new(&Toolbox::builder().build().unwrap(), model).output::<Vec<u32>>();
+    /// let run = agent.run("Which items are low?").await;
+    /// assert_eq!(run.output(), Some(&vec![3, 5]));
+    /// # });
+    /// ```
+    pub fn output(&self) -> Option<&O> {
+        self.output.as_ref()
+    }
+
+    /// This run, with `message` after its transcript, to go on with
+    /// [`Agent::resume`](super::Agent::resume): the counts and limits carry
+    /// on from where it stopped.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::model::{Message, ScriptedModel};
+    /// use typed_tools::Toolbox;
+    ///
+    /// let model = ScriptedModel::new(["Which city?", "Sunny in Lima."]);
+    /// let agent = Agent::new(&Toolbox::builder().build().unwrap(), model);
+    /// let asked = agent.run("What is the weather?").await;
+    /// assert_eq!(asked.answer(), Some("Which city?"));
+    /// let run = agent.resume(asked.then(Message::user("Lima"))).await;
+    /// assert_eq!(run.answer(), Some("Sunny in Lima."));
+    /// assert_eq!(run.steps, 2); // The whole run's.
+    /// # });
+    /// ```
+    pub fn then(mut self, message: Message) -> Resume<O> {
+        self.transcript.push(message);
+        Resume {
+            run: Some(self),
+            transcript: Vec::new(),
         }
     }
 
@@ -207,6 +260,15 @@ pub enum Exit {
     },
     /// The model could not answer.
     ModelFailed(ModelError),
+    /// The answer asked for ([`Agent::output`](super::Agent::output)) did
+    /// not fit its type, or its validators, after every retry
+    /// ([`Limits::output_retries`](super::Limits::output_retries)).
+    OutputInvalid {
+        /// What was wrong with the last answer, as the model was told.
+        error: String,
+        /// How many answers were refused.
+        attempts: u32,
+    },
 }
 
 impl Exit {
@@ -234,6 +296,7 @@ impl Exit {
             Exit::Refused { .. } => "refused",
             Exit::Repeated { .. } => "repeated",
             Exit::ModelFailed(_) => "model_failed",
+            Exit::OutputInvalid { .. } => "output_invalid",
         }
     }
 }
@@ -283,6 +346,10 @@ impl fmt::Display for Exit {
                 call.name
             ),
             Exit::ModelFailed(error) => write!(f, "stopped: {error}"),
+            Exit::OutputInvalid { error, attempts } => write!(
+                f,
+                "stopped: {attempts} answers did not fit the output asked for; the last: {error}"
+            ),
         }
     }
 }
@@ -361,6 +428,48 @@ impl fmt::Display for PlanRefusal {
         match self {
             PlanRefusal::Refused(error) => write!(f, "{error}"),
             PlanRefusal::Deadline => f.write_str("the run's time ran out while the plan ran"),
+        }
+    }
+}
+
+/// Where [`Agent::resume`](super::Agent::resume) starts: an earlier run
+/// carried on ([`Run::then`], or the run as it is), its counts, records and
+/// limits going on from where it stopped; or a conversation alone, counted
+/// from zero.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::agent::Agent;
+/// use typed_tools::model::{Message, ScriptedModel};
+/// use typed_tools::Toolbox;
+///
+/// let agent = Agent::new(&Toolbox::builder().build().unwrap(), ScriptedModel::new(["Hello, Ada."]));
+/// // A conversation kept elsewhere, counted from zero.
+/// let saved = vec![Message::user("I am Ada."), Message::assistant("Noted."), Message::user("Greet me.")];
+/// let run = agent.resume(saved).await;
+/// assert_eq!(run.answer(), Some("Hello, Ada."));
+/// # });
+/// ```
+#[derive(Clone, Debug)]
+pub struct Resume<O = String> {
+    pub(super) run: Option<Run<O>>,
+    pub(super) transcript: Vec<Message>,
+}
+
+impl<O> From<Run<O>> for Resume<O> {
+    fn from(run: Run<O>) -> Resume<O> {
+        Resume {
+            run: Some(run),
+            transcript: Vec::new(),
+        }
+    }
+}
+
+impl<O> From<Vec<Message>> for Resume<O> {
+    fn from(transcript: Vec<Message>) -> Resume<O> {
+        Resume {
+            run: None,
+            transcript,
         }
     }
 }

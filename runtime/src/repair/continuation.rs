@@ -68,14 +68,28 @@ impl Parser<'_> {
     /// the parser's last one (in text it took for a string).
     pub(super) fn continues_in(
         &self,
+        i: usize,
+        expect: Expect,
+        reach: Reach,
+        opened: &[u8],
+    ) -> bool {
+        self.continues_within(i, expect, reach, opened, self.stack.len())
+    }
+
+    /// [`Parser::continues_in`], with only the `outer` outermost of the
+    /// parser's containers open (the text it took for a string closed the
+    /// others).
+    pub(super) fn continues_within(
+        &self,
         mut i: usize,
         mut expect: Expect,
         reach: Reach,
         opened: &[u8],
+        outer: usize,
     ) -> bool {
         // Containers the text opens, and how many of the parser's are open.
         let mut inner: Vec<u8> = opened.to_vec();
-        let mut outer = self.stack.len();
+        let mut outer = outer.min(self.stack.len());
         let mut tokens = 0;
         let until = reach.until.min(self.end);
         loop {
@@ -161,7 +175,13 @@ impl Parser<'_> {
                     i = end;
                     tokens += 1;
                 }
-                Err(Stop::Cut) => return tokens >= reach.min_tokens,
+                // A token the reach's window cuts (a string longer than
+                // the window) was strict as far as the check may read: it
+                // counts; one the text cuts does not.
+                Err(Stop::Cut) => {
+                    let whole = usize::from(until < self.end);
+                    return tokens + whole >= reach.min_tokens;
+                }
                 Err(Stop::Bad) => return false,
             }
         }

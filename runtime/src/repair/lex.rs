@@ -1,6 +1,7 @@
 //! Bytes for the repairing parser: classes, whitespace and comments, and the
 //! lookahead that decides whether a quote ends a string.
 
+use super::continuation::{Expect, Reach};
 use super::parse::{fail, Parser, Step};
 use super::{RepairErrorKind, RepairKind};
 
@@ -63,7 +64,9 @@ const MAY_BE_SPACE: [bool; 256] = {
     table[b'#' as usize] = true;
     table[0x7F] = true;
     table[0xC2] = true;
+    table[0xE1] = true;
     table[0xE2] = true;
+    table[0xE3] = true;
     table[0xEF] = true;
     table
 };
@@ -94,8 +97,13 @@ const LOOKAHEAD_STOPS_SINGLE: [bool; 256] = lookahead_stops(Quote::Single);
 const LOOKAHEAD_STOPS_CURLY: [bool; 256] = lookahead_stops(Quote::CurlyDouble);
 const LOOKAHEAD_STOPS_BACKTICK: [bool; 256] = lookahead_stops(Quote::Backtick);
 
-/// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]).
+/// The longest comment a lookahead skips (see [`Parser::skip_ws_from`]),
+/// and how far the check of a member after junk reads.
 const LOOKAHEAD_COMMENT: usize = 1024;
+
+/// The most junk read between a comma and the next key (see
+/// [`Parser::junk_then_member`]).
+const JUNK: usize = 64;
 
 /// The bytes of a word: ASCII letters and digits, `_` and `$`.
 const WORD_BYTES: [bool; 256] = {
@@ -246,6 +254,7 @@ impl Parser<'_> {
             || matches!(b, b',' | b'}' | b']' | b'{' | b'[' | b')' | b';' | b'`')
             || self.quote_at(i).is_some()
             || self.comment_at(i)
+            || (MAY_BE_SPACE[b as usize] && self.odd_space_len(i) > 0)
     }
 
     /// Whether a value can start at `i`.
@@ -297,15 +306,20 @@ impl Parser<'_> {
     }
 
     /// The length of whitespace JSON does not allow at `i` (a control
-    /// character, a form feed, a no-break space, a byte-order mark, a
-    /// zero-width space, a line or paragraph separator), or 0.
+    /// character, a form feed, a byte-order mark, and Unicode's spaces: no-break
+    /// U+00A0, U+180E, U+2000 to U+200A, zero-width U+200B, line and paragraph
+    /// separators, U+202F, U+205F, ideographic U+3000), or 0.
     fn odd_space_len(&self, i: usize) -> usize {
         let s = &self.src[i.min(self.end)..self.end];
         match s {
             [b, ..] if *b < 0x20 && !is_ws(*b) => 1,
             [0x7F, ..] => 1,
             [0xC2, 0xA0, ..] => 2,
-            [0xEF, 0xBB, 0xBF, ..] | [0xE2, 0x80, 0x8B | 0xA8 | 0xA9, ..] => 3,
+            [0xEF, 0xBB, 0xBF, ..]
+            | [0xE2, 0x80, 0x80..=0x8B | 0xA8 | 0xA9 | 0xAF, ..]
+            | [0xE2, 0x81, 0x9F, ..]
+            | [0xE3, 0x80, 0x80, ..]
+            | [0xE1, 0xA0, 0x8E, ..] => 3,
             _ => 0,
         }
     }
@@ -433,6 +447,17 @@ impl Parser<'_> {
                 newline |= matches!(self.src[i], b'\n' | b'\r');
                 i += 1;
             }
+            // (A comment's first byte is no odd space's.)
+            if i < self.end
+                && MAY_BE_SPACE[self.src[i] as usize]
+                && !matches!(self.src[i], b'/' | b'#')
+            {
+                let odd = self.odd_space_len(i);
+                if odd > 0 {
+                    i += odd;
+                    continue;
+                }
+            }
             if !self.comment_at(i) {
                 return (i, newline);
             }
@@ -451,6 +476,34 @@ impl Parser<'_> {
             };
             i += len;
         }
+    }
+
+    /// Whether an unquoted key and its colon open the line at `i`, at the
+    /// indentation of the line the quote at `q` is on, which starts with a
+    /// quote (`  "a": "x"\n  b: 2`): the next member, its comma and its
+    /// key's quotes missing, after a member on one line.
+    fn member_line_at(&self, q: usize, i: usize) -> bool {
+        let indent = |line: usize| {
+            self.src[line..]
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count()
+        };
+        let line_start = |at: usize| {
+            let from = at.saturating_sub(LOOKAHEAD_COMMENT);
+            self.src[from..at]
+                .iter()
+                .rposition(|&b| matches!(b, b'\n' | b'\r'))
+                .map(|p| from + p + 1)
+        };
+        let (Some(key_line), Some(quote_line)) = (line_start(i), line_start(q)) else {
+            return false;
+        };
+        let width = indent(quote_line);
+        key_line + indent(key_line) == i
+            && i - key_line == width
+            && self.src[quote_line + width] == b'"'
+            && self.unquoted_key_at(i)
     }
 
     /// Whether an unquoted key followed by `:` starts at `i`.
@@ -533,6 +586,29 @@ impl Parser<'_> {
         }
         let (key, _) = self.skip_ws_from(i + 1);
         key < self.end && self.key_string_at(key)
+    }
+
+    /// Whether, at `i` after a comma, a few bytes of text without quotes
+    /// (a stray character, a line of prose: `",]  "b": 1`, `",\nHere you
+    /// go: "b": 1`) and then a quoted key whose member reads as strict JSON
+    /// follow: the member before ended at the quote before the comma,
+    /// whatever its text (code with brackets of its own too), whose text is
+    /// not read on over a member.
+    fn junk_then_member(&self, i: usize) -> bool {
+        let junk = &self.src[i..self.end.min(i + JUNK)];
+        let Some(q) = junk.iter().position(|&b| matches!(b, b'"' | b'\'')) else {
+            return false;
+        };
+        let key = i + q;
+        let reach = Reach {
+            tokens: 6,
+            until: key + LOOKAHEAD_COMMENT,
+            min_tokens: 3,
+        };
+        q > 0
+            && self.src[key] == b'"'
+            && self.string_then_punctuation(key, reach)
+            && self.continues(key, Expect::Key, reach)
     }
 
     /// Whether the byte at `i` is punctuation that no JSON token starts
@@ -632,8 +708,9 @@ impl Parser<'_> {
         }
         if b.is_ascii_alphanumeric() && matches!(ctx, Ctx::ObjectValue | Ctx::ArrayItem) {
             // A word after the space: more text (a key or value needs a
-            // quote, a comma or a bracket first).
-            return false;
+            // quote, a comma or a bracket first), unless it is the next
+            // member's unquoted key, opening its line as this member does.
+            return newline && ctx == Ctx::ObjectValue && self.member_line_at(after - 1, j);
         }
         let after_comma = || self.skip_ws_from(j + 1).0;
         match ctx {
@@ -672,6 +749,7 @@ impl Parser<'_> {
                         || self.ellipsis_len(k) > 0
                         || self.unquoted_key_at(k)
                         || self.stray_mark_then_key(k)
+                        || self.junk_then_member(k)
                 }
                 _ => {
                     self.key_string_at(j)

@@ -116,20 +116,36 @@
 //!   after the value is dropped and recorded unless it holds a `"key":`, or a
 //!   string and ends with a bracket (`["a", ]b", "c"]`: the value closed
 //!   early), or, after a value the text broke off, a quote or bracket.
-//! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`) are
-//!   put in an array ([`RepairKind::NewlineDelimited`]); two values on one line,
-//!   or text that goes on after the value closed (`{"a": 1}, "b": 2}`), are an
-//!   error, since keeping one part would lose the other.
+//! - **A fenced block in braces** (`{```json\n{"a": 1}\n```}`, nothing
+//!   else around): the fenced value, the braces removed
+//!   ([`RepairKind::StrayBracket`]): an object holds no bare value. In
+//!   brackets (`[```json ... ```]`) the block is the array's item, a reading
+//!   that loses nothing and that the brackets may well mean.
+//! - **More than one value**: values one per line (`{"a": 1}\n{"a": 2}`,
+//!   NDJSON, `1\n2`) or separated by commas (`{"a": 1}, {"a": 2}`, `"a",
+//!   "b"`) are put in an array ([`RepairKind::NewlineDelimited`]): each an
+//!   array, an object, or a whole string that is no key, number or JSON
+//!   literal; a bare word is prose (`a\nb` is refused). A comma between
+//!   digits separates no values (`1,234`, `3,14`: a number's, perhaps).
+//!   Two values on one line with only a space between, or text that goes on
+//!   after the value closed (`{"a": 1}, "b": 2}`), are an error, since
+//!   keeping one part would lose the other.
 //! - **A quote inside a string** ends the string if what follows fits the
 //!   place: `:` after a key; `}`, `]`, another string, `+` and a string, or a
 //!   `,` and a next member or item after a value. A quote that does not fit
 //!   but opens what reads as strict JSON in its place (a key and its value in
 //!   an object, an item in an array) ends the string there: the string lacked
 //!   its closing quote (`{"a": "x, "b": 1}` gives `"x"`,
-//!   [`RepairKind::MissingQuote`]), or, after an odd number of quotes taken for
+//!   [`RepairKind::MissingQuote`]; refused where the text after a comma
+//!   in it reads as strict JSON too, `["x, 1, "y"]`: it may end at either
+//!   comma), or, after an odd number of quotes taken for
 //!   text, the last of them closed it. A string that runs to the end of the
 //!   text ends before the closing brackets the text ends with (`["abc]`), or at
-//!   its first comma if everything after reads as JSON (`["a, 1, 2]`); one
+//!   its first comma if everything after reads as JSON (`["a, 1, 2]`);
+//!   otherwise it is one string, commas and all (`["red, green, blue` is
+//!   `["red, green, blue"]`: splitting it at its commas, as some repairers
+//!   do, would make up quotes the text does not show, where one string
+//!   loses nothing); one
 //!   that runs there over a quote taken for text and a line break or a
 //!   space after it (`{"a": "x"\n{`, `{"a": "[LINK](" x`) is refused, since
 //!   that quote may close it, and two such quotes with only spaces between
@@ -137,12 +153,19 @@
 //!   (`[2.":1}`), as if its quote closed a key. Any
 //!   other quote is text and escaped (`"He said "hi" to me"`); but a quote
 //!   taken for text that is followed by `:`, as a key is, makes the text
-//!   ambiguous and is refused. A quote followed by a comma opens no token
+//!   ambiguous and is refused (the first such quote even in code: a key
+//!   read as a value, `"a": # note\n "b[1": "y"`), as is a `"` followed by
+//!   `:` in a key in other quotes (`` {`]a":"`"} ``). A quote followed by a comma opens no token
 //!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
 //!   closing quote is followed by no `: value` (or by a colon and a string
-//!   that runs to the end of the text) but opens a string that
+//!   that runs to the end of the text, or a word and a quote:
+//!   `{"a-:":NkN "}`) but opens a string that
 //!   closes as a value (`{"port:: "80"}`), may lack its closing quote
-//!   instead: refused. So is a key with a backslash before a colon where,
+//!   instead: refused. An unquoted key that stops at a colon, where the
+//!   text runs on over it to a quote, a colon and a value (`{/:":"a" }`),
+//!   may lack its opening quote and end at that quote instead; and a
+//!   value whose text is a colon before a quote that opens a closed value
+//!   (`{"":":"a" }`) may have its opening quote close a key: both refused. So is a key with a backslash before a colon where,
 //!   read as the key's closing quote, the backslash would make the colon
 //!   and what follows strict JSON (`{"a\: 1}`), and a key with an escaped
 //!   quote and a colon after it that, read as the key's closing quote,
@@ -151,15 +174,23 @@
 //!   fence after a closing quote ends the value only if nothing follows it
 //!   on its line. Text that opens brackets of its own
 //!   (`"print({"a": 1})"`) is code, whose quotes stay text, except one
-//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`), and
-//!   one after which a bracket of another kind than the code opened
+//!   followed by a comma, a stray mark and a key (`"f({", - "b": 1`), or
+//!   a comma, a few bytes of junk without quotes and a key whose member
+//!   reads as strict JSON (`"f({",] "b": 1}`, `",\nHere you go: "b": 1}`),
+//!   and one after which a bracket of another kind than the code opened
 //!   closes (`"[p"/\n},`): that quote closed the string. Text that escapes
 //!   its quotes (`"x {\"a\": 1} y`) is no such code: its bare quotes are
 //!   the structure's. Nor is a quote that opens a line at the indentation
 //!   of the line its string opened on (`"url": "x{/a,\n  "b": 1`): that is
-//!   the next member, and the string lacked its closing quote.
+//!   the next member, and the string lacked its closing quote. A quote before a
+//!   line break, after a member on one line, closes its string where the
+//!   next line opens at that member's indentation with an unquoted key and
+//!   a colon (`  "a": "x"\n  b: 2`, comments between too): the next member,
+//!   its comma and its key's quotes missing.
 //! - **Stray quotes** (a quote before a value or key that opens nothing, a
-//!   quote that never closes over JSON text) are refused.
+//!   quote that never closes over JSON text) are refused; a stray quote's
+//!   text that closes the containers it is in and opens others is read as
+//!   JSON in those (`"x"'\n},\n{\n "b": "It's"`).
 //! - **Missing commas and colons**: two values separated only by whitespace
 //!   inside an array or object get a comma (`["a" "b"]`); a key followed by a
 //!   value gets a colon; `=` and `=>` become `:`; a doubled `:` or `,` is
@@ -175,7 +206,8 @@
 //!   key the text stopped in or before giving a value is kept with `null`
 //!   ([`RepairKind::UnfinishedKey`]). A truncated string keeps the characters it
 //!   has; a number cut short keeps its digits (`2.` is `2`), and a lone `-` is
-//!   no value. A key that runs to the end over a colon (its first or its
+//!   no value: removed and recorded ([`RepairKind::LoneSign`]), as in an
+//!   array (`[1, -]`). A key that runs to the end over a colon (its first or its
 //!   last) and a value that closes the text (`{"a: b:1}`) may have lacked
 //!   its closing quote there: refused.
 //! - **Missing values**: `{"a": }` and `{"a": ...}` give `null`; a key followed
@@ -189,12 +221,31 @@
 //!   word that ends in a quote lacks its opening quote (`{"a": b"}`). Bare text
 //!   that holds a string, a `"key":` or, after its first word, a number or
 //!   literal, or a bracket and a value (`{"a": Here you go: [1]}`), is refused: it
-//!   is junk before a value, not one text.
+//!   is junk before a value, not one text. A JavaScript regular expression
+//!   literal (`/^[a-z]+$/i`: on one line, without quotes, a `/` inside a
+//!   `[...]` class being text) is kept whole as a string, never read as the
+//!   array its brackets look like; prose before the value that ends in a
+//!   `/` glued to its bracket, with another `/` after it on its line and no
+//!   quote between (`Use /[a-z]+/ here`), is refused.
+//! - **Constructor wrappers** (`NumberLong("2")`, `new Date("2020")`,
+//!   `bson.Int64(-3)`): a name, dotted or after `new`, and parentheses
+//!   around one string, number or literal (any content for MongoDB's type
+//!   names) give that value, the wrapper removed ([`RepairKind::TypeWrapper`]);
+//!   an empty one (`ObjectId()`) is `null`; as the whole text, a `;` after
+//!   it goes too (`callback(2);`). Anything else in the parentheses makes
+//!   no wrapper: `f(x)` is a bare word, `new Point(1, 2)` is refused.
 //! - **JSON written escaped** (`{\"a\": 1}`, every quote escaped) is decoded
-//!   ([`RepairKind::EscapedJson`]). **Strings inside the value** are never
+//!   ([`RepairKind::EscapedJson`]), with the escaped quotes in its strings,
+//!   written `\\\"` or `\\"` (the backslash escaped instead of the quote),
+//!   and a last quote that lost its backslash (`\"hello"`). **Strings inside the value** are never
 //!   decoded, even if they hold JSON: a string field may legitimately carry
 //!   JSON text.
 //! - **Control characters** in a string are escaped, recorded once per string.
+//!   Between tokens, control characters and Unicode's spaces (no-break
+//!   U+00A0, U+2000 to U+200A, U+202F, U+205F, the ideographic U+3000,
+//!   U+180E, zero-width U+200B, U+2028, U+2029, a byte-order mark) are
+//!   whitespace: removed, and recorded ([`RepairKind::ControlCharacter`]).
+//!   Inside a string they are its text.
 //!
 //! Peers measured side by side are in `benches/repair.rs` and
 //! `examples/repair_compare.rs`.
@@ -546,17 +597,20 @@ repair_kinds! {
     SurroundingProse => "removed text around the JSON value",
     /// `callback({...});`: the wrapper is removed.
     Jsonp => "removed a JSONP wrapper",
-    /// `NumberLong("2")`, `ObjectId("5f1")`, `ISODate("...")`: a MongoDB
-    /// type's name and parentheses are removed, its value kept.
-    TypeWrapper => "removed a MongoDB type wrapper such as NumberLong(...)",
+    /// `NumberLong("2")`, `ObjectId("5f1")`, `new Date("2020")`, `Foo(1)`:
+    /// a constructor's name (after `new`, or a MongoDB type's) and its
+    /// parentheses around one string, number or literal are removed, the
+    /// value kept; an empty one (`ObjectId()`) is `null`.
+    TypeWrapper => "removed a constructor wrapper such as NumberLong(...)",
     /// A JSON string whose content is a JSON object or array (`"{\"a\": 1}"`),
     /// decoded. Only for the whole value, never for strings inside it.
     StringifiedJson => "decoded JSON that was sent as a string",
     /// `{\"a\": 1}`: JSON written as the content of a string, without the
     /// string's quotes; the escapes are decoded.
     EscapedJson => "decoded JSON that was written escaped",
-    /// Values one per line (`{"a": 1}\n{"a": 2}`): put in an array, each kept.
-    NewlineDelimited => "put newline-delimited values in an array",
+    /// Values one per line (`{"a": 1}\n{"a": 2}`, NDJSON) or separated by
+    /// commas (`{"a": 1}, {"a": 2}`, `1, 2`): put in an array, each kept.
+    NewlineDelimited => "put several values, one per line or after commas, in an array",
     /// `[1, 2,]`, `{"a": 1,}`: the comma is removed.
     TrailingComma => "removed a trailing comma",
     /// `[,1]`: the comma is removed.
@@ -595,7 +649,8 @@ repair_kinds! {
     InvalidEscape => "fixed an invalid escape sequence in a string",
     /// A raw newline, tab or other control character in a string, escaped (one
     /// record per string); or stray whitespace JSON does not allow (a form feed,
-    /// a no-break space, a byte-order mark) between tokens, removed.
+    /// a byte-order mark, a Unicode space: no-break, U+2000 to U+200A, U+202F,
+    /// U+205F, U+3000, U+180E) between tokens, removed.
     ControlCharacter => "escaped or removed a raw control character",
     /// `// ...`, `/* ... */` or `# ...`, removed.
     Comment => "removed a comment",
@@ -607,13 +662,18 @@ repair_kinds! {
     NonFiniteNumber => "replaced NaN or Infinity with null",
     /// `+1`, `.5`, `1.` rewritten as `1`, `0.5`, `1`; `007` kept as the string `"007"`.
     NumberFormat => "rewrote a number JSON does not allow",
+    /// `[-]`, `[1, +]`, `{"a": -` (cut short): a sign or a decimal point
+    /// with no digits, where a value belongs, removed (a key's value is then
+    /// `null`, as the text stops before giving one).
+    LoneSign => "removed a sign or point that had no digits",
     /// `[1, 2, ...]`: the ellipsis is removed, or where a value is required
     /// (`{"a": ...}`) written as `null`.
     Ellipsis => "removed an ellipsis",
     /// `{"a": [1, 2}`: the array is closed before the `}` closes the object.
     MissingBracket => "closed an array or object left open",
-    /// `{"a": 1}}`: a closing bracket with nothing to close, removed.
-    StrayBracket => "removed an unmatched closing bracket",
+    /// `{"a": 1}}`: a closing bracket with nothing to close, removed; or
+    /// the braces around a fenced block (`{```json ... ```}`).
+    StrayBracket => "removed an unmatched bracket",
     /// The text stops inside the value: unfinished strings, literals, arrays
     /// and objects are closed where it stops.
     Truncated => "closed the truncated text",

@@ -73,6 +73,9 @@ pub(super) struct Parser<'a> {
     pub(super) in_wrapper: bool,
     /// The fast path for containers that are strict JSON already.
     pub(super) verbatim: Verbatim,
+    /// Where the stray brace that closes a fenced block in braces
+    /// (`{```json ... ```}`) is, if the text is one.
+    pub(super) brace_around_fence: Option<usize>,
 }
 
 /// How many open brackets [`Brackets`] holds without allocating: the
@@ -184,6 +187,7 @@ pub(super) fn run<'a>(text: &'a str, options: &RepairOptions) -> Result<Repaired
         jsonp: false,
         in_wrapper: false,
         verbatim: Verbatim::new(text.len()),
+        brace_around_fence: None,
     };
     let top_string = parser.top().map_err(|e| *e)?;
     // Taken by reference rather than by moving the parser apart, which
@@ -414,6 +418,7 @@ impl<'a> Parser<'a> {
                 }
             }
             b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
+            b'/' if self.regex_end(self.pos).is_some() => self.regex(),
             _ if self.quote_at(self.pos).is_some() => self.string(ctx),
             b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => self.word(ctx),
             b':' | b',' | b'}' | b']' | b'(' | b')' | b';' | b'=' => {

@@ -74,13 +74,14 @@ impl Parser<'_> {
             let alone = after >= self.end || matches!(self.src[after], b',' | b']');
             if ctx == Ctx::ArrayItem && sign.is_some() && i == start + 1 && !text_stops && alone {
                 // `[-]`: a sign and no number is no item.
-                self.record(RepairKind::NumberFormat, start)?;
+                self.record(RepairKind::LoneSign, start)?;
                 self.replace(start, i, "");
                 self.pos = i;
                 return Ok(Parsed::Nothing);
             }
             if text_stops {
-                // `-` or `.` where the text stops: dropped.
+                // `-` or `.` where the text stops: dropped, and said so.
+                self.record(RepairKind::LoneSign, start)?;
                 self.replace(start, i, "");
                 self.pos = i;
                 return Ok(Parsed::Nothing);
@@ -158,9 +159,14 @@ impl Parser<'_> {
     pub(super) fn word(&mut self, ctx: Ctx) -> Step<Parsed> {
         let start = self.pos;
         let end = self.word_end(start);
-        if MONGO_TYPES.contains(&&self.src[start..end]) {
-            let (paren, _) = self.skip_ws_from(end);
-            if self.src.get(paren) == Some(&b'(') && paren < self.end {
+        // (Only a word that a `(`, a `.` or a space follows, or `new`, may
+        // open a wrapper: most words are looked at no further.)
+        let may_wrap = matches!(
+            self.src[..self.end].get(end),
+            Some(b'(' | b'.' | b' ' | b'\t')
+        );
+        if may_wrap {
+            if let Some(paren) = self.wrapper_paren(start, end) {
                 return self.type_wrapper(start, paren, ctx);
             }
         }
@@ -196,8 +202,52 @@ impl Parser<'_> {
         self.not_a_number(start, ctx)
     }
 
-    /// `NumberLong("2")`: a MongoDB type's name and parentheses around a
-    /// string, number or literal, removed.
+    /// If the word from `start` to `end` opens a wrapper around a value,
+    /// where its `(` is: a MongoDB type's name (`NumberLong(`), or any
+    /// name, dotted or after `new`, whose parentheses hold one string,
+    /// number or literal, or nothing (`new Date("2020")`, `Foo(1)`, `Id()`).
+    pub(super) fn wrapper_paren(&self, start: usize, end: usize) -> Option<usize> {
+        let mut name = (start, end);
+        if &self.src[start..end] == b"new" {
+            let (next, _) = self.skip_ws_from(end);
+            if next == end || !self.src.get(next).is_some_and(u8::is_ascii_alphabetic) {
+                return None;
+            }
+            name = (next, self.word_end(next));
+        }
+        // A dotted name: `bson.Int64(`.
+        while self.src[..self.end].get(name.1) == Some(&b'.')
+            && self.src[..self.end]
+                .get(name.1 + 1)
+                .is_some_and(u8::is_ascii_alphabetic)
+        {
+            name.1 = self.word_end(name.1 + 1);
+        }
+        let (paren, _) = self.skip_ws_from(name.1);
+        if paren >= self.end || self.src[paren] != b'(' {
+            return None;
+        }
+        if name == (start, end) && MONGO_TYPES.contains(&&self.src[start..end]) {
+            return Some(paren);
+        }
+        // Any other name: `(`, one scalar or nothing, `)`, on the spot.
+        let (inner, _) = self.skip_ws_from(paren + 1);
+        let after = match self.src[..self.end].get(inner)? {
+            b')' => return Some(paren),
+            _ if self.quote_at(inner).is_some() => {
+                let (quote, len) = self.quote_at(inner)?;
+                self.string_end(quote, inner + len)?
+            }
+            b'-' | b'0'..=b'9' => number_end(&self.src[..self.end], inner).ok()?,
+            _ => inner + Some(self.literal_len(inner)).filter(|&len| len > 0)?,
+        };
+        let (close, _) = self.skip_ws_from(after);
+        (self.src[..self.end].get(close) == Some(&b')')).then_some(paren)
+    }
+
+    /// `NumberLong("2")`, `new Date("2020")`: a wrapper's name (and `new`)
+    /// and parentheses around a string, number or literal, removed; an
+    /// empty one (`ObjectId()`) is `null`.
     fn type_wrapper(&mut self, start: usize, paren: usize, ctx: Ctx) -> Step<Parsed> {
         self.record(RepairKind::TypeWrapper, start)?;
         self.replace(start, paren + 1, "");
@@ -207,6 +257,12 @@ impl Parser<'_> {
             self.replace(self.pos, self.pos, "null");
             return Ok(Parsed::Value);
         };
+        if b == b')' {
+            self.replace(self.pos, self.pos + 1, "null");
+            self.pos += 1;
+            self.wrapper_semicolon(ctx);
+            return Ok(Parsed::Value);
+        }
         self.in_wrapper = true;
         let inner = match b {
             b'-' | b'+' | b'.' | b'0'..=b'9' => self.number(ctx),
@@ -224,6 +280,7 @@ impl Parser<'_> {
             Some(b')') if end < self.end => {
                 self.replace(self.pos, end + 1, "");
                 self.pos = end + 1;
+                self.wrapper_semicolon(ctx);
             }
             None => self.truncated()?,
             _ if end >= self.end => self.truncated()?,
@@ -236,6 +293,66 @@ impl Parser<'_> {
             }
         }
         Ok(Parsed::Value)
+    }
+
+    /// Where a JavaScript regular expression literal that starts at `i`
+    /// ends, after its flags (`/^[a-z]+$/i`), if one does, whole: a `/`
+    /// that opens no comment, text on one line without quotes in which `\`
+    /// escapes and `[...]` holds a class (a `/` inside it is text), the
+    /// closing `/`, letters, and then whitespace, a `,`, a closing bracket
+    /// or the end. (Without quotes: a `/` put before a value must not read
+    /// on to a `/` inside a string, `{"a": /1, "u": "http://x"}`.)
+    pub(super) fn regex_end(&self, i: usize) -> Option<usize> {
+        let s = &self.src[..self.end.min(i + REGEX_WINDOW)];
+        if matches!(s.get(i + 1), None | Some(b'/' | b'*')) {
+            return None;
+        }
+        let mut j = i + 1;
+        let mut class = false;
+        loop {
+            match *s.get(j)? {
+                b'\n' | b'\r' | b'"' | b'\'' | b'`' => return None,
+                b'\\' => j += 1,
+                b'[' => class = true,
+                b']' => class = false,
+                b'/' if !class => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        j += 1;
+        while s.get(j).is_some_and(u8::is_ascii_alphabetic) {
+            j += 1;
+        }
+        let ends = match self.src[..self.end].get(j) {
+            None => true,
+            Some(&b) => is_ws(b) || matches!(b, b',' | b'}' | b']' | b')'),
+        };
+        ends.then_some(j)
+    }
+
+    /// A regular expression literal where a value belongs
+    /// (`{"pattern": /^[a-z]+$/i}`): its text, kept as a string.
+    pub(super) fn regex(&mut self) -> Step<Parsed> {
+        let start = self.pos;
+        let end = self.regex_end(start).expect("a regular expression");
+        self.record(RepairKind::UnquotedString, start)?;
+        self.quote_range(start, end);
+        self.pos = end;
+        Ok(Parsed::Value)
+    }
+
+    /// After a wrapper that is the whole value, a `;` that ends it as a
+    /// statement (`callback(2);`), removed with it.
+    fn wrapper_semicolon(&mut self, ctx: Ctx) {
+        if ctx != Ctx::Top {
+            return;
+        }
+        let semicolon = self.skip_blank_and_comments(self.pos);
+        if self.src[..self.end].get(semicolon) == Some(&b';') {
+            self.replace(self.pos, semicolon + 1, "");
+            self.pos = semicolon + 1;
+        }
     }
 
     /// A value without quotes, up to the next `,`, closing bracket, line
@@ -360,6 +477,10 @@ impl Parser<'_> {
         None
     }
 }
+
+/// How far a regular expression literal is looked for (see
+/// [`Parser::regex_end`]), so that the look is bounded.
+const REGEX_WINDOW: usize = 1024;
 
 /// MongoDB types whose wrapper is removed around their value.
 const MONGO_TYPES: &[&[u8]] = &[

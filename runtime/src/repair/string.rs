@@ -220,6 +220,9 @@ struct OpenBrackets {
     read_to: usize,
     /// The positions of the brackets open there, innermost last.
     open: Vec<usize>,
+    /// How many closing brackets the text read has with nothing open in
+    /// it: they close the parser's containers (`'\n},\n{ "b"`).
+    closed: usize,
 }
 
 impl OpenBrackets {
@@ -240,13 +243,12 @@ impl OpenBrackets {
             self.content = content;
             self.read_to = content;
             self.open.clear();
+            self.closed = 0;
         }
         for (i, &b) in src[self.read_to..to].iter().enumerate() {
             match b {
                 b'{' | b'[' => self.open.push(self.read_to + i),
-                b'}' | b']' => {
-                    self.open.pop();
-                }
+                b'}' | b']' if self.open.pop().is_none() => self.closed += 1,
                 _ => {}
             }
         }
@@ -281,6 +283,23 @@ impl Parser<'_> {
                 self.skip_to(i + 1);
                 self.pos = i + 1;
                 return Ok(());
+            }
+        }
+        if i > start && self.src[..self.end].get(i) == Some(&b':') {
+            // `{/:":"a" }` (`{":":"a" }` with the key's opening quote
+            // replaced): the key may end at this colon, or run on over it
+            // to a quote and a colon and value after it, lacking its
+            // opening quote (`/:"`); each reading loses what the other keeps.
+            let mut j = i;
+            while j < self.end && (is_key_byte(self.src[j]) || self.src[j] == b':') {
+                j += 1;
+            }
+            if self.src[..self.end].get(j) == Some(&b'"') && self.member_follows(j + 1) {
+                return Err(fail(
+                    RepairErrorKind::Unrepairable,
+                    start,
+                    "an unquoted key that may run on over its colon to a quote and a colon",
+                ));
             }
         }
         let (next, _) = self.skip_ws_from(i);
@@ -607,6 +626,22 @@ impl Parser<'_> {
                         return Ok(Read::Again(end));
                     }
                 }
+                if again.is_none()
+                    && inner.count == 0
+                    && ctx == Ctx::ObjectValue
+                    && self.src[content..at].trim_ascii() == b":"
+                    && matches!(self.after_string(at), Some(b',' | b'}'))
+                {
+                    // `{"":":"a" }` (`{":":"a" }` with a quote doubled): a
+                    // value whose text is a colon before a quote that opens
+                    // a closed value; its opening quote may close a key
+                    // instead (`{"": ":\"a"}` or `{":": "a"}`).
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        open_at,
+                        "a value's text is a colon and a value: its quote may close a key",
+                    ));
+                }
                 inner.push(self.src, at);
                 if again.is_none() && ctx != Ctx::Key {
                     let mut next = at + len;
@@ -615,7 +650,11 @@ impl Parser<'_> {
                     }
                     if next < self.end && self.src[next] == b':' {
                         inner.nest(self.src, at);
-                        if inner.depth <= 0 || ctx == Ctx::Top {
+                        // (The first quote taken for text, followed by `:`,
+                        // would close a key, whatever brackets the text
+                        // opened: `"description":\n  "decocripti[on": "x"`,
+                        // a value lost to a comment.)
+                        if inner.depth <= 0 || ctx == Ctx::Top || inner.count == 1 {
                             // `"x "key": 1`: a key read into a string.
                             return Err(fail(
                                 RepairErrorKind::Unrepairable,
@@ -627,6 +666,16 @@ impl Parser<'_> {
                 }
             }
             if b == b'"' && quote != Quote::Double && again.is_none() {
+                if ctx == Ctx::Key && self.src.get(self.skip_ws_from(at + 1).0) == Some(&b':') {
+                    // `{`]a":"`"}` (`{"]a":"`"}` with the key's opening
+                    // quote replaced): a key in other quotes, and a `"`
+                    // followed by `:` inside it, which may close it.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        at,
+                        "a `\"` followed by `:` inside a key in other quotes: it may close the key",
+                    ));
+                }
                 if ctx == Ctx::Top && self.string_ends_text(at) {
                     // `”  " a"`: the whole value, and a double-quoted string
                     // that ends the text: a stray quote before it.
@@ -660,7 +709,10 @@ impl Parser<'_> {
                     } else {
                         Expect::Value
                     };
-                    if self.continues_in(at, expect, reach, &opened)
+                    // (Of the parser's containers, those the text closed
+                    // are closed.)
+                    let outer = self.stack.len().saturating_sub(brackets.closed);
+                    if self.continues_within(at, expect, reach, &opened, outer)
                         || (opened.is_empty() && self.continues(at, Expect::Key, reach))
                     {
                         return Err(fail(
@@ -1043,8 +1095,8 @@ impl Parser<'_> {
     }
 
     /// Whether a colon (or `=`) and a value follow from `i`, the value not
-    /// a bare word that ends in a quote (`: b"`, lacking its opening one),
-    /// nor a string that runs to the end of the text (`: "}`, whose quote
+    /// bare text that a quote ends (`: b"`, lacking its opening one; `: b
+    /// "}`), nor a string that runs to the end of the text (`: "}`, whose quote
     /// may be stray). An array or object is a value, whatever quote it
     /// holds (`: {"`).
     fn member_follows(&self, i: usize) -> bool {
@@ -1062,11 +1114,15 @@ impl Parser<'_> {
         if matches!(self.src[value], b'{' | b'[') {
             return true;
         }
-        let word = self.src[value..self.end]
+        // Bare text to the end of the member: a quote that ends it is no
+        // member's end (`{"a-:":NkN "}`, `{"a-:":Nk N"}`: `{"a":":Nk N"}`
+        // with the key's closing quote replaced).
+        // (Within the window, so that the look is bounded.)
+        let window = &self.src[value..self.end.min(value + WINDOW)];
+        window
             .iter()
-            .position(|&b| is_ws(b) || matches!(b, b',' | b'}' | b']' | b'"'))
-            .map_or(self.end, |p| value + p);
-        self.src.get(word) != Some(&b'"') || word >= self.end
+            .find(|&&b| matches!(b, b',' | b'}' | b']' | b'"' | b'\n' | b'\r'))
+            != Some(&b'"')
     }
 
     /// `"a" + "b"`: if a `+` and another string follow the closing quote
@@ -1231,6 +1287,7 @@ impl Parser<'_> {
                     end = end.min(self.content_end(content, closer));
                 }
                 self.not_a_stray_quote(content, end)?;
+                self.not_before_an_earlier_comma(content, end, q)?;
                 Some(End::MissingQuote(end))
             }
             Ctx::Key => {
@@ -1510,6 +1567,35 @@ impl Parser<'_> {
                     "a stray quote before a colon and a value",
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// A string that lacks its closing quote and would end at `end`, the
+    /// next token's quote at `q`: an error if it may end before its first
+    /// or last comma as well, the text from there to `q` reading as strict
+    /// JSON (`["body","messages,1,"role"]`: `"messages"` and `1`, or
+    /// `"messages,1"`).
+    fn not_before_an_earlier_comma(&self, content: usize, end: usize, q: usize) -> Step {
+        let text = &self.src[content..end];
+        let (Some(first), Some(last)) = (memchr::memchr(b',', text), memchr::memrchr(b',', text))
+        else {
+            return Ok(());
+        };
+        let reach = Reach {
+            tokens: usize::MAX,
+            until: q,
+            min_tokens: 1,
+        };
+        // (From the last comma too: `"messages,,1,"role"`, a comma doubled.)
+        if self.continues(content + first, Expect::AfterValue, reach)
+            || (last > first && self.continues(content + last, Expect::AfterValue, reach))
+        {
+            return Err(fail(
+                RepairErrorKind::Unrepairable,
+                content - 1,
+                "a string that lacks its closing quote may end at either of two commas",
+            ));
         }
         Ok(())
     }

@@ -121,7 +121,9 @@ pub(super) fn unwrap_escaped(text: &str, options: &RepairOptions) -> Option<Repa
     } else {
         end
     };
-    let (content, offsets) = decode(&text[start..end], start)?;
+    // (The quotes the scan let through stay quotes: `\\"` was an escaped
+    // quote inside a string whose backslash was escaped instead.)
+    let (content, offsets) = decode(&text[start..end], start, true)?;
     let inner_options = options.without(&[RepairKind::EscapedJson, RepairKind::StringifiedJson]);
     let inner = super::repair_with(&content, &inner_options).ok()?;
     let mut log = Log::new();
@@ -148,7 +150,7 @@ pub(super) fn unwrap_escaped(text: &str, options: &RepairOptions) -> Option<Repa
 
 /// Decodes a valid JSON string's content.
 fn unescape(content: &str) -> Option<String> {
-    decode_into(content, 0, None)
+    decode_into(content, 0, None, false)
 }
 
 /// Decodes a string's content (JSON escapes, which must be valid, and no raw
@@ -156,14 +158,20 @@ fn unescape(content: &str) -> Option<String> {
 /// each decoded byte, the offset in the text of what produced it (`base` is
 /// the content's offset), and one more entry for the end. `None` for an
 /// invalid escape or a lone surrogate, which a Rust string cannot hold.
-fn decode(literal: &str, base: usize) -> Option<(String, Vec<usize>)> {
+fn decode(literal: &str, base: usize, raw_quotes: bool) -> Option<(String, Vec<usize>)> {
     let mut offsets = Vec::with_capacity(literal.len() + 1);
-    let content = decode_into(literal, base, Some(&mut offsets))?;
+    let content = decode_into(literal, base, Some(&mut offsets), raw_quotes)?;
     Some((content, offsets))
 }
 
-/// [`decode`], keeping the offsets only if asked for.
-fn decode_into(literal: &str, base: usize, mut offsets: Option<&mut Vec<usize>>) -> Option<String> {
+/// [`decode`], keeping the offsets only if asked for; with `raw_quotes`, a
+/// raw `"` is decoded as itself.
+fn decode_into(
+    literal: &str,
+    base: usize,
+    mut offsets: Option<&mut Vec<usize>>,
+    raw_quotes: bool,
+) -> Option<String> {
     let bytes = literal.as_bytes();
     let inner = bytes.len();
     let mut content = String::with_capacity(inner);
@@ -181,6 +189,10 @@ fn decode_into(literal: &str, base: usize, mut offsets: Option<&mut Vec<usize>>)
         }
         match bytes[i] {
             b'\\' => {}
+            b'"' if raw_quotes => {
+                i += 1;
+                continue;
+            }
             // A raw quote or control character: not a string's content.
             b'"' | 0..0x20 => return None,
             _ => {
@@ -248,14 +260,14 @@ mod tests {
 
     #[test]
     fn offsets_point_at_what_produced_each_byte() {
-        let (content, offsets) = decode(r#"a\"é\u00e9\ud83d\ude00"#, 11).unwrap();
+        let (content, offsets) = decode(r#"a\"é\u00e9\ud83d\ude00"#, 11, false).unwrap();
         assert_eq!(content, "a\"éé😀");
         // a, \" , é (2 bytes), \u00e9 (2 bytes), the pair (4 bytes), the end.
         assert_eq!(offsets, [11, 12, 14, 15, 16, 16, 22, 22, 22, 22, 34]);
-        assert_eq!(decode(r#"\ud800"#, 0), None);
-        assert_eq!(decode(r#"\d"#, 0), None);
-        assert_eq!(decode(r#"\u+abc"#, 0), None);
-        assert_eq!(decode("a\"b", 0), None);
-        assert_eq!(decode("a\nb", 0), None);
+        assert_eq!(decode(r#"\ud800"#, 0, false), None);
+        assert_eq!(decode(r#"\d"#, 0, false), None);
+        assert_eq!(decode(r#"\u+abc"#, 0, false), None);
+        assert_eq!(decode("a\"b", 0, false), None);
+        assert_eq!(decode("a\nb", 0, false), None);
     }
 }

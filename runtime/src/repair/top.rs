@@ -32,8 +32,15 @@ impl Parser<'_> {
         let mut region_start = first;
         let mut from = first;
         let mut error = None;
-        // The whole text is one value, perhaps with comments around it.
-        match self.direct(0)? {
+        // `{```json ... ```}`: a fenced block in a stray brace (an object
+        // holds no bare value); the value is the fenced one.
+        self.brace_around_fence = self.brace_around_fence(first);
+        let direct = match self.brace_around_fence {
+            Some(_) => Direct::NotHere,
+            // The whole text is one value, perhaps with comments around it.
+            None => self.direct(0)?,
+        };
+        match direct {
             Direct::Done(literal) => return Ok(literal),
             Direct::Failed(e) => {
                 if self.reads_as_json(first, e.at()) {
@@ -46,7 +53,11 @@ impl Parser<'_> {
                 // A markdown fence: the value is inside.
                 if let Some((fence, content)) = find_fence(self.src) {
                     if fence > first {
-                        self.record(RepairKind::SurroundingProse, first)?;
+                        let kind = match self.brace_around_fence {
+                            Some(_) => RepairKind::StrayBracket,
+                            None => RepairKind::SurroundingProse,
+                        };
+                        self.record(kind, first)?;
                     }
                     self.record(RepairKind::MarkdownFence, fence)?;
                     self.in_fence = true;
@@ -110,7 +121,10 @@ impl Parser<'_> {
         let container = b == b'{' || b == b'[';
         let scalar = self.quote_at(start).is_some()
             || matches!(b, b'-' | b'+' | b'.' | b'0'..=b'9')
-            || self.literal_len(start) > 0;
+            || self.literal_len(start) > 0
+            || (b == b'/' && self.regex_end(start).is_some())
+            || (b.is_ascii_alphabetic()
+                && self.wrapper_paren(start, self.word_end(start)).is_some());
         if !container && !scalar {
             return Ok(Direct::NotHere);
         }
@@ -148,6 +162,12 @@ impl Parser<'_> {
                 self.confirm(&mark)?;
                 self.after_value(keep_blank, value_at)?;
                 return Ok(Direct::Done(literal));
+            }
+            if self.another_value_follows(self.pos, after) {
+                // `1, 2`, `"a"\n"b"`: scalars one per line or after commas.
+                self.confirm(&mark)?;
+                self.after_value(keep_blank, value_at)?;
+                return Ok(Direct::Done(None));
             }
         }
         self.speculating = false;
@@ -198,6 +218,18 @@ impl Parser<'_> {
                         "the `{` or `[` is inside a string",
                     ));
                 }
+                if self.src[start - 1] == b'/' && self.slash_on_line(start) {
+                    // `Use /[a-z]+/ here`: a `/` glued to the bracket and
+                    // another after it on its line, with no quote between:
+                    // the bracket is inside a
+                    // regular expression, which dropping the text before it
+                    // would cut.
+                    return Err(fail(
+                        RepairErrorKind::Unrepairable,
+                        start - 1,
+                        "a `/` right before the `{` or `[`: a regular expression or path holds it",
+                    ));
+                }
                 if let Some(open) = self.opener_before(region_start, start) {
                     return Err(fail(
                         RepairErrorKind::Unrepairable,
@@ -240,6 +272,16 @@ impl Parser<'_> {
                 self.skip_quietly()?;
             }
             let Some(b) = self.peek() else { break };
+            let may_list = matches!(
+                b,
+                b',' | b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+            );
+            if may_list && !listed && self.another_value_follows(value_end, self.pos) {
+                self.newline_delimited(value_at, value_end)?;
+                listed = true;
+                value_end = self.pos;
+                continue;
+            }
             match b {
                 b')' if self.jsonp => {
                     self.jsonp = false;
@@ -257,7 +299,9 @@ impl Parser<'_> {
                     self.in_fence = false;
                     self.pos += 3;
                     let rest = self.skip_blank(self.pos);
-                    if rest < self.src.len() {
+                    if self.brace_around_fence == Some(rest) {
+                        self.record(RepairKind::StrayBracket, rest)?;
+                    } else if rest < self.src.len() {
                         self.prose_after(rest, true)?;
                         self.record(RepairKind::SurroundingProse, rest)?;
                     }
@@ -271,12 +315,6 @@ impl Parser<'_> {
                         self.pos
                     };
                     let another = matches!(self.src.get(next), Some(b'{' | b'['));
-                    if another && !listed && self.src[value_end..next].contains(&b'\n') {
-                        self.newline_delimited(value_at, value_end)?;
-                        listed = true;
-                        value_end = self.pos;
-                        continue;
-                    }
                     if another {
                         return Err(self.unexpected("a second JSON value follows the first"));
                     }
@@ -344,18 +382,14 @@ impl Parser<'_> {
         let mut last_end = (value_end, self.out.len());
         loop {
             self.whitespace()?;
+            if !self.another_value_follows(last_end.0, self.pos) {
+                break;
+            }
             let mut comma = false;
             if self.peek() == Some(b',') {
-                let next = self.skip_blank_and_comments(self.pos + 1);
-                if !matches!(self.src.get(next), Some(b'{' | b'[')) {
-                    break;
-                }
                 comma = true;
                 self.pos += 1;
                 self.whitespace()?;
-            }
-            if !matches!(self.peek(), Some(b'{' | b'[')) {
-                break;
             }
             if !comma {
                 self.insert_at(last_end.0, last_end.1, ',');
@@ -370,6 +404,55 @@ impl Parser<'_> {
         // The closing bracket goes right after the last value.
         self.insert_at(last_end.0, last_end.1, ']');
         Ok(())
+    }
+
+    /// If the text is a fenced block in braces (`{```json`, and ```` ```}````
+    /// at the end, whitespace aside), where its closing brace is.
+    fn brace_around_fence(&self, first: usize) -> Option<usize> {
+        if self.src[first] != b'{' || !self.fence_at(self.skip_blank(first + 1)) {
+            return None;
+        }
+        let text = self.src.trim_ascii_end();
+        let close = text.len().checked_sub(1)?;
+        let before = text[..close].trim_ascii_end();
+        (close > first + 1 && text[close] == b'}' && before.ends_with(b"```")).then_some(close)
+    }
+
+    /// Whether another value follows the one that ends at `value_end`,
+    /// with `at` the first token after it: after a comma (`{"a": 1}, {"b":
+    /// 2}`, `1, 2`) or a line break (`1\n2`, values one per line), a
+    /// container, or a whole string that is no key, number or JSON literal.
+    /// A comma between digits (`1,234`, `3,14`) separates no values: it may
+    /// be a number's.
+    fn another_value_follows(&self, value_end: usize, at: usize) -> bool {
+        let comma = self.src.get(at) == Some(&b',');
+        let next = if comma {
+            self.skip_blank_and_comments(at + 1)
+        } else {
+            at
+        };
+        let digits = comma
+            && at > 0
+            && self.src[at - 1].is_ascii_digit()
+            && self.src.get(at + 1).is_some_and(u8::is_ascii_digit);
+        let line_break = self.src[value_end.min(next)..next]
+            .iter()
+            .any(|&b| matches!(b, b'\n' | b'\r'));
+        if digits || !(comma || line_break) || next >= self.src.len() {
+            return false;
+        }
+        match self.src[next] {
+            b'{' | b'[' => true,
+            b'"' => self
+                .string_end(super::lex::Quote::Double, next + 1)
+                .is_some_and(|end| self.src.get(self.skip_blank_and_comments(end)) != Some(&b':')),
+            b'-' | b'0'..=b'9' => super::continuation::number_end(self.src, next)
+                .is_ok_and(|end| end >= self.src.len() || self.token_end(end)),
+            _ => {
+                let len = self.literal_len(next);
+                matches!(&self.src[next..next + len], b"true" | b"false" | b"null")
+            }
+        }
     }
 
     /// Prose from `at` to the end, after the value (and after a fence that
@@ -490,6 +573,15 @@ impl Parser<'_> {
             .iter()
             .position(|&b| matches!(b, b'{' | b'[' | b'}' | b']' | b'"'))?;
         (!has_words(text)).then_some(from + open)
+    }
+
+    /// Whether a `/` follows `from` on its line with no quote before it,
+    /// as a regular expression's closing slash does.
+    fn slash_on_line(&self, from: usize) -> bool {
+        self.src[from..]
+            .iter()
+            .find(|&&b| matches!(b, b'/' | b'"' | b'\'' | b'\n' | b'\r'))
+            == Some(&b'/')
     }
 
     /// Where prose from `from` to `to` holds a key of the value

@@ -328,6 +328,26 @@ impl Approvals {
         Approvals { gates }
     }
 
+    /// These approvals, each asked about the tools of `specs` that it asks
+    /// about (another toolbox's), in the same order.
+    pub(crate) fn rescoped<'s>(
+        &self,
+        specs: impl Iterator<Item = &'s ToolSpec> + Clone,
+    ) -> Approvals {
+        let gates = self
+            .gates
+            .iter()
+            .map(|(approval, _)| {
+                let asks: Arc<[bool]> = specs
+                    .clone()
+                    .map(|spec| approval.asks_about(spec))
+                    .collect();
+                (approval.clone(), asks)
+            })
+            .collect();
+        Approvals { gates }
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.gates.len()
     }

@@ -279,6 +279,23 @@ impl<A: Effects> Toolbox<A> {
         }
     }
 
+    /// This toolbox with the approvals of `view` (another toolbox's view),
+    /// each asked about this toolbox's tools as it would be about any: for
+    /// a tool an agent adds (its output tool), which passes the same
+    /// approvals as the agent's own.
+    pub(crate) fn carry_approvals<B: Effects>(&self, view: &Toolbox<B>) -> Toolbox<A> {
+        let Some(approvals) = &view.approvals else {
+            return self.clone();
+        };
+        let specs = self.shared.entries.iter().map(|entry| &entry.spec);
+        Toolbox {
+            shared: Arc::clone(&self.shared),
+            allowed: self.allowed,
+            approvals: Some(Arc::new(approvals.rescoped(specs))),
+            _allowed: PhantomData,
+        }
+    }
+
     fn gates(&self) -> Gates<'_> {
         Gates {
             view: self.approvals.as_deref(),
