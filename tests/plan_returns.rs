@@ -247,6 +247,24 @@ fn a_plan_that_gives_another_type_is_refused_before_anything_runs() {
     assert_eq!(run.trace.len(), 2);
 }
 
+#[test]
+fn a_prepared_plan_checked_once_runs_typed_each_time() {
+    let toolbox = shop();
+    let plan = Plan::parse(REPORT).unwrap();
+    Preview::check_returns::<RestockReport, _>(&plan, &toolbox, EffectSet::ALL).unwrap();
+    let interpreter = Interpreter::new(&toolbox);
+    let prepared = interpreter.prepare(&plan).unwrap();
+    for _ in 0..2 {
+        let run: Run<RestockReport> = block_on(prepared.run()).into_typed();
+        assert_eq!(run.outcome.unwrap().items, [1, 3]);
+    }
+    // With no check before, a misfit is the run's error.
+    let run = block_on(prepared.run()).into_typed::<Vec<String>>();
+    assert!(
+        matches!(run.outcome, Err(RunError::OutcomeType { ref expected, .. }) if expected == "[String]")
+    );
+}
+
 /// What `Returns::of::<T>().check` says of a plan's type, "" when it fits.
 fn verdict<T: schemars::JsonSchema>(plan: &str) -> String {
     let toolbox = shop();

@@ -144,6 +144,36 @@ pub struct Run<T = Value> {
 }
 
 impl Run {
+    /// The run with its value read into `T`, as [`Interpreter::run_as`]
+    /// reads it ([`RunError::OutcomeType`], holding the value, when it does
+    /// not fit), but with no check before the run: for a run already made,
+    /// such as a [`Prepared`] plan's (check it once with
+    /// [`Preview::check_returns`]) or one an agent recorded.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::{Interpreter, Plan, Preview};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Take the next ticket number.
+    /// #[tool(effects = Write)]
+    /// fn next_ticket() -> u32 { 7 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(NextTicket).build().unwrap();
+    /// let plan = Plan::parse("match exec tool next_ticket {} { Ok(n) => [n], Err(e) => [] }").unwrap();
+    /// Preview::check_returns::<Vec<u32>, _>(&plan, &toolbox, EffectSet::ALL).unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let prepared = interpreter.prepare(&plan).unwrap();
+    /// let run = prepared.run().await.into_typed::<Vec<u32>>();
+    /// assert_eq!(run.outcome, Ok(vec![7]));
+    /// # });
+    /// ```
+    pub fn into_typed<T: DeserializeOwned + JsonSchema>(self) -> Run<T> {
+        let expected = Returns::of::<T>().short();
+        self.read_into(&expected)
+    }
+
     /// The run with its value read into `T` (`expected` names `T` in the
     /// error): [`RunError::OutcomeType`] when it does not fit.
     pub(crate) fn read_into<T: DeserializeOwned>(self, expected: &str) -> Run<T> {
