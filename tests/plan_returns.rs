@@ -361,7 +361,7 @@ fn a_model_plan_refused_for_its_type_is_fixed_through_the_resubmit_loop() {
     let requests = model.requests();
     // The prompt says the type, and the refusal says what was given.
     assert!(requests[0].messages[0].text().contains(
-        "The plan's value must be a RestockReport: {items: [Int], total_cost: Float}: every branch"
+        "The plan's value must be a RestockReport: {items: [Int], total_cost: Float}. Every branch"
     ));
     assert_eq!(requests[1].messages.last().unwrap().text(), REFUSED_NAMES);
     // The plan that checked runs to the report.

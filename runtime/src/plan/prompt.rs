@@ -39,10 +39,10 @@ use crate::effect::{self, Effects};
 use crate::tool::Tool;
 use crate::toolbox::Toolbox;
 
-use super::check::Returns;
+use super::check::{Returns, Ty};
 use super::ir::BinaryOp;
 use super::json::SUBMIT_TOOL;
-use super::text::KEYWORDS;
+use super::text::{FieldName, KEYWORDS};
 
 /// The language tag of the fenced block a plan is written in.
 pub const FENCE: &str = "lambda-tool";
@@ -118,7 +118,9 @@ impl PlanPrompt {
     ///
     /// let toolbox = example_toolbox();
     /// let prompt = PlanPrompt::new(&toolbox).returns(Returns::of::<RestockReport>()).to_string();
-    /// assert!(prompt.contains("The plan's value must be a RestockReport: {items: [Int], total_cost: Float}"));
+    /// assert!(prompt.contains("The plan's value must be a RestockReport: {items: [Int], total_cost: Float}. \
+    ///     Every branch that gives it, an `Err` branch too, gives that type, or the plan is refused: \
+    ///     a record, `{items = ..., total_cost = ...}`."));
     /// ```
     pub fn returns(mut self, returns: Returns) -> PlanPrompt {
         self.returns = Some(returns);
@@ -279,11 +281,22 @@ impl fmt::Display for PlanPrompt {
             )?;
         }
         if let Some(returns) = &self.returns {
-            writeln!(
+            write!(
                 f,
-                "The plan's value must be {returns}: every branch that gives it (an `Err` branch \
-                 too) gives that type, or the plan is refused."
+                "The plan's value must be {returns}. Every branch that gives it, an `Err` branch \
+                 too, gives that type, or the plan is refused"
             )?;
+            match returns.ty() {
+                Ty::Record(record) => {
+                    let fields: Vec<String> = record
+                        .fields
+                        .iter()
+                        .map(|field| format!("{} = ...", FieldName(&field.name)))
+                        .collect();
+                    writeln!(f, ": a record, `{{{}}}`.", fields.join(", "))?;
+                }
+                _ => writeln!(f, ".")?,
+            }
         }
 
         f.write_str(
