@@ -4,7 +4,9 @@
 //! once, the types it infers, schemas it cannot express accepted, the typed
 //! builder's plans, and no false refusal: a proptest runs generated plans
 //! through the interpreter with every type hidden from the checker, and any
-//! plan that runs without a type error must pass the checker.
+//! plan that runs without a type error must pass the checker. A plan held
+//! to a Rust type (`Interpreter::run_as`) reads into it whenever the check
+//! says it gives one, but for parts whose type the checker cannot know.
 
 use futures::executor::block_on;
 use proptest::prelude::*;
@@ -1237,6 +1239,100 @@ proptest! {
         prop_assert!(check(&plan, &toolbox).is_ok(), "refused a well-typed plan:\n{}\n{}", plan, check(&plan, &toolbox).unwrap_err());
         let run = block_on(Interpreter::new(&toolbox).run(&plan)).unwrap();
         prop_assert!(!stopped_by_a_type_error(&run.outcome), "{}\n{:?}", plan, run.outcome);
+    }
+}
+
+/// Whether a part of `ty` is not known to the checker.
+fn has_any(ty: &Ty) -> bool {
+    match ty {
+        Ty::Any => true,
+        Ty::List(of) | Ty::Nullable(of) => has_any(of),
+        Ty::Record(record) => record.fields.iter().any(|f| has_any(&f.ty)),
+        _ => false,
+    }
+}
+
+/// A receipt read back, the way a task would ask for one.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[allow(dead_code)] // the fields are read by serde only
+struct ReceiptRead {
+    tx_id: String,
+    cents: i64,
+    note: Option<String>,
+}
+
+/// Runs `plan` to a `T` when the check says it gives one: then the value
+/// must read into `T` unless a part of its type is unknown (what
+/// `Returns::check` lets through); gives whether it was accepted.
+fn reads_as<T: serde::de::DeserializeOwned + JsonSchema + std::fmt::Debug>(
+    plan: &Plan,
+    toolbox: &Toolbox,
+    ty: &Ty,
+) -> Result<bool, TestCaseError> {
+    match block_on(Interpreter::new(toolbox).run_as::<T>(plan)) {
+        Ok(run) => {
+            if let Err(RunError::OutcomeType { error, .. }) = &run.outcome {
+                prop_assert!(
+                    has_any(ty),
+                    "checked as a {}, then did not read: {error}\n{plan}",
+                    std::any::type_name::<T>()
+                );
+            }
+            Ok(true)
+        }
+        Err(PlanError::TypeErrors(errors)) => {
+            prop_assert!(
+                errors.iter().all(|e| e.kind == TypeErrorKind::Returns),
+                "{errors:?}"
+            );
+            Ok(false)
+        }
+        Err(other) => Err(TestCaseError::fail(format!("{other}"))),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A plan held to a Rust type before it runs reads into it after: the
+    /// required type is as sound as the rest of the check. And a
+    /// well-typed plan of each kind is accepted as its Rust type.
+    #[test]
+    fn a_plan_checked_as_a_rust_type_reads_into_it(
+        (kind, body) in prop::sample::select(vec![Kind::Int, Kind::Bool, Kind::Str, Kind::Ints])
+            .prop_flat_map(|kind| (Just(kind), typed(kind, Vec::new(), 4, true)))
+    ) {
+        let toolbox = oracle_toolbox();
+        let plan = Plan::new(body);
+        let ty = check(&plan, &toolbox).unwrap();
+        let accepted = [
+            reads_as::<i64>(&plan, &toolbox, &ty)?,
+            reads_as::<bool>(&plan, &toolbox, &ty)?,
+            reads_as::<String>(&plan, &toolbox, &ty)?,
+            reads_as::<Vec<i64>>(&plan, &toolbox, &ty)?,
+        ];
+        let own = match kind { Kind::Int => 0, Kind::Bool => 1, Kind::Str => 2, Kind::Ints => 3 };
+        prop_assert!(accepted[own], "refused as its own type ({kind:?}):\n{plan}");
+        reads_as::<f64>(&plan, &toolbox, &ty)?;
+        reads_as::<Option<i64>>(&plan, &toolbox, &ty)?;
+        reads_as::<Vec<String>>(&plan, &toolbox, &ty)?;
+        reads_as::<ReceiptRead>(&plan, &toolbox, &ty)?;
+        prop_assert!(reads_as::<serde_json::Value>(&plan, &toolbox, &ty)?);
+    }
+
+    /// The same over mostly ill-typed plans, and their erased twins (every
+    /// part's type unknown): whatever the check lets through reads.
+    #[test]
+    fn whatever_checks_as_a_rust_type_reads_into_it(plan in plan()) {
+        let toolbox = oracle_toolbox();
+        for plan in [plan.clone(), Plan::new(erase(&plan.body))] {
+            let Ok(ty) = check(&plan, &toolbox) else { continue };
+            reads_as::<i64>(&plan, &toolbox, &ty)?;
+            reads_as::<String>(&plan, &toolbox, &ty)?;
+            reads_as::<Vec<i64>>(&plan, &toolbox, &ty)?;
+            reads_as::<Option<String>>(&plan, &toolbox, &ty)?;
+            reads_as::<ReceiptRead>(&plan, &toolbox, &ty)?;
+        }
     }
 }
 
