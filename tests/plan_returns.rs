@@ -230,10 +230,11 @@ fn a_plan_that_gives_another_type_is_refused_before_anything_runs() {
     assert_eq!(errors[0].kind, TypeErrorKind::Returns);
     assert_eq!(calls(), before, "nothing ran");
     // The same through the preview, and through a plan that checks.
-    assert!(Preview::check_returns::<RestockReport, _>(
+    assert!(Preview::check_returns(
         &Plan::parse(NAMES).unwrap(),
         &toolbox,
-        EffectSet::ALL
+        EffectSet::ALL,
+        &Returns::of::<RestockReport>()
     )
     .is_err());
     let run = block_on(interpreter.run_as::<RestockReport>(&Plan::parse(REPORT).unwrap())).unwrap();
@@ -251,7 +252,8 @@ fn a_plan_that_gives_another_type_is_refused_before_anything_runs() {
 fn a_prepared_plan_checked_once_runs_typed_each_time() {
     let toolbox = shop();
     let plan = Plan::parse(REPORT).unwrap();
-    Preview::check_returns::<RestockReport, _>(&plan, &toolbox, EffectSet::ALL).unwrap();
+    let report = Returns::of::<RestockReport>();
+    Preview::check_returns(&plan, &toolbox, EffectSet::ALL, &report).unwrap();
     let interpreter = Interpreter::new(&toolbox);
     let prepared = interpreter.prepare(&plan).unwrap();
     for _ in 0..2 {

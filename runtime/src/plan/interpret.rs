@@ -153,6 +153,7 @@ impl Run {
     /// ```
     /// # futures::executor::block_on(async {
     /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::check::Returns;
     /// use typed_tools::plan::{Interpreter, Plan, Preview};
     /// use typed_tools::{tool, Toolbox};
     ///
@@ -162,7 +163,7 @@ impl Run {
     ///
     /// let toolbox = Toolbox::builder().tool(NextTicket).build().unwrap();
     /// let plan = Plan::parse("match exec tool next_ticket {} { Ok(n) => [n], Err(e) => [] }").unwrap();
-    /// Preview::check_returns::<Vec<u32>, _>(&plan, &toolbox, EffectSet::ALL).unwrap();
+    /// Preview::check_returns(&plan, &toolbox, EffectSet::ALL, &Returns::of::<Vec<u32>>()).unwrap();
     /// let interpreter = Interpreter::new(&toolbox);
     /// let prepared = interpreter.prepare(&plan).unwrap();
     /// let run = prepared.run().await.into_typed::<Vec<u32>>();

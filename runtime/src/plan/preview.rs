@@ -25,8 +25,6 @@
 
 use std::fmt;
 
-use schemars::JsonSchema;
-
 use crate::effect::{EffectSet, Effects};
 use crate::toolbox::Toolbox;
 
@@ -197,7 +195,7 @@ impl Preview {
 
     /// [`check`](Self::check), and also that the plan gives a `T`: its type
     /// (what [`check`](super::check()) gives) is compared with `T`'s schema
-    /// ([`Returns::of`]) before anything runs, and a plan that would give
+    /// (`returns`, [`Returns::of::<T>()`](Returns::of)) before anything runs, and a plan that would give
     /// another type is refused with a [`PlanError::TypeErrors`] of kind
     /// [`TypeErrorKind::Returns`](super::check::TypeErrorKind::Returns),
     /// saying what it gives and what is needed. What a task that needs a
@@ -207,6 +205,7 @@ impl Preview {
     /// ```
     /// use typed_tools::effect::EffectSet;
     /// use typed_tools::plan::{Plan, PlanError, Preview};
+    /// use typed_tools::plan::check::Returns;
     /// use typed_tools::{tool, Toolbox};
     ///
     /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -218,21 +217,22 @@ impl Preview {
     ///
     /// let toolbox = Toolbox::builder().tool(LowStock).build().unwrap();
     /// let names = Plan::parse("match exec tool low_stock {} { Ok(names) => names, Err(e) => [] }").unwrap();
-    /// let Err(PlanError::TypeErrors(errors)) = Preview::check_returns::<RestockReport, _>(&names, &toolbox, EffectSet::ALL)
+    /// let report = Returns::of::<RestockReport>();
+    /// let Err(PlanError::TypeErrors(errors)) = Preview::check_returns(&names, &toolbox, EffectSet::ALL, &report)
     /// else { panic!() };
     /// assert_eq!(errors[0].to_string(), "the plan's value: the plan gives [String]; the task needs a \
     ///     RestockReport: {items: [Int], total_cost: Float}; make the plan's value a RestockReport in every branch");
     ///
-    /// let report = Plan::parse("{items = [2, 3], total_cost = 62.5}").unwrap();
-    /// assert!(Preview::check_returns::<RestockReport, _>(&report, &toolbox, EffectSet::ALL).is_ok());
+    /// let plan = Plan::parse("{items = [2, 3], total_cost = 62.5}").unwrap();
+    /// assert!(Preview::check_returns(&plan, &toolbox, EffectSet::ALL, &report).is_ok());
     /// ```
-    pub fn check_returns<T: JsonSchema + ?Sized, A: Effects>(
+    pub fn check_returns<A: Effects>(
         plan: &Plan,
         toolbox: &Toolbox<A>,
         allowed: EffectSet,
+        returns: &Returns,
     ) -> Result<Preview, PlanError> {
-        let returns = Returns::of::<T>();
-        Preview::check_indexed(plan, toolbox, allowed, true, Some(&returns))
+        Preview::check_indexed(plan, toolbox, allowed, true, Some(returns))
             .map(|(preview, ..)| preview)
     }
 

@@ -22,7 +22,8 @@ use super::{FieldTy, RecordTy, Ty, TypeError, TypeErrorKind};
 /// write, when it would give another type;
 /// [`Interpreter::run_as`](crate::plan::Interpreter::run_as) then reads the
 /// value into `T` after the run. [`Preview::check_returns`](crate::plan::Preview::check_returns)
-/// and [`Author::returning`](crate::plan::Author::returning) take it by type.
+/// takes one; [`Author::returning`](crate::plan::Author::returning) and
+/// `run_as` take the type and make it.
 ///
 /// ```
 /// use typed_tools::plan::check::{Returns, Ty};
