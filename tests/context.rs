@@ -215,7 +215,7 @@ fn plan_runs_made_at_once_with_different_contexts_each_see_their_own() {
         Err(e) => lit(0),
     ));
     let run = block_on(typed.run_in(&toolbox, &bob)).unwrap();
-    assert_eq!(run.outcome, Ok(Value::Int(1)));
+    assert_eq!(run.outcome, Ok(1));
     assert_eq!(
         *notes.0.lock().unwrap(),
         [("bob".to_owned(), "from a plan".to_owned())]

@@ -103,13 +103,13 @@ fn the_prompt_lists_the_allowed_tools_and_says_how_to_answer() {
     // The error record the rules describe is the one a run binds.
     assert!(prompt.contains("{tool: String, kind: String, message: String}"));
     let plan = Plan::parse(
-        r#"match exec tool issue_refund {account_id = "c1", amount = 1} { Ok(r) => "ok", Err(e) => e }"#,
+        r#"match exec tool issue_refund {account_id = "c1", amount = 1} { Ok(r) => "ok", Err(e) => e.kind }"#,
     )
     .unwrap();
     let interpreter = Interpreter::new(&toolbox)
         .approve_writes(|_| typed_tools::plan::Decision::Refuse("no".into()));
     let outcome = block_on(interpreter.run(&plan)).unwrap().outcome.unwrap();
-    assert_eq!(outcome.field("kind").unwrap().to_string(), "\"refused\"");
+    assert_eq!(outcome.to_string(), "\"refused\"");
     assert!(prompt.contains("`\"refused\"` when the call was not approved"));
 }
 

@@ -143,10 +143,11 @@ fn pure_operations_build_their_nodes_and_evaluate() {
 #[test]
 fn a_typed_plan_runs_against_a_toolbox_that_allows_its_effects() {
     let (toolbox, shop) = toolbox(Some("send_reply"));
-    let run = block_on(support_agent().run(&toolbox)).unwrap();
+    // A text literal's plan is read into a `String`.
+    let run = block_on(support_agent().returning::<String>().run(&toolbox)).unwrap();
     assert_eq!(
         run.outcome.unwrap(),
-        Value::String("refund succeeded but notification failed".into())
+        "refund succeeded but notification failed"
     );
     assert_eq!(tools_called(&shop).len(), 3);
 }
@@ -201,10 +202,7 @@ fn a_pure_tool_is_called_as_a_function_inside_pure_callbacks() {
     );
     let (toolbox, _) = toolbox(None);
     let run = block_on(plan.run(&toolbox)).unwrap();
-    assert_eq!(
-        run.outcome,
-        Ok(Value::String("$12.99$0.05 / $12.99".into()))
-    );
+    assert_eq!(run.outcome.as_deref(), Ok("$12.99$0.05 / $12.99"));
     let traced: Vec<_> = run.trace.iter().map(|c| c.tool()).collect();
     assert_eq!(
         traced,
@@ -221,7 +219,7 @@ fn a_pure_tool_is_called_as_a_function_inside_pure_callbacks() {
         block_on(pure.run(&toolbox.restrict(typed_tools::effect::EffectSet::PURE)))
             .unwrap()
             .outcome,
-        Ok(Value::String("$0.07".into()))
+        Ok("$0.07".to_owned())
     );
 }
 
@@ -380,7 +378,7 @@ fn the_readme_weather_tool_with_and_without_days() {
         // The text form, as a model would send it, is the same plan.
         assert_eq!(&Plan::parse(&text).unwrap(), plan.plan());
         let run = block_on(plan.run(&toolbox)).unwrap();
-        assert_eq!(run.outcome, Ok(Value::String(answer.into())));
+        assert_eq!(run.outcome.as_deref(), Ok(answer));
         assert_eq!(run.trace.len(), 1);
     }
     // A `u8` literal out of its range does not compile; one the tool cannot

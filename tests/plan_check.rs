@@ -4,7 +4,9 @@
 //! once, the types it infers, schemas it cannot express accepted, the typed
 //! builder's plans, and no false refusal: a proptest runs generated plans
 //! through the interpreter with every type hidden from the checker, and any
-//! plan that runs without a type error must pass the checker.
+//! plan that runs without a type error must pass the checker. A plan held
+//! to a Rust type (`Interpreter::run_as`) reads into it whenever the check
+//! says it gives one, but for parts whose type the checker cannot know.
 
 use futures::executor::block_on;
 use proptest::prelude::*;
@@ -197,11 +199,24 @@ fn each_class_of_error_is_refused_with_its_message_and_nothing_runs() {
             r#"[{id = 1}, {id = "1"}]"#.into(),
             "`[{id = 1}, {id = \"1\"}]`: the elements of a list have one type, found {id: Int} and then {id: String} (`{id = \"1\"}`); make them one type, or use a record to hold values of different types",
         ),
-        // A value that is not one kind for sure.
+        // Branches of two types: refused where they are, not used as `Any`.
         (
             r#"(if true then 1 else "a") + 1"#.into(),
-            "`(if true then 1 else \"a\") + 1`: `+` needs an Int on both sides, found Any + Int; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type",
+            "`if true then 1 else \"a\"`: the branches of this `if` give different types: `then` gives Int, `else` gives String; both give the `if`'s value, so make them one type (the same type in both, or `()` in one for no value); to write a number as text, `call` a pure tool that formats it",
         ),
+        (
+            r#"match exec tool lookup_account {id = "c"} { Ok(a) => a.last_charge_cents, Err(e) => e }"#.into(),
+            "`match exec tool lookup_account {id = \"c\"} { Ok(a) => a.last…`: the branches of this `match` give different types: `Ok(a)` gives Int, `Err(e)` gives {tool: String, kind: String, message: String}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value)",
+        ),
+        (
+            r#"match exec tool lookup_account {id = "c"} { Ok(a) => a.email, Err(e) => e }"#.into(),
+            "`match exec tool lookup_account {id = \"c\"} { Ok(a) => a.emai…`: the branches of this `match` give different types: `Ok(a)` gives String, `Err(e)` gives {tool: String, kind: String, message: String}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value); `e` is the error record: `e.message` is its text",
+        ),
+        (
+            r#"match exec tool lookup_account {id = "c"} { Ok(a) => {n = a.last_charge_cents}, Err(e) => {n = 0.5} }"#.into(),
+            "`match exec tool lookup_account {id = \"c\"} { Ok(a) => {n = a…`: the branches of this `match` give different types: `Ok(a)` gives {n: Int}, `Err(e)` gives {n: Float}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value)",
+        ),
+        // A value that is not one kind for sure.
         (
             "(if true then 1 else ()) + 1".into(),
             "`(if true then 1 else ()) + 1`: `+` needs an Int on both sides, found Int? + Int; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
@@ -271,12 +286,25 @@ fn the_checker_infers_the_outcome_type() {
         ty_of(r#"match exec tool lookup_account {id = "c"} { Ok(a) => a, Err(e) => e }"#).to_string(),
         "{id?: String, subscription_tier?: String, email?: String, last_charge_cents?: Int, tool?: String, kind?: String, message?: String}"
     );
-    // λ-Tool's traverse example: the branches differ, which runs; the type is unknown.
+    // λ-Tool's traverse example: its branches give a String and the error
+    // record, which no one type covers; refused, as the builder refuses it.
     assert_eq!(
-        ty_of(
+        refused(
             r#"match traverse (fn o: {id: Int, amount: Int} => exec tool charge o) [{id = 1, amount = 100}] { Ok(receipts) => "done", Err(e) => e }"#
         ),
-        Ty::Any
+        ["`match traverse (fn o: {id: Int, amount: Int} => exec tool c…`: the branches of this `match` give different types: `Ok(receipts)` gives String, `Err(e)` gives {tool: String, kind: String, message: String}; both give the `match`'s value, so make them one type (the same type in both, or `()` in one for no value); `e` is the error record: `e.message` is its text"]
+    );
+    assert_eq!(
+        ty_of(
+            r#"match traverse (fn o: {id: Int, amount: Int} => exec tool charge o) [{id = 1, amount = 100}] { Ok(receipts) => "done", Err(e) => e.message }"#
+        ),
+        Ty::String
+    );
+    // Records join field by field, as a list's elements do: a field one
+    // branch lacks is optional, and so is not read later.
+    assert_eq!(
+        ty_of(r#"match exec tool lookup_account {id = "c"} { Ok(a) => {found = true, id = a.id}, Err(e) => {found = false} }"#).to_string(),
+        "{found: Bool, id?: String}"
     );
     assert_eq!(
         ty_of("if true then () else 5"),
@@ -380,7 +408,7 @@ fn what_schemas_cannot_say_is_passed_along_but_never_used_as_one_kind() {
         refused(r#"match exec tool profile {id = "p", ratio = 1.5} { Ok(p) => [p.nickname ++ "?", p.extra.anything, p.parent.name], Err(e) => [e.message] }"#),
         [
             "`p.nickname ++ \"?\"`: `++` needs a String on both sides, found String? ++ String; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
-            "`p.extra.anything`: `.anything` reads a field of a record, found Any; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type",
+            "`p.extra.anything`: `.anything` reads a field of a record, found Any; its type is not known here (a tool output its schema does not describe), so it cannot be used as one kind of value: return it as it is, or pass it whole to a tool",
             "`p.parent.name`: `.name` reads a field of a record, found {name: String, nickname: String?, extra: Any, scores: Any, shape: Any, parent: Any}?; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
         ]
     );
@@ -388,7 +416,7 @@ fn what_schemas_cannot_say_is_passed_along_but_never_used_as_one_kind() {
     // known, so not added to; free-form output `{}` has no fields to read.
     assert_eq!(
         refused(r#"match exec tool counter {} { Ok(c) => c.n + 1, Err(e) => 0 }"#),
-        ["`c.n + 1`: `+` needs an Int on both sides, found Any + Int; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type"]
+        ["`c.n + 1`: `+` needs an Int on both sides, found Any + Int; its type is not known here (a tool output its schema does not describe), so it cannot be used as one kind of value: return it as it is, or pass it whole to a tool"]
     );
     let run = ok(r#"match exec tool counter {} { Ok(c) => c.n == 5, Err(e) => false }"#);
     assert_eq!(run.outcome, Ok(Value::Bool(true)));
@@ -1214,6 +1242,100 @@ proptest! {
     }
 }
 
+/// Whether a part of `ty` is not known to the checker.
+fn has_any(ty: &Ty) -> bool {
+    match ty {
+        Ty::Any => true,
+        Ty::List(of) | Ty::Nullable(of) => has_any(of),
+        Ty::Record(record) => record.fields.iter().any(|f| has_any(&f.ty)),
+        _ => false,
+    }
+}
+
+/// A receipt read back, the way a task would ask for one.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[allow(dead_code)] // the fields are read by serde only
+struct ReceiptRead {
+    tx_id: String,
+    cents: i64,
+    note: Option<String>,
+}
+
+/// Runs `plan` to a `T` when the check says it gives one: then the value
+/// must read into `T` unless a part of its type is unknown (what
+/// `Returns::check` lets through); gives whether it was accepted.
+fn reads_as<T: serde::de::DeserializeOwned + JsonSchema + std::fmt::Debug>(
+    plan: &Plan,
+    toolbox: &Toolbox,
+    ty: &Ty,
+) -> Result<bool, TestCaseError> {
+    match block_on(Interpreter::new(toolbox).run_as::<T>(plan)) {
+        Ok(run) => {
+            if let Err(RunError::OutcomeType { error, .. }) = &run.outcome {
+                prop_assert!(
+                    has_any(ty),
+                    "checked as a {}, then did not read: {error}\n{plan}",
+                    std::any::type_name::<T>()
+                );
+            }
+            Ok(true)
+        }
+        Err(PlanError::TypeErrors(errors)) => {
+            prop_assert!(
+                errors.iter().all(|e| e.kind == TypeErrorKind::Returns),
+                "{errors:?}"
+            );
+            Ok(false)
+        }
+        Err(other) => Err(TestCaseError::fail(format!("{other}"))),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A plan held to a Rust type before it runs reads into it after: the
+    /// required type is as sound as the rest of the check. And a
+    /// well-typed plan of each kind is accepted as its Rust type.
+    #[test]
+    fn a_plan_checked_as_a_rust_type_reads_into_it(
+        (kind, body) in prop::sample::select(vec![Kind::Int, Kind::Bool, Kind::Str, Kind::Ints])
+            .prop_flat_map(|kind| (Just(kind), typed(kind, Vec::new(), 4, true)))
+    ) {
+        let toolbox = oracle_toolbox();
+        let plan = Plan::new(body);
+        let ty = check(&plan, &toolbox).unwrap();
+        let accepted = [
+            reads_as::<i64>(&plan, &toolbox, &ty)?,
+            reads_as::<bool>(&plan, &toolbox, &ty)?,
+            reads_as::<String>(&plan, &toolbox, &ty)?,
+            reads_as::<Vec<i64>>(&plan, &toolbox, &ty)?,
+        ];
+        let own = match kind { Kind::Int => 0, Kind::Bool => 1, Kind::Str => 2, Kind::Ints => 3 };
+        prop_assert!(accepted[own], "refused as its own type ({kind:?}):\n{plan}");
+        reads_as::<f64>(&plan, &toolbox, &ty)?;
+        reads_as::<Option<i64>>(&plan, &toolbox, &ty)?;
+        reads_as::<Vec<String>>(&plan, &toolbox, &ty)?;
+        reads_as::<ReceiptRead>(&plan, &toolbox, &ty)?;
+        prop_assert!(reads_as::<serde_json::Value>(&plan, &toolbox, &ty)?);
+    }
+
+    /// The same over mostly ill-typed plans, and their erased twins (every
+    /// part's type unknown): whatever the check lets through reads.
+    #[test]
+    fn whatever_checks_as_a_rust_type_reads_into_it(plan in plan()) {
+        let toolbox = oracle_toolbox();
+        for plan in [plan.clone(), Plan::new(erase(&plan.body))] {
+            let Ok(ty) = check(&plan, &toolbox) else { continue };
+            reads_as::<i64>(&plan, &toolbox, &ty)?;
+            reads_as::<String>(&plan, &toolbox, &ty)?;
+            reads_as::<Vec<i64>>(&plan, &toolbox, &ty)?;
+            reads_as::<Option<String>>(&plan, &toolbox, &ty)?;
+            reads_as::<ReceiptRead>(&plan, &toolbox, &ty)?;
+        }
+    }
+}
+
 #[derive(Serialize, serde::Deserialize, JsonSchema)]
 struct Stamp {
     #[serde(rename(serialize = "txId", deserialize = "tx_id"))]
@@ -1384,7 +1506,7 @@ fn an_output_that_breaks_its_declared_type_is_the_tools_error_not_a_type_error_l
     // with a message saying what came back.
     for (text, says) in [
         (
-            "match exec tool big_count {} { Ok(n) => n + 1, Err(e) => e.message }",
+            r#"match exec tool big_count {} { Ok(n) => if n + 1 > 0 then "more" else "less", Err(e) => e.message }"#,
             "`output` is an integer out of Int's range, where its output type says Int",
         ),
         (
@@ -1392,7 +1514,7 @@ fn an_output_that_breaks_its_declared_type_is_the_tools_error_not_a_type_error_l
             "`output` is null, where its output type says Float",
         ),
         (
-            "match exec tool count_words {} { Ok(n) => n + 1, Err(e) => e.message }",
+            r#"match exec tool count_words {} { Ok(n) => if n + 1 > 0 then "more" else "less", Err(e) => e.message }"#,
             "`output` is a String, where its output type says Int",
         ),
         (

@@ -502,6 +502,10 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // bare word, losing the string `":NkN "` (fuzz/run.sh, repair).
     ("{\"a\":\":NkN \"}", "{\"a-:\":NkN \"}"),
     ("{\"a\":\":Nk N\"}", "{\"a-:\":Nk N\"}"),
+    // The same with the value's text opening a bracket: the bracket was
+    // taken for an array's, losing the string `":[aN "` (fuzz/run.sh,
+    // repair, 4 KiB inputs, after the sweep's fixes).
+    ("{\"ea\":\":[aN \"}", "{\"ea-:\":[aN \"}"),
     // A string whose text opens brackets (code), its closing quote and
     // comma, then junk or prose before the next member's quoted key: the
     // quote was taken for code's, and the next member read into the

@@ -8,7 +8,6 @@ use futures::executor::block_on;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use typed_tools::plan::typed::{lit, TypedPlan};
-use typed_tools::plan::Value;
 use typed_tools::{exec, field, on, tool, Toolbox};
 
 #[derive(Serialize, Deserialize, JsonSchema)]
@@ -79,9 +78,7 @@ fn main() {
     let run = block_on(plan.run(&toolbox)).unwrap();
     assert_eq!(
         run.outcome,
-        Ok(Value::String(
-            "1 on day 3 once, 2 on day 4 daily, 3 on day 5 every 2 days, 4 on day 6 on Mondays (high, by 9h) [home work]".into()
-        ))
+        Ok("1 on day 3 once, 2 on day 4 daily, 3 on day 5 every 2 days, 4 on day 6 on Mondays (high, by 9h) [home work]".to_owned())
     );
     // A unit variant is its name.
     let low = TypedPlan::new(on!(exec!(Schedule { reminders: lit(vec![]), urgency: lit(Urgency::Low), tags: lit(Vec::<String>::new()) }),
@@ -89,5 +86,5 @@ fn main() {
         Err(e) => field!(e.message),
     ));
     assert!(low.plan().to_string().contains(r#"{reminders = [], urgency = "Low", tags = []}"#));
-    assert_eq!(block_on(low.run(&toolbox)).unwrap().outcome, Ok(Value::String(" (low) []".into())));
+    assert_eq!(block_on(low.run(&toolbox)).unwrap().outcome, Ok(" (low) []".to_owned()));
 }

@@ -5,7 +5,6 @@
 
 use futures::executor::block_on;
 use typed_tools::plan::typed::{lit, TypedPlan};
-use typed_tools::plan::Value;
 use typed_tools::{exec, field, on, tool, Toolbox};
 
 /// Add up one number of each width.
@@ -57,5 +56,5 @@ fn main() {
     ));
     let toolbox = Toolbox::builder().tool(Widths).build().unwrap();
     let run = block_on(plan.run(&toolbox)).unwrap();
-    assert_eq!(run.outcome, Ok(Value::String("-21 21 0.75".into())));
+    assert_eq!(run.outcome, Ok("-21 21 0.75".to_owned()));
 }

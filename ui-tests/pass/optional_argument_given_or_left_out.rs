@@ -5,7 +5,6 @@
 
 use futures::executor::block_on;
 use typed_tools::plan::typed::{lit, TypedPlan};
-use typed_tools::plan::Value;
 use typed_tools::{exec, field, on, tool, Toolbox};
 
 /// Look up the weather in a city.
@@ -26,19 +25,19 @@ fn main() {
         Ok(w) => w,
         Err(e) => field!(e.message),
     ));
-    assert_eq!(run(given), Ok(Value::String("sunny in Lima in 2 day(s) (C)".into())));
+    assert_eq!(run(given), Ok("sunny in Lima in 2 day(s) (C)".to_owned()));
 
     let none = TypedPlan::new(on!(exec!(Weather { city: lit("Lima"), days: lit(None), unit: lit("") }),
         Ok(w) => w,
         Err(e) => field!(e.message),
     ));
     assert!(none.plan().to_string().contains(r#"{city = "Lima", days = (), unit = ""}"#));
-    assert_eq!(run(none), Ok(Value::String("sunny in Lima in 0 day(s)".into())));
+    assert_eq!(run(none), Ok("sunny in Lima in 0 day(s)".to_owned()));
 
     let left_out = TypedPlan::new(on!(exec!(Weather { city: lit("Lima") }),
         Ok(w) => w,
         Err(e) => field!(e.message),
     ));
     assert!(left_out.plan().to_string().contains(r#"exec tool weather {city = "Lima"}"#));
-    assert_eq!(run(left_out), Ok(Value::String("sunny in Lima in 0 day(s)".into())));
+    assert_eq!(run(left_out), Ok("sunny in Lima in 0 day(s)".to_owned()));
 }

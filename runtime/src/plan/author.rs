@@ -33,6 +33,8 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
+
 use crate::catalog::{self, Catalog};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
@@ -43,7 +45,7 @@ use crate::model::{
 use crate::toolbox::timer::{within, Elapsed};
 use crate::toolbox::{NoContext, Toolbox, ToolboxContext};
 
-use super::check::TypeErrorKind;
+use super::check::{Returns, TypeErrorKind};
 use super::error::PlanError;
 use super::ir::{Child, Plan};
 use super::json::{self, JsonError, SUBMIT_TOOL};
@@ -775,7 +777,19 @@ pub fn check_plan<A: Effects, C: ToolboxContext>(
     toolbox: &Toolbox<A, C>,
     allowed: EffectSet,
 ) -> Result<Preview, AnswerError> {
-    let first = match Preview::check(plan, toolbox, allowed) {
+    check_plan_returning(plan, toolbox, allowed, None)
+}
+
+/// [`check_plan`], and with `returns`, that the plan gives that type
+/// ([`Returns::check`], once the plan type-checks).
+fn check_plan_returning<A: Effects, C: ToolboxContext>(
+    plan: &Plan,
+    toolbox: &Toolbox<A, C>,
+    allowed: EffectSet,
+    returns: Option<&Returns>,
+) -> Result<Preview, AnswerError> {
+    let checked = Preview::check_indexed(plan, toolbox, allowed, true, returns);
+    let first = match checked.map(|(preview, ..)| preview) {
         Ok(preview) => return Ok(preview),
         Err(error @ PlanError::TooDeep { .. }) => {
             return Err(AnswerError::Refused {
@@ -827,11 +841,16 @@ pub fn check_plan<A: Effects, C: ToolboxContext>(
     }
     match first {
         PlanError::TypeErrors(_) => errors.push(first),
-        _ => {
-            if let Err(error @ PlanError::TypeErrors(_)) = super::check(plan, toolbox) {
-                errors.push(error);
+        _ => match super::check(plan, toolbox) {
+            Err(error @ PlanError::TypeErrors(_)) => errors.push(error),
+            // Its type is known: held to the one required, every error at once.
+            Ok(ty) => {
+                if let Some(Err(error)) = returns.map(|returns| returns.check(&ty)) {
+                    errors.push(PlanError::TypeErrors(vec![error]));
+                }
             }
-        }
+            Err(_) => {}
+        },
     }
     Err(AnswerError::Refused { errors, nearest })
 }
@@ -887,6 +906,7 @@ fn nearest_names<A: Effects, C: ToolboxContext>(
 pub struct Author<'t, A: Effects = ReadWriteNetwork, C: ToolboxContext = NoContext> {
     toolbox: &'t Toolbox<A, C>,
     allowed: EffectSet,
+    returns: Option<Returns>,
     attempts: usize,
     token_budget: Option<u64>,
     wall_time: Duration,
@@ -1014,6 +1034,7 @@ impl<'t, A: Effects, C: ToolboxContext> Author<'t, A, C> {
         Author {
             toolbox,
             allowed: toolbox.allowed(),
+            returns: None,
             attempts: 3,
             token_budget: None,
             wall_time: Duration::from_secs(5 * 60),
@@ -1070,6 +1091,44 @@ impl<'t, A: Effects, C: ToolboxContext> Author<'t, A, C> {
         self
     }
 
+    /// Requires a plan that gives a `T`: the prompt says which type the
+    /// plan's value must have ([`PlanPrompt::returns`]), and a plan whose
+    /// type is another (compared with `T`'s schema before anything runs,
+    /// [`Returns`]) is refused and sent back with what it gives and what the
+    /// task needs, as any other error is. Run the plan written with
+    /// [`Interpreter::run_as::<T>`](super::Interpreter::run_as), which
+    /// reads its value into `T`. Works alike for plans written as text and
+    /// in the JSON form.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::plan::{Author, Interpreter};
+    /// use typed_tools::plan::prompt::example_toolbox;
+    ///
+    /// #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Contact { email: String, tier: String }
+    ///
+    /// let toolbox = example_toolbox();
+    /// let model = ScriptedModel::new([
+    ///     // The email alone: a String, where a Contact is needed.
+    ///     "```lambda-tool\nmatch exec tool lookup_account {id = \"c1\"} {\n  Ok(a) => a.email,\n  Err(e) => e.message\n}\n```",
+    ///     "```lambda-tool\nmatch exec tool lookup_account {id = \"c1\"} {\n  Ok(a) => {email = a.email, tier = a.subscription_tier},\n  Err(e) => {email = \"\", tier = \"unknown\"}\n}\n```",
+    /// ]);
+    /// let author = Author::new(&toolbox).returning::<Contact>();
+    /// let authored = author.write(&model, "How do I reach customer c1, and on which tier?").await.unwrap();
+    /// assert_eq!(authored.attempts.len(), 2);
+    /// let told = model.requests()[1].messages.last().unwrap().text().to_owned();
+    /// assert!(told.contains("the plan gives String; the task needs a Contact: {email: String, tier: String}"), "{told}");
+    /// let run = Interpreter::new(&toolbox).run_as::<Contact>(&authored.plan).await.unwrap();
+    /// assert_eq!(run.outcome.unwrap().tier, "pro");
+    /// # });
+    /// ```
+    pub fn returning<T: JsonSchema + ?Sized>(mut self) -> Self {
+        self.returns = Some(Returns::of::<T>());
+        self
+    }
+
     /// The limits on the text of a plan read from an answer.
     pub fn parse_options(mut self, options: ParseOptions) -> Self {
         self.options = options;
@@ -1078,7 +1137,11 @@ impl<'t, A: Effects, C: ToolboxContext> Author<'t, A, C> {
 
     /// The prompt the model is given, offering the JSON tool or not.
     pub fn prompt(&self, submit_tool: bool) -> PlanPrompt {
-        PlanPrompt::new(&self.toolbox.restrict(self.allowed)).submit_tool(submit_tool)
+        let prompt = PlanPrompt::new(&self.toolbox.restrict(self.allowed)).submit_tool(submit_tool);
+        match &self.returns {
+            Some(returns) => prompt.returns(returns.clone()),
+            None => prompt,
+        }
     }
 
     /// Reads and checks one answer: a `submit_plan` call's arguments (JSON)
@@ -1090,7 +1153,8 @@ impl<'t, A: Effects, C: ToolboxContext> Author<'t, A, C> {
             }
             None => read_plan(&response.text, &self.options)?,
         };
-        let preview = check_plan(&plan, self.toolbox, self.allowed)?;
+        let preview =
+            check_plan_returning(&plan, self.toolbox, self.allowed, self.returns.as_ref())?;
         Ok((plan, preview))
     }
 

@@ -30,13 +30,20 @@
 //!   type is [`Ty::Any`], which wrapped is `Any` still: then the run's
 //!   depth limit stops it). `[]`'s elements are [`Ty::Nothing`]: no value,
 //!   so they join any type.
+//! - The two branches of a `match` (and of an `if`) give one type: the
+//!   same, or one that covers both without losing what they are, as a
+//!   list's elements (`()` and `Int`: `Int?`; `[]` and `[Int]`: `[Int]`;
+//!   records: a field only one has is optional). Branches that only
+//!   [`Ty::Any`] would cover (Int and String, a record and a String, Int and
+//!   Float, anywhere inside them) are refused, with what to write, as the
+//!   typed builder refuses them at compile time (`on!`, `if_`): λ-Tool's
+//!   `Ok(r) => "done", Err(e) => e` is refused, and `Err(e) => e.message`
+//!   checks. A plan's type is never made unknown by its own branches.
 //! - [`Ty::Any`] is what is not known: schemas λ-Tool cannot express
 //!   (`anyOf` of several shapes, maps, free-form JSON, tuples, a run-time
-//!   tool's `number`), and branches of different types (λ-Tool's
-//!   `Ok(r) => "done", Err(e) => e` checks, and its value is `Any`). An
-//!   `Any` can be returned, compared with `==`, put in a record and passed
-//!   to `exec` (the tool checks it: a misfit is its `Err` branch), but not
-//!   used as one kind of value.
+//!   tool's `number`). An `Any` can be returned, compared with `==`, put in
+//!   a record and passed to `exec` (the tool checks it: a misfit is its
+//!   `Err` branch), but not used as one kind of value.
 //! - [`Ty::Nullable`] (`Option<T>`) is a `T` or `()`: it is tested first,
 //!   `if x == () then ... else ...`, and the branch where `x` is not `()`
 //!   sees a `T`.
@@ -58,8 +65,8 @@
 //!
 //! Some refusals are of plans a run could survive, as with any static
 //! checker: code a run may not reach is checked (`if false then "a" + 1
-//! else 0`, the right side of `and`/`or`), branches of two types used as
-//! one (`(if c then 1 else "a") + 1`), and argument names are the ones the
+//! else 0`, the right side of `and`/`or`), branches of two types (`if c
+//! then 1 else "a"`, whichever runs), and argument names are the ones the
 //! schema shows, not `#[serde(alias)]`es, which the catalog never shows a
 //! model.
 //!
@@ -138,12 +145,14 @@ use crate::toolbox::{Fnv, Toolbox, ToolboxContext};
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Lambda2, Param, Plan, Step, MAX_DEPTH};
 
+mod returns;
 mod types;
 
+pub use returns::Returns;
 use types::{
-    annotation, bounded, contradicts, element, error_record, fit, holds, join, kinds, lost, read,
-    record, surely_fit, unknowns, unsure, unsure_of, Misfit, Side, BOOL, FLOAT, INT, LIST, RECORD,
-    STRING,
+    annotation, bounded, contradicts, element, error_record, fit, holds, join, kinds, loses, lost,
+    read, record, surely_fit, unknowns, unsure, unsure_of, Misfit, Side, BOOL, FLOAT, INT, LIST,
+    RECORD, STRING,
 };
 pub use types::{FieldTy, RecordTy, Ty};
 
@@ -177,6 +186,10 @@ pub enum TypeErrorKind {
     ArgumentMismatch,
     /// A parameter annotation that the list's elements cannot have.
     Annotation,
+    /// The branches of a `match` or an `if` give different types.
+    Branches,
+    /// The plan's value is not of the type required of it ([`Returns`]).
+    Returns,
 }
 
 /// One type error: where it is in the plan and what is wrong, written for a
@@ -321,6 +334,15 @@ impl ToolTypes {
     }
 }
 
+/// What to add when one branch gives an Int and the other a String.
+fn number_as_text(a: &Ty, b: &Ty) -> &'static str {
+    if kinds(a) | kinds(b) == INT | STRING && kinds(a) != kinds(b) {
+        "; to write a number as text, `call` a pure tool that formats it"
+    } else {
+        ""
+    }
+}
+
 /// An expression printed on one line, cut short, in backticks.
 fn short(expr: &Expr) -> String {
     const LIMIT: usize = 60;
@@ -433,11 +455,32 @@ impl<'p> Checker<'p> {
             }
             Expr::Match { on, ok, err } => {
                 let value = self.step(on);
+                let mark = self.errors.len();
                 let ok_ty = self.bound(&ok.bind, value, &ok.body);
                 self.gone.push(&ok.bind);
                 let err_ty = self.bound(&err.bind, error_record(), &err.body);
                 self.gone.pop();
-                bounded(join(&ok_ty, &err_ty))
+                // A branch with an error of its own has no type to compare.
+                if !loses(&ok_ty, &err_ty) || self.errors.len() > mark {
+                    return bounded(join(&ok_ty, &err_ty));
+                }
+                let hint = match &*err.body {
+                    Expr::Var { name } if *name == err.bind && ok_ty == Ty::String => {
+                        format!(
+                            "; `{0}` is the error record: `{0}.message` is its text",
+                            err.bind
+                        )
+                    }
+                    _ => number_as_text(&ok_ty, &err_ty).to_owned(),
+                };
+                self.branches_differ(
+                    expr,
+                    "match",
+                    [format!("Ok({})", ok.bind), format!("Err({})", err.bind)],
+                    [&ok_ty, &err_ty],
+                    &hint,
+                );
+                Ty::Nothing
             }
             Expr::Let { name, value, body } => {
                 let value = self.expr(value);
@@ -457,6 +500,7 @@ impl<'p> Checker<'p> {
                 );
                 // `x == ()` / `x != ()`: in the branch where `x` is not
                 // `()`, an `Option`'s value is there.
+                let mark = self.errors.len();
                 let (a, b) = match self.null_test(cond) {
                     Some((name, ty, true)) => {
                         let a = self.expr(then);
@@ -468,7 +512,17 @@ impl<'p> Checker<'p> {
                     }
                     None => (self.expr(then), self.expr(otherwise)),
                 };
-                bounded(join(&a, &b))
+                if !loses(&a, &b) || self.errors.len() > mark {
+                    return bounded(join(&a, &b));
+                }
+                self.branches_differ(
+                    expr,
+                    "if",
+                    ["then".to_owned(), "else".to_owned()],
+                    [&a, &b],
+                    number_as_text(&a, &b),
+                );
+                Ty::Nothing
             }
             Expr::Not { operand } => {
                 let ty = self.expr(operand);
@@ -508,6 +562,27 @@ impl<'p> Checker<'p> {
                 self.arguments("call", tool, &ty)
             }
         }
+    }
+
+    /// Reports the branches of a `match` or an `if` (`what`), named
+    /// `names`, whose types `tys` no one type covers: refused, as the typed
+    /// builder refuses them (`on!`, `if_`), rather than given `Any`.
+    fn branches_differ(
+        &mut self,
+        expr: &'p Expr,
+        what: &str,
+        names: [String; 2],
+        tys: [&Ty; 2],
+        hint: &str,
+    ) {
+        let [a, b] = names;
+        let [x, y] = tys;
+        let message = format!(
+            "the branches of this `{what}` give different types: `{a}` gives {x}, `{b}` gives {y}; \
+             both give the `{what}`'s value, so make them one type (the same type in both, or `()` \
+             in one for no value){hint}"
+        );
+        self.error(TypeErrorKind::Branches, short(expr), message);
     }
 
     /// The type of a list's elements, reporting a value that is no list.

@@ -163,6 +163,30 @@ pub enum RunError {
         /// The limit, with its value.
         limit: Limit,
     },
+    /// The plan's value does not fit the Rust type it is read into
+    /// ([`Interpreter::run_as`](super::Interpreter::run_as),
+    /// [`TypedPlan::run`](super::typed::TypedPlan::run)): a number out of
+    /// the type's range, a string that is none of an enum's, a part whose
+    /// type the check could not know. Every call had run.
+    ///
+    /// ```
+    /// use typed_tools::plan::{RunError, Value};
+    ///
+    /// let error = RunError::OutcomeType {
+    ///     expected: "u8".into(),
+    ///     error: "invalid value: integer `300`, expected u8".into(),
+    ///     value: Value::Int(300),
+    /// };
+    /// assert_eq!(error.to_string(), "the plan's value does not fit u8: invalid value: integer `300`, expected u8; the value: 300");
+    /// ```
+    OutcomeType {
+        /// The type it was read into (a record by its Rust name, `[String]`).
+        expected: String,
+        /// Why it does not fit, as serde says.
+        error: String,
+        /// The value, as the plan gave it.
+        value: super::Value,
+    },
 }
 
 impl From<Limit> for RunError {
@@ -269,6 +293,17 @@ impl fmt::Display for RunError {
             RunError::CallFailed { tool, error } => {
                 write!(f, "`call tool {tool}` failed: {error}")
             }
+            RunError::OutcomeType {
+                expected,
+                error,
+                value,
+            } => write!(
+                f,
+                "the plan's value does not fit {}: {}; the value: {}",
+                cut(expected, LINE),
+                cut(error, LINE),
+                cut(&value.to_string(), LINE)
+            ),
             RunError::LimitExceeded { limit } => write!(
                 f,
                 "the plan was stopped: {limit} (limit `{}`); {}",

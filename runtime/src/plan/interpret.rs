@@ -36,6 +36,8 @@ use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use futures::FutureExt;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
@@ -45,7 +47,7 @@ use crate::toolbox::{
     ToolboxContext,
 };
 
-use super::check::Ty;
+use super::check::{Returns, Ty};
 use super::error::{PlanError, RunError};
 use super::ir::{BinaryOp, Child, Expr, Index, Plan, Step, Visit};
 use super::limits::{Limit, Limits, Meter};
@@ -130,13 +132,71 @@ pub struct Interpreter<'t, A: Effects = ReadWriteNetwork, C: ToolboxContext = No
 /// assert_eq!(*run.trace[0].result(), typed_tools::plan::CallResult::Ok(Value::String("note 7".into())));
 /// # });
 /// ```
+///
+/// A run of a plan that must give a Rust value ([`Interpreter::run_as`],
+/// [`TypedPlan::run`](super::typed::TypedPlan::run)) is a `Run<T>`: its
+/// outcome is the value read into `T`, or [`RunError::OutcomeType`] (which
+/// holds the plan's value as it came) when it does not fit.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Run {
+pub struct Run<T = Value> {
     /// The plan's value, or the run-time error of the plan itself that
     /// stopped it. The calls made before an error are in the trace.
-    pub outcome: Result<Value, RunError>,
+    pub outcome: Result<T, RunError>,
     /// The calls, in the order they were made.
     pub trace: Vec<TracedCall>,
+}
+
+impl Run {
+    /// The run with its value read into `T`, as [`Interpreter::run_as`]
+    /// reads it ([`RunError::OutcomeType`], holding the value, when it does
+    /// not fit), but with no check before the run: for a run already made,
+    /// such as a [`Prepared`] plan's (check it once with
+    /// [`Preview::check_returns`]) or one an agent recorded.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::check::Returns;
+    /// use typed_tools::plan::{Interpreter, Plan, Preview};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Take the next ticket number.
+    /// #[tool(effects = Write)]
+    /// fn next_ticket() -> u32 { 7 }
+    ///
+    /// let toolbox = Toolbox::builder().tool(NextTicket).build().unwrap();
+    /// let plan = Plan::parse("match exec tool next_ticket {} { Ok(n) => [n], Err(e) => [] }").unwrap();
+    /// Preview::check_returns(&plan, &toolbox, EffectSet::ALL, &Returns::of::<Vec<u32>>()).unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let prepared = interpreter.prepare(&plan).unwrap();
+    /// let run = prepared.run().await.into_typed::<Vec<u32>>();
+    /// assert_eq!(run.outcome, Ok(vec![7]));
+    /// # });
+    /// ```
+    pub fn into_typed<T: DeserializeOwned + JsonSchema>(self) -> Run<T> {
+        let expected = Returns::of::<T>().short();
+        self.read_into(&expected)
+    }
+
+    /// The run with its value read into `T` (`expected` names `T` in the
+    /// error): [`RunError::OutcomeType`] when it does not fit.
+    pub(crate) fn read_into<T: DeserializeOwned>(self, expected: &str) -> Run<T> {
+        let outcome = self.outcome.and_then(|value| {
+            let read = match value.to_json() {
+                Some(json) => T::deserialize(json).map_err(|error| error.to_string()),
+                None => Err("it holds a number that is not finite, which JSON cannot write".into()),
+            };
+            read.map_err(|error| RunError::OutcomeType {
+                expected: expected.to_owned(),
+                error,
+                value,
+            })
+        });
+        Run {
+            outcome,
+            trace: self.trace,
+        }
+    }
 }
 
 /// One call a plan made (or that the approval hook refused): the tool, its
@@ -612,6 +672,115 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
         self.run_checked(C::value(context), plan, true).await
     }
 
+    /// Checks the plan, also that it gives a `T` ([`Preview::check_returns`]:
+    /// its type is compared with `T`'s schema, and a plan that would give
+    /// another type is refused, nothing run), then runs it and reads its
+    /// value into `T`. `Err` means it was refused and nothing ran; a
+    /// run-time error of the plan, or a value that does not fit `T` after
+    /// all (a number out of `T`'s range, a string not among an enum's, a
+    /// part whose type the check could not know), is in [`Run::outcome`]
+    /// ([`RunError::OutcomeType`], holding the value as it came).
+    ///
+    /// For a plan a model wrote for a task that needs a Rust value:
+    /// [`Author::returning`](super::Author::returning) asks the model for a
+    /// plan of that type and sends it back until one checks.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::plan::{Interpreter, Plan, PlanError, RunError, Value};
+    /// use typed_tools::plan::check::TypeErrorKind;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    /// struct Stock { item: String, count: u32 }
+    ///
+    /// /// How many of an item are in stock.
+    /// #[tool(effects = Read)]
+    /// fn count_stock(item: String) -> Result<u32, String> { Ok(item.len() as u32) }
+    ///
+    /// let toolbox = Toolbox::builder().tool(CountStock).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse(r#"match exec tool count_stock {item = "tea"} {
+    ///   Ok(n) => {item = "tea", count = n},
+    ///   Err(e) => {item = "tea", count = 0}
+    /// }"#).unwrap();
+    /// let run = interpreter.run_as::<Stock>(&plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(Stock { item: "tea".into(), count: 3 }));
+    ///
+    /// // A plan that gives another type is refused before anything runs.
+    /// let count = Plan::parse(r#"match exec tool count_stock {item = "tea"} { Ok(n) => n, Err(e) => 0 }"#).unwrap();
+    /// let Err(PlanError::TypeErrors(errors)) = interpreter.run_as::<Stock>(&count).await else { panic!() };
+    /// assert_eq!(errors[0].kind, TypeErrorKind::Returns);
+    /// assert!(errors[0].message.starts_with("the plan gives Int; the task needs a Stock: {item: String, count: Int}"));
+    ///
+    /// // Ranges are not types: 300 checks as a `u8`, and does not fit it.
+    /// let big = Plan::parse("300").unwrap();
+    /// let Err(RunError::OutcomeType { expected, value, .. }) = interpreter.run_as::<u8>(&big).await.unwrap().outcome
+    /// else { panic!() };
+    /// assert_eq!((expected.as_str(), value), ("Int", Value::Int(300)));
+    /// # });
+    /// ```
+    ///
+    /// Over a toolbox whose tools take a [context](crate::toolbox::context),
+    /// a run is given one with [`run_as_in`](Self::run_as_in).
+    pub async fn run_as<T: DeserializeOwned + JsonSchema>(
+        &self,
+        plan: &Plan,
+    ) -> Result<Run<T>, PlanError>
+    where
+        C::Value: PlanWithoutContext,
+    {
+        self.run_as_given(<C::Value as PlanWithoutContext>::nothing(), plan)
+            .await
+    }
+
+    /// [`run_as`](Self::run_as), each call lent `context`, as
+    /// [`run_in`](Self::run_in) does.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::plan::{Interpreter, Plan};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is calling.
+    /// struct Caller { name: String }
+    ///
+    /// /// The caller's name.
+    /// #[tool(effects = Read)]
+    /// fn whoami(#[context] caller: &Caller) -> String { caller.name.clone() }
+    ///
+    /// let toolbox = Toolbox::builder().context::<Caller>().tool(Whoami).build().unwrap();
+    /// let plan = Plan::parse("match exec tool whoami {} { Ok(name) => name, Err(e) => e.message }").unwrap();
+    /// let ana = Caller { name: "ana".into() };
+    /// let run = Interpreter::new(&toolbox).run_as_in::<String, _>(&ana, &plan).await.unwrap();
+    /// assert_eq!(run.outcome, Ok("ana".to_owned()));
+    /// # });
+    /// ```
+    pub async fn run_as_in<T: DeserializeOwned + JsonSchema, X>(
+        &self,
+        context: &X,
+        plan: &Plan,
+    ) -> Result<Run<T>, PlanError>
+    where
+        C: Takes<X>,
+    {
+        self.run_as_given(C::value(context), plan).await
+    }
+
+    /// A run read into `T`, each call lent `context`.
+    async fn run_as_given<T: DeserializeOwned + JsonSchema>(
+        &self,
+        context: &C::Value,
+        plan: &Plan,
+    ) -> Result<Run<T>, PlanError> {
+        let returns = Returns::of::<T>();
+        let run = self
+            .prepare_with(plan, true, Some(&returns))?
+            .run_given(context)
+            .await;
+        Ok(run.read_into(&returns.short()))
+    }
+
     /// [`run`](Self::run) without the type check (every other check before
     /// a run is made): for tests of the interpreter's own run-time checks,
     /// which a checked plan never meets. Not API.
@@ -654,7 +823,7 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
         &'i self,
         plan: &'p Plan,
     ) -> Result<Prepared<'i, 'p, 't, A, C>, PlanError> {
-        let mut prepared = self.prepare_with(plan, true)?;
+        let mut prepared = self.prepare_with(plan, true, None)?;
         prepared.constants = fold(&prepared);
         Ok(prepared)
     }
@@ -663,9 +832,10 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
         &'i self,
         plan: &'p Plan,
         types: bool,
+        returns: Option<&Returns>,
     ) -> Result<Prepared<'i, 'p, 't, A, C>, PlanError> {
         let (preview, index, outputs) =
-            Preview::check_indexed(plan, self.toolbox, self.allowed, types)?;
+            Preview::check_indexed(plan, self.toolbox, self.allowed, types, returns)?;
         let tools = outputs
             .into_iter()
             .map(|(name, ty)| {
@@ -692,7 +862,10 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
         plan: &Plan,
         types: bool,
     ) -> Result<Run, PlanError> {
-        Ok(self.prepare_with(plan, types)?.run_given(context).await)
+        Ok(self
+            .prepare_with(plan, types, None)?
+            .run_given(context)
+            .await)
     }
 }
 

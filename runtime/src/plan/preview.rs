@@ -28,7 +28,7 @@ use std::fmt;
 use crate::effect::{EffectSet, Effects};
 use crate::toolbox::{Toolbox, ToolboxContext};
 
-use super::check::Outputs;
+use super::check::{Outputs, Returns};
 use super::error::PlanError;
 use super::ir::{Child, Expr, Index, Plan, Step, Visit, MAX_DEPTH};
 
@@ -190,7 +190,50 @@ impl Preview {
         toolbox: &Toolbox<A, C>,
         allowed: EffectSet,
     ) -> Result<Preview, PlanError> {
-        Preview::check_indexed(plan, toolbox, allowed, true).map(|(preview, ..)| preview)
+        Preview::check_indexed(plan, toolbox, allowed, true, None).map(|(preview, ..)| preview)
+    }
+
+    /// [`check`](Self::check), and also that the plan gives a `T`: its type
+    /// (what [`check`](super::check()) gives) is compared with `T`'s schema
+    /// (`returns`, [`Returns::of::<T>()`](Returns::of)) before anything runs, and a plan that would give
+    /// another type is refused with a [`PlanError::TypeErrors`] of kind
+    /// [`TypeErrorKind::Returns`](super::check::TypeErrorKind::Returns),
+    /// saying what it gives and what is needed. What a task that needs a
+    /// Rust value asks of a plan a model wrote; [`Interpreter::run_as`](super::Interpreter::run_as)
+    /// checks this and reads the value into `T`.
+    ///
+    /// ```
+    /// use typed_tools::effect::EffectSet;
+    /// use typed_tools::plan::{Plan, PlanError, Preview};
+    /// use typed_tools::plan::check::Returns;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct RestockReport { items: Vec<i64>, total_cost: f64 }
+    ///
+    /// /// The items low on stock.
+    /// #[tool(effects = Read)]
+    /// fn low_stock() -> Vec<String> { vec!["tea".into()] }
+    ///
+    /// let toolbox = Toolbox::builder().tool(LowStock).build().unwrap();
+    /// let names = Plan::parse("match exec tool low_stock {} { Ok(names) => names, Err(e) => [] }").unwrap();
+    /// let report = Returns::of::<RestockReport>();
+    /// let Err(PlanError::TypeErrors(errors)) = Preview::check_returns(&names, &toolbox, EffectSet::ALL, &report)
+    /// else { panic!() };
+    /// assert_eq!(errors[0].to_string(), "the plan's value: the plan gives [String]; the task needs a \
+    ///     RestockReport: {items: [Int], total_cost: Float}; make the plan's value a RestockReport in every branch");
+    ///
+    /// let plan = Plan::parse("{items = [2, 3], total_cost = 62.5}").unwrap();
+    /// assert!(Preview::check_returns(&plan, &toolbox, EffectSet::ALL, &report).is_ok());
+    /// ```
+    pub fn check_returns<A: Effects, C: ToolboxContext>(
+        plan: &Plan,
+        toolbox: &Toolbox<A, C>,
+        allowed: EffectSet,
+        returns: &Returns,
+    ) -> Result<Preview, PlanError> {
+        Preview::check_indexed(plan, toolbox, allowed, true, Some(returns))
+            .map(|(preview, ..)| preview)
     }
 
     /// [`check`](Self::check), also giving what the interpreter reads of
@@ -200,12 +243,14 @@ impl Preview {
     /// watch what the interpreter's own run-time checks do.
     ///
     /// With the type check, each tool's output type comes too (see
-    /// [`Outputs`]); without it, none.
+    /// [`Outputs`]); without it, none. With `returns`, the plan's type is
+    /// also held to it ([`Returns::check`]), after the type check.
     pub(crate) fn check_indexed<'p, A: Effects, C: ToolboxContext>(
         plan: &'p Plan,
         toolbox: &Toolbox<A, C>,
         allowed: EffectSet,
         types: bool,
+        returns: Option<&Returns>,
     ) -> Result<(Preview, Index, Outputs<'p>), PlanError> {
         // One walk: the depth check, the tools in order of appearance, those
         // used as functions (`call`), the first tool call inside a pure
@@ -294,7 +339,13 @@ impl Preview {
             });
         }
         let outputs = if types {
-            super::check::check_within_depth(plan, &tools, toolbox)?.1
+            let (ty, outputs) = super::check::check_within_depth(plan, &tools, toolbox)?;
+            if let Some(returns) = returns {
+                returns
+                    .check(&ty)
+                    .map_err(|error| PlanError::TypeErrors(vec![error]))?;
+            }
+            outputs
         } else {
             Outputs::default()
         };

@@ -39,9 +39,10 @@ use crate::effect::{self, Effects};
 use crate::tool::Tool;
 use crate::toolbox::{Toolbox, ToolboxContext};
 
+use super::check::{Returns, Ty};
 use super::ir::BinaryOp;
 use super::json::SUBMIT_TOOL;
-use super::text::KEYWORDS;
+use super::text::{FieldName, KEYWORDS};
 
 /// The language tag of the fenced block a plan is written in.
 pub const FENCE: &str = "lambda-tool";
@@ -64,6 +65,7 @@ pub struct PlanPrompt {
     catalog: String,
     submit_tool: bool,
     list_tools: bool,
+    returns: Option<Returns>,
 }
 
 impl PlanPrompt {
@@ -74,6 +76,7 @@ impl PlanPrompt {
             catalog: toolbox.catalog(CatalogFormat::Text).to_string(),
             submit_tool: false,
             list_tools: true,
+            returns: None,
         }
     }
 
@@ -99,6 +102,28 @@ impl PlanPrompt {
     /// plan's JSON form: the prompt then says it may.
     pub fn submit_tool(mut self, offered: bool) -> PlanPrompt {
         self.submit_tool = offered;
+        self
+    }
+
+    /// Says the type the plan's value must have, which the check holds it
+    /// to ([`Author::returning`](super::Author::returning) sets it).
+    ///
+    /// ```
+    /// use typed_tools::plan::PlanPrompt;
+    /// use typed_tools::plan::check::Returns;
+    /// use typed_tools::plan::prompt::example_toolbox;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct RestockReport { items: Vec<i64>, total_cost: f64 }
+    ///
+    /// let toolbox = example_toolbox();
+    /// let prompt = PlanPrompt::new(&toolbox).returns(Returns::of::<RestockReport>()).to_string();
+    /// assert!(prompt.contains("The plan's value must be a RestockReport: {items: [Int], total_cost: Float}. \
+    ///     Every branch that gives it, an `Err` branch too, gives that type, or the plan is refused: \
+    ///     a record, `{items = ..., total_cost = ...}`."));
+    /// ```
+    pub fn returns(mut self, returns: Returns) -> PlanPrompt {
+        self.returns = Some(returns);
         self
     }
 }
@@ -235,6 +260,8 @@ impl fmt::Display for PlanPrompt {
              - In `Err(e)`, `e` is a record {tool: String, kind: String, message: String}: the \
              tool's name; `\"execution\"` when the tool failed, `\"refused\"` when the call was not \
              approved, `\"deserialization\"` when its arguments did not fit; and what went wrong.\n\
+             - Both branches of a `match` (or an `if`) give one type: if `Ok` gives a String, `Err` \
+             gives a String too (`e.message`); `()` in one branch for no value makes it `T?`.\n\
              - Arguments are a record of the tool's parameters: give each required one, with its \
              type. Read only fields that an output's type lists.\n\
              - Test a value of type `T?` before using it: `if x == () then ... else ...`.\n\
@@ -252,6 +279,24 @@ impl fmt::Display for PlanPrompt {
                 f,
                 "or call the tool `{SUBMIT_TOOL}` with the same plan in its JSON form."
             )?;
+        }
+        if let Some(returns) = &self.returns {
+            write!(
+                f,
+                "The plan's value must be {returns}. Every branch that gives it, an `Err` branch \
+                 too, gives that type, or the plan is refused"
+            )?;
+            match returns.ty() {
+                Ty::Record(record) => {
+                    let fields: Vec<String> = record
+                        .fields
+                        .iter()
+                        .map(|field| format!("{} = ...", FieldName(&field.name)))
+                        .collect();
+                    writeln!(f, ": a record, `{{{}}}`.", fields.join(", "))?;
+                }
+                _ => writeln!(f, ".")?,
+            }
         }
 
         f.write_str(

@@ -72,6 +72,11 @@
 //! tool, a plain value (see [`Expr::Call`]). A lambda is only ever the callback of a combinator. Nesting
 //! is bounded by [`MAX_DEPTH`](super::MAX_DEPTH).
 //!
+//! The typing rules are the checker's ([`check`](mod@super::check)); among
+//! them, the two branches of a `match` or an `if` give one type (`Ok(a) =>
+//! a.email, Err(e) => e.message`, not `Err(e) => e`), as a list's elements
+//! do, and branches of two types are refused with what to write.
+//!
 //! An argument (of `map`, `filter`, `fold`, `traverse`, `exec`, `call`,
 //! `not`) is a `postfix`: one atom and its fields. A `map`, `filter`,
 //! `fold`, `call`, `not`, `let` or `if` there is written in parentheses, and

@@ -87,6 +87,7 @@ use std::ops::{Add, Div, Mul, Rem, Sub};
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::effect::{Effects, Pure, SubsetOf, Union};
@@ -901,7 +902,6 @@ pub fn exec_with<T: Tool, E: Effects>(input: TypedExpr<T::Input, E>) -> Exec<T, 
 ///
 /// ```
 /// # futures::executor::block_on(async {
-/// use typed_tools::plan::Value;
 /// use typed_tools::plan::typed::{lit, TypedPlan};
 /// use typed_tools::{exec, field, on, tool, Toolbox};
 ///
@@ -918,7 +918,7 @@ pub fn exec_with<T: Tool, E: Effects>(input: TypedExpr<T::Input, E>) -> Exec<T, 
 /// ));
 /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
 /// let run = plan.run(&toolbox).await.unwrap();
-/// assert_eq!(run.outcome, Ok(Value::String("execution: tool `get_note` failed: there is no note 7".into())));
+/// assert_eq!(run.outcome.unwrap(), "execution: tool `get_note` failed: there is no note 7");
 /// # });
 /// ```
 #[derive(Clone, Debug)]
@@ -1078,12 +1078,12 @@ impl<T, E: Effects> Traversal<T, E> {
 
 /// A plan built with this module: its value has type `T` (`&'static str`
 /// for a text literal, which stands wherever a `String` does) and its tool
-/// calls have effects `E`.
+/// calls have effects `E`. [`run`](Self::run) gives a [`Run<T>`]: the
+/// plan's value read into `T` by the library.
 ///
 /// ```
 /// # futures::executor::block_on(async {
 /// use typed_tools::effect::Read;
-/// use typed_tools::plan::Value;
 /// use typed_tools::plan::typed::{lit, TypedPlan};
 /// use typed_tools::{exec, field, on, tool, Toolbox};
 ///
@@ -1101,7 +1101,7 @@ impl<T, E: Effects> Traversal<T, E> {
 /// .allowing::<Read>();
 /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
 /// let run = plan.run(&toolbox).await.unwrap();
-/// assert_eq!(run.outcome, Ok(Value::String("note 7".into())));
+/// assert_eq!(run.outcome, Ok("note 7".to_owned()));
 /// # });
 /// ```
 #[derive(Clone, Debug)]
@@ -1174,8 +1174,43 @@ impl<T, E: Effects> TypedPlan<T, E> {
         &self.plan
     }
 
-    /// Runs the plan with the [`Interpreter`] against a
-    /// toolbox whose allowed effects `A` include the plan's, checked by rustc.
+    /// The same plan, its value taken as a `U` where a `T` stands for one
+    /// ([`ValueOf`]: text for text, an array for a `Vec`): for a plan whose
+    /// value is a text literal (`&'static str`, which cannot be read into),
+    /// `.returning::<String>()` runs to a `String`.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::plan::typed::{lit, TypedPlan};
+    /// use typed_tools::Toolbox;
+    ///
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// let plan = TypedPlan::new(lit("nothing to do")).returning::<String>();
+    /// assert_eq!(plan.run(&toolbox).await.unwrap().outcome, Ok("nothing to do".to_owned()));
+    /// let plan = TypedPlan::new(lit(["a", "b"])).returning::<Vec<String>>();
+    /// assert_eq!(plan.run(&toolbox).await.unwrap().outcome.unwrap(), ["a", "b"]);
+    /// # });
+    /// ```
+    pub fn returning<U>(self) -> TypedPlan<U, E>
+    where
+        TypedExpr<T, E>: ValueOf<U>,
+    {
+        TypedPlan {
+            plan: self.plan,
+            _t: PhantomData,
+        }
+    }
+
+    /// Runs the plan with the [`Interpreter`] against a toolbox whose
+    /// allowed effects `A` include the plan's, checked by rustc, and reads
+    /// its value into `T` ([`Interpreter::run_as`]): the run's outcome is a
+    /// `T`, or the run-time error that stopped the plan, or
+    /// [`RunError::OutcomeType`](super::RunError::OutcomeType) when the value
+    /// does not fit `T` after all (a number past a `u8`'s range; the value
+    /// as it came is in the error). `T` is [`Outcome`]: `Deserialize` (owning
+    /// its data) and `JsonSchema`; for a plan whose value is a text literal,
+    /// see [`returning`](Self::returning). The untyped run is
+    /// [`Interpreter::run`] of [`plan`](Self::plan).
     ///
     /// The future is boxed, not an `async fn`'s: that one would carry the
     /// `E: SubsetOf<A>` bound into its type, and a plan outside `A` would be
@@ -1185,7 +1220,7 @@ impl<T, E: Effects> TypedPlan<T, E> {
     /// ```
     /// # futures::executor::block_on(async {
     /// use typed_tools::effect::EffectSet;
-    /// use typed_tools::plan::{PlanError, Value};
+    /// use typed_tools::plan::PlanError;
     /// use typed_tools::plan::typed::{lit, TypedPlan};
     /// use typed_tools::{exec, on, tool, Toolbox};
     ///
@@ -1195,7 +1230,9 @@ impl<T, E: Effects> TypedPlan<T, E> {
     ///
     /// let toolbox = Toolbox::builder().tool(DeleteNote).build().unwrap();
     /// let plan = TypedPlan::new(on!(exec!(DeleteNote { id: lit(3) }), Ok(gone) => gone, Err(e) => lit(false)));
-    /// assert_eq!(plan.run(&toolbox).await.unwrap().outcome, Ok(Value::Bool(true)));
+    /// let run = plan.run(&toolbox).await.unwrap();
+    /// assert_eq!(run.outcome, Ok(true));
+    /// assert_eq!(run.trace.len(), 1);
     /// // A restricted view is checked when the plan runs, and refuses it.
     /// let refused = plan.run(&toolbox.restrict(EffectSet::READ)).await.unwrap_err();
     /// assert!(matches!(refused, PlanError::EffectViolation { .. }));
@@ -1207,12 +1244,13 @@ impl<T, E: Effects> TypedPlan<T, E> {
     pub fn run<'a, A: Effects, C: ToolboxContext>(
         &'a self,
         toolbox: &'a Toolbox<A, C>,
-    ) -> BoxFuture<'a, Result<Run, PlanError>>
+    ) -> BoxFuture<'a, Result<Run<T>, PlanError>>
     where
         E: SubsetOf<A>,
+        T: Outcome,
         C::Value: PlanWithoutContext,
     {
-        async move { Interpreter::new(toolbox).run(&self.plan).await }.boxed()
+        async move { Interpreter::new(toolbox).run_as::<T>(&self.plan).await }.boxed()
     }
 
     /// [`run`](Self::run), each call lent `context`, of the type the
@@ -1220,7 +1258,6 @@ impl<T, E: Effects> TypedPlan<T, E> {
     ///
     /// ```
     /// # futures::executor::block_on(async {
-    /// use typed_tools::plan::Value;
     /// use typed_tools::plan::typed::{lit, TypedPlan};
     /// use typed_tools::{exec, on, tool, Toolbox};
     ///
@@ -1234,20 +1271,56 @@ impl<T, E: Effects> TypedPlan<T, E> {
     /// let toolbox = Toolbox::builder().context::<Caller>().tool(Sign).build().unwrap();
     /// let plan = TypedPlan::new(on!(exec!(Sign { text: lit("hi") }), Ok(signed) => signed, Err(e) => lit("")));
     /// let run = plan.run_in(&toolbox, &Caller { name: "ana".into() }).await.unwrap();
-    /// assert_eq!(run.outcome, Ok(Value::String("hi -- ana".into())));
+    /// assert_eq!(run.outcome, Ok("hi -- ana".to_owned()));
     /// # });
     /// ```
     pub fn run_in<'a, A: Effects, C: Takes<X>, X: Sync>(
         &'a self,
         toolbox: &'a Toolbox<A, C>,
         context: &'a X,
-    ) -> BoxFuture<'a, Result<Run, PlanError>>
+    ) -> BoxFuture<'a, Result<Run<T>, PlanError>>
     where
         E: SubsetOf<A>,
+        T: Outcome,
     {
-        async move { Interpreter::new(toolbox).run_in(context, &self.plan).await }.boxed()
+        async move {
+            Interpreter::new(toolbox)
+                .run_as_in::<T, X>(context, &self.plan)
+                .await
+        }
+        .boxed()
     }
 }
+
+/// A Rust type a plan's value is read into when the plan runs
+/// ([`TypedPlan::run`]): `serde::Deserialize`, owning its data (a `String`,
+/// not a `&str`), and `schemars::JsonSchema`, whose schema the plan's type
+/// is checked against before it runs. A tool's output type that derives
+/// only `Serialize` needs `Deserialize` too, to be a plan's value.
+///
+/// A plan whose value is a text literal has type `&'static str`, which is
+/// not one (rustc says "implementation of `Deserialize` is not general
+/// enough"): write [`.returning::<String>()`](TypedPlan::returning).
+///
+/// ```compile_fail
+/// # futures::executor::block_on(async {
+/// use typed_tools::plan::typed::{lit, TypedPlan};
+/// use typed_tools::Toolbox;
+///
+/// let toolbox = Toolbox::builder().build().unwrap();
+/// // error: implementation of `Deserialize` is not general enough
+/// let run = TypedPlan::new(lit("done")).run(&toolbox).await;
+/// # });
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "a plan whose value is of type `{Self}` cannot be run to a Rust value: its value is read into `{Self}`, which must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    label = "the plan's value is read into `{Self}`",
+    note = "derive both on the type, `#[derive(serde::Deserialize, schemars::JsonSchema)]` (a tool's output type derives `Serialize`; add `Deserialize`), or run the plan untyped: `Interpreter::run(plan.plan())`"
+)]
+pub trait Outcome: DeserializeOwned + JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema> Outcome for T {}
 
 impl<T, E: Effects> From<TypedPlan<T, E>> for Plan {
     fn from(plan: TypedPlan<T, E>) -> Plan {

@@ -159,7 +159,7 @@
 //!   (`"a ", (b": 1`). A key whose text ends in a colon, whose
 //!   closing quote is followed by no `: value` (or by a colon and a string
 //!   that runs to the end of the text, or a word and a quote:
-//!   `{"a-:":NkN "}`) but opens a string that
+//!   `{"a-:":NkN "}`, also as an array's first item: `{"ea-:":[aN "}`) but opens a string that
 //!   closes as a value (`{"port:: "80"}`), may lack its closing quote
 //!   instead: refused. An unquoted key that stops at a colon, where the
 //!   text runs on over it to a quote, a colon and a value (`{/:":"a" }`),

@@ -1098,7 +1098,7 @@ impl Parser<'_> {
     /// bare text that a quote ends (`: b"`, lacking its opening one; `: b
     /// "}`), nor a string that runs to the end of the text (`: "}`, whose quote
     /// may be stray). An array or object is a value, whatever quote it
-    /// holds (`: {"`).
+    /// holds (`: {"`), unless its first item is such bare text (`: [b "`).
     fn member_follows(&self, i: usize) -> bool {
         let colon = self.skip_blank_and_comments(i);
         if !matches!(self.src.get(colon), Some(b':' | b'=')) || colon >= self.end {
@@ -1111,14 +1111,22 @@ impl Parser<'_> {
         if let Some((quote, len)) = self.quote_at(value) {
             return self.string_end(quote, value + len).is_some();
         }
+        let mut bare = value;
         if matches!(self.src[value], b'{' | b'[') {
-            return true;
+            // An array or object is a value, unless its first item is bare
+            // text that a quote ends: `{"ea-:":[aN "}` is `{"ea":":[aN "}`
+            // with the key's closing quote replaced.
+            let first = self.skip_blank_and_comments(value + 1);
+            if first >= self.end || !self.src[first].is_ascii_alphabetic() {
+                return true;
+            }
+            bare = first;
         }
         // Bare text to the end of the member: a quote that ends it is no
         // member's end (`{"a-:":NkN "}`, `{"a-:":Nk N"}`: `{"a":":Nk N"}`
         // with the key's closing quote replaced).
         // (Within the window, so that the look is bounded.)
-        let window = &self.src[value..self.end.min(value + WINDOW)];
+        let window = &self.src[bare..self.end.min(bare + WINDOW)];
         window
             .iter()
             .find(|&&b| matches!(b, b',' | b'}' | b']' | b'"' | b'\n' | b'\r'))

@@ -56,10 +56,10 @@ pub(super) fn bounded(ty: Ty) -> Ty {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Ty {
-    /// Not known: any value may be here (a schema λ-Tool cannot express, or
-    /// branches of different types). It can be returned, compared with `==`
-    /// and passed to a tool's `exec`, which checks it; no operation that
-    /// needs one kind of value takes it.
+    /// Not known: any value may be here (a schema λ-Tool cannot express).
+    /// It can be returned, compared with `==` and passed to a tool's
+    /// `exec`, which checks it; no operation that needs one kind of value
+    /// takes it.
     Any,
     /// No value at all: the elements of `[]`. What is done to one never
     /// runs, so nothing about it is refused, and it joins any type.
@@ -292,6 +292,35 @@ pub(super) fn lost(a: &Ty, b: &Ty, joined: &Ty) -> bool {
     unknowns(joined) > unknowns(a) + unknowns(b)
 }
 
+/// Whether [`join`] of `a` and `b` makes a part unknown ([`Ty::Any`])
+/// that neither side left unknown: two kinds of value where no type covers
+/// both (Int and String, a record and a String, Int and Float), found
+/// anywhere inside them. What a `match` or an `if` refuses of its branches.
+/// Follows `join` case by case, so that it counts what [`lost`] cannot: a
+/// part made unknown beside one that was unknown on both sides already.
+pub(super) fn loses(a: &Ty, b: &Ty) -> bool {
+    if a == b {
+        return false;
+    }
+    match (a, b) {
+        (Ty::Nothing | Ty::Any | Ty::Unit, _) | (_, Ty::Nothing | Ty::Any | Ty::Unit) => false,
+        (Ty::Nullable(x), Ty::Nullable(y)) => loses(x, y),
+        (Ty::Nullable(x), other) | (other, Ty::Nullable(x)) => loses(x, other),
+        (Ty::List(x), Ty::List(y)) => loses(x, y),
+        (Ty::Record(x), Ty::Record(y)) => {
+            // A field one side lacks is `Any` when that side is open.
+            let alone = |f: &FieldTy, other: &RecordTy| {
+                other.field(&f.name).is_none() && other.open && f.ty != Ty::Any
+            };
+            x.fields.iter().any(|f| match y.field(&f.name) {
+                Some(g) => loses(&f.ty, &g.ty),
+                None => alone(f, y),
+            }) || y.fields.iter().any(|g| alone(g, x))
+        }
+        _ => true,
+    }
+}
+
 /// Whether `outer` holds a value of type `inner` one level down: `[acc]`,
 /// `{a = acc}`, a type that grows at every step of a `fold`.
 pub(super) fn holds(outer: &Ty, inner: &Ty) -> bool {
@@ -305,7 +334,7 @@ pub(super) fn holds(outer: &Ty, inner: &Ty) -> bool {
 /// What to add to "found T" when `T` is not one kind of value for sure.
 pub(super) fn unsure(ty: &Ty) -> &'static str {
     match ty {
-        Ty::Any => "; its type is not known here (a tool output its schema does not describe, or branches of different types), so it cannot be used as one kind of value: pass it whole to a tool, or make both branches give one type",
+        Ty::Any => "; its type is not known here (a tool output its schema does not describe), so it cannot be used as one kind of value: return it as it is, or pass it whole to a tool",
         Ty::Nullable(_) => "; it may be `()`: bind it with `let` and test it first, `if x == () then ... else ...`, where the `else` branch has the value",
         _ => "",
     }
@@ -475,6 +504,19 @@ pub(super) fn fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>)
 /// break (`Any`, an `Option` where a value is due, a field that may be
 /// absent). For `call`, whose failure stops the plan: it must surely fit.
 pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<Misfit>) {
+    surely(actual, expected, path, false, out);
+}
+
+/// Every way a plan's value of type `actual` may fail to be read into a Rust
+/// type read as `expected` ([`Returns`](super::Returns)): as [`surely_fit`],
+/// but a part whose type is not known ([`Ty::Any`], what schemas cannot
+/// say) is left to the reading after the run, which holds it to the type;
+/// refusing it would leave a model no plan to write.
+pub(super) fn gives(actual: &Ty, expected: &Ty, out: &mut Vec<Misfit>) {
+    surely(actual, expected, "", true, out);
+}
+
+fn surely(actual: &Ty, expected: &Ty, path: &str, any_fits: bool, out: &mut Vec<Misfit>) {
     let mismatch = |out: &mut Vec<Misfit>| {
         out.push(Misfit::Mismatch {
             path: path.to_owned(),
@@ -484,10 +526,11 @@ pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<M
     };
     match (actual, expected) {
         (Ty::Nothing, _) | (_, Ty::Any) | (Ty::Int, Ty::Float) | (Ty::Unit, Ty::Nullable(_)) => {}
-        (Ty::Nullable(a), Ty::Nullable(b)) => surely_fit(a, b, path, out),
+        (Ty::Nullable(a), Ty::Nullable(b)) => surely(a, b, path, any_fits, out),
+        (Ty::Any, _) if any_fits => {}
         (Ty::Nullable(_) | Ty::Any, _) => mismatch(out),
-        (_, Ty::Nullable(of)) => surely_fit(actual, of, path, out),
-        (Ty::List(a), Ty::List(b)) => surely_fit(a, b, &format!("{path}[]"), out),
+        (_, Ty::Nullable(of)) => surely(actual, of, path, any_fits, out),
+        (Ty::List(a), Ty::List(b)) => surely(a, b, &format!("{path}[]"), any_fits, out),
         (Ty::Record(a), Ty::Record(b)) => {
             for f in &a.fields {
                 if !b.open && b.field(&f.name).is_none() {
@@ -500,7 +543,7 @@ pub(super) fn surely_fit(actual: &Ty, expected: &Ty, path: &str, out: &mut Vec<M
             for g in &b.fields {
                 match a.field(&g.name) {
                     Some(f) if f.required || !g.required => {
-                        surely_fit(&f.ty, &g.ty, &join_path(path, &g.name), out)
+                        surely(&f.ty, &g.ty, &join_path(path, &g.name), any_fits, out)
                     }
                     None if !g.required => {}
                     _ => out.push(Misfit::Missing {
