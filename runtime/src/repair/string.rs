@@ -1098,7 +1098,8 @@ impl Parser<'_> {
     /// bare text that a quote ends (`: b"`, lacking its opening one; `: b
     /// "}`), nor a string that runs to the end of the text (`: "}`, whose quote
     /// may be stray). An array or object is a value, whatever quote it
-    /// holds (`: {"`), unless its first item is such bare text (`: [b "`).
+    /// holds (`: {"`), unless its first item is such bare text (`: [b "`);
+    /// a comma or closing bracket is no value (`: ,`).
     fn member_follows(&self, i: usize) -> bool {
         let colon = self.skip_blank_and_comments(i);
         if !matches!(self.src.get(colon), Some(b':' | b'=')) || colon >= self.end {
@@ -1111,13 +1112,25 @@ impl Parser<'_> {
         if let Some((quote, len)) = self.quote_at(value) {
             return self.string_end(quote, value + len).is_some();
         }
+        // No value: `{"a :":,"}` is `{"a":":,"}` with the key's closing
+        // quote replaced.
+        if matches!(self.src[value], b',' | b'}' | b']') {
+            return false;
+        }
         let mut bare = value;
         if matches!(self.src[value], b'{' | b'[') {
             // An array or object is a value, unless its first item is bare
-            // text that a quote ends: `{"ea-:":[aN "}` is `{"ea":":[aN "}`
-            // with the key's closing quote replaced.
+            // text that a quote ends: `{"ea-:":[aN "}` and `{"ea-:":[% a"}`
+            // are `{"ea":":[aN "}` and `{"ea":":[% a"}` with the key's
+            // closing quote replaced.
             let first = self.skip_blank_and_comments(value + 1);
-            if first >= self.end || !self.src[first].is_ascii_alphabetic() {
+            if first >= self.end
+                || self.quote_at(first).is_some()
+                || matches!(
+                    self.src[first],
+                    b'{' | b'[' | b'}' | b']' | b'-' | b'0'..=b'9'
+                )
+            {
                 return true;
             }
             bare = first;
