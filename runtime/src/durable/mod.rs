@@ -76,12 +76,16 @@ use session::{Session, State};
 mod journal;
 pub mod record;
 mod session;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 
 pub use journal::{Journal, JournalError, MemoryJournal};
 pub use record::{
     schema_stamp, Input, Record, RecordedError, RecordedResult, Resolution, ToolStamp,
     FORMAT_VERSION,
 };
+#[cfg(feature = "sqlite")]
+pub use sqlite::{SqliteJournal, Synchronous};
 
 /// The longest run id accepted, in bytes.
 ///
