@@ -74,12 +74,16 @@ use crate::toolbox::{ToolOutput, Toolbox};
 use session::{Session, State};
 
 mod journal;
+#[cfg(feature = "postgres")]
+mod postgres;
 pub mod record;
 mod session;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
 pub use journal::{Journal, JournalError, MemoryJournal};
+#[cfg(feature = "postgres")]
+pub use postgres::{Lease, PostgresJournal, RunStatus};
 pub use record::{
     schema_stamp, Input, Record, RecordedError, RecordedResult, Resolution, ToolStamp,
     FORMAT_VERSION,
