@@ -29,6 +29,8 @@ use serde_json::{json, Value as Json};
 use typed_tools::durable::{
     Durable, DurableError, Journal, JournalError, Record, Resolution, SqliteJournal,
 };
+
+mod durable_support;
 use typed_tools::effect::EffectSet;
 use typed_tools::plan::{Interpreter, Plan};
 use typed_tools::{DynamicTool, Toolbox};
@@ -36,7 +38,8 @@ use typed_tools::{DynamicTool, Toolbox};
 const CHILD: &str = "TT_DURABLE_CHILD";
 /// Set (to anything) for a child that stops at each kill point.
 const PAUSE: &str = "TT_DURABLE_PAUSE";
-const RUN: &str = "crash-run";
+/// The database URL, in a child whose journal is in Postgres.
+const PG: &str = "TT_DURABLE_PG";
 
 const PLAN: &str = r#"match traverse (fn i => exec tool read {n = i}) [1, 2, 3, 4, 5] {
   Ok(xs) => match traverse (fn x => exec tool charge {n = x}) xs {
@@ -61,7 +64,7 @@ fn point(pause: bool, marker: &str) {
 
 /// The child's journal: SQLite, with a kill point after each kept record.
 struct Pausing {
-    inner: SqliteJournal,
+    inner: Box<dyn Journal>,
     pause: bool,
 }
 
@@ -146,12 +149,12 @@ fn child() {
     let toolbox = toolbox(&dir);
     let interpreter = Interpreter::new(&toolbox);
     let journal = Pausing {
-        inner: SqliteJournal::open(dir.join("runs.db")).unwrap(),
+        inner: open(&dir, std::env::var(PG).ok().as_deref()),
         pause,
     };
     let durable = Durable::new(journal);
     let plan = Plan::parse(PLAN).unwrap();
-    match block_on(durable.run_plan(&interpreter, RUN, &plan)) {
+    match block_on(durable.run_plan(&interpreter, &run_id(&dir), &plan)) {
         Ok(done) => {
             let trace: Vec<String> = done
                 .run
@@ -172,6 +175,23 @@ fn child() {
     }
 }
 
+/// The run's journal: the SQLite file in `dir`, or the Postgres database
+/// at `pg`.
+fn open(dir: &Path, pg: Option<&str>) -> Box<dyn Journal> {
+    match pg {
+        #[cfg(feature = "postgres")]
+        Some(url) => {
+            Box::new(block_on(typed_tools::durable::PostgresJournal::connect(url)).unwrap())
+        }
+        _ => Box::new(SqliteJournal::open(dir.join("runs.db")).unwrap()),
+    }
+}
+
+/// The run's id: its directory's name, one per kill point.
+fn run_id(dir: &Path) -> String {
+    dir.file_name().unwrap().to_string_lossy().into_owned()
+}
+
 /// A child process of this test binary.
 struct Running {
     child: Child,
@@ -179,7 +199,7 @@ struct Running {
     lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
 }
 
-fn spawn(dir: &Path, pause: bool) -> Running {
+fn spawn(dir: &Path, pg: Option<&str>, pause: bool) -> Running {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args(["child", "--exact", "--nocapture", "--test-threads=1"])
@@ -187,6 +207,10 @@ fn spawn(dir: &Path, pause: bool) -> Running {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
+    match pg {
+        Some(url) => command.env(PG, url),
+        None => command.env_remove(PG),
+    };
     if pause {
         command.env(PAUSE, "1");
     } else {
@@ -216,8 +240,8 @@ fn next_marker(running: &mut Running) -> Option<String> {
 
 /// Runs a child without pauses to its end: its last marker (RESULT,
 /// INDOUBT or ERROR).
-fn run_to_end(dir: &Path) -> String {
-    let mut running = spawn(dir, false);
+fn run_to_end(dir: &Path, pg: Option<&str>) -> String {
+    let mut running = spawn(dir, pg, false);
     let mut last = String::new();
     while let Some(marker) = next_marker(&mut running) {
         last = marker;
@@ -229,8 +253,8 @@ fn run_to_end(dir: &Path) -> String {
 
 /// Runs a pausing child and kills it with SIGKILL at kill point `k` (from
 /// 1). Returns the marker it was killed at, or `None` if it finished first.
-fn kill_at(dir: &Path, k: usize) -> Option<String> {
-    let mut running = spawn(dir, true);
+fn kill_at(dir: &Path, pg: Option<&str>, k: usize) -> Option<String> {
+    let mut running = spawn(dir, pg, true);
     let mut seen = 0;
     while let Some(marker) = next_marker(&mut running) {
         if marker.starts_with("RESULT") || marker.starts_with("INDOUBT") {
@@ -272,6 +296,20 @@ fn leaves_a_charge_in_doubt(marker: &str) -> bool {
 
 #[test]
 fn a_run_killed_at_every_kill_point_resumes_without_repeating_a_write() {
+    kill_at_every_point(None, "sqlite");
+}
+
+#[cfg(feature = "postgres")]
+#[test]
+fn a_run_in_postgres_killed_at_every_kill_point_resumes_without_repeating_a_write() {
+    let Some(url) = durable_support::pg::database("crash") else {
+        return;
+    };
+    kill_at_every_point(Some(&url), "postgres");
+}
+
+/// The harness, over SQLite (`pg` is `None`) or the Postgres database at `pg`.
+fn kill_at_every_point(pg: Option<&str>, store: &str) {
     // A child that never reaches its next kill point would hang the test
     // for ever: end this process instead (its children then read the end
     // of their input, run on and exit).
@@ -280,13 +318,14 @@ fn a_run_killed_at_every_kill_point_resumes_without_repeating_a_write() {
         eprintln!("the crash test did not finish in 10 minutes: a child is stuck");
         std::process::exit(1);
     });
-    let root = std::env::temp_dir().join(format!("typed-tools-crash-{}", std::process::id()));
+    let root =
+        std::env::temp_dir().join(format!("typed-tools-crash-{store}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
 
     // The uninterrupted run, and how many kill points it has.
     let baseline_dir = root.join("baseline");
     std::fs::create_dir_all(&baseline_dir).unwrap();
-    let mut running = spawn(&baseline_dir, true);
+    let mut running = spawn(&baseline_dir, pg, true);
     let mut points = 0;
     let mut baseline = String::new();
     while let Some(marker) = next_marker(&mut running) {
@@ -308,11 +347,11 @@ fn a_run_killed_at_every_kill_point_resumes_without_repeating_a_write() {
     for k in 1..=points {
         let dir = root.join(format!("kill-{k}"));
         std::fs::create_dir_all(&dir).unwrap();
-        let marker = kill_at(&dir, k).expect("the child reached the kill point");
+        let marker = kill_at(&dir, pg, k).expect("the child reached the kill point");
         let when = format!("after a kill at point {k} ({marker})");
         charges_at_most_once(&dir, &when);
 
-        let mut end = run_to_end(&dir);
+        let mut end = run_to_end(&dir, pg);
         charges_at_most_once(&dir, &when);
         if leaves_a_charge_in_doubt(&marker) {
             let doubt = end
@@ -330,10 +369,10 @@ fn a_run_killed_at_every_kill_point_resumes_without_repeating_a_write() {
             } else {
                 Resolution::Retry
             };
-            let durable = Durable::new(SqliteJournal::open(dir.join("runs.db")).unwrap());
-            block_on(durable.resolve(RUN, resolution)).unwrap();
+            let durable = Durable::new(open(&dir, pg));
+            block_on(durable.resolve(&run_id(&dir), resolution)).unwrap();
             drop(durable);
-            end = run_to_end(&dir);
+            end = run_to_end(&dir, pg);
         }
         assert!(
             end.starts_with("RESULT"),

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use durable_support::pg::{admin, database};
 use durable_support::{expected, plan, toolbox, World};
 use futures::executor::block_on;
 use serde_json::{json, Value as Json};
@@ -29,63 +30,6 @@ use typed_tools::plan::{Interpreter, Plan};
 use typed_tools::{DynamicTool, Toolbox};
 
 const WORKER: &str = "TT_FLEET_WORKER";
-
-/// The server's URL, or `None` (after printing why) when none can start.
-fn server() -> Option<String> {
-    if let Ok(url) = std::env::var("TYPED_TOOLS_PG_URL") {
-        return Some(url);
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/postgres/start.sh");
-    let output = Command::new("bash").arg(&script).output();
-    match output {
-        Ok(output) if output.status.success() => {
-            let text = String::from_utf8_lossy(&output.stdout);
-            let url = text
-                .lines()
-                .find_map(|l| l.strip_prefix("export TYPED_TOOLS_PG_URL="))
-                .map(str::to_owned);
-            if url.is_none() {
-                eprintln!("SKIPPED: {} printed no URL: {text}", script.display());
-            }
-            url
-        }
-        Ok(output) => {
-            eprintln!(
-                "SKIPPED: no Postgres server could be started: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            None
-        }
-        Err(error) => {
-            eprintln!("SKIPPED: cannot run {}: {error}", script.display());
-            None
-        }
-    }
-}
-
-/// A fresh database on the server, for one test: its URL.
-fn database(name: &str) -> Option<String> {
-    let url = server()?;
-    let db = format!("tt_{name}_{}", std::process::id());
-    admin(&url, &format!("DROP DATABASE IF EXISTS {db}"));
-    admin(&url, &format!("CREATE DATABASE {db}"));
-    let base = url.rsplit_once('/').map_or(url.as_str(), |(base, _)| base);
-    Some(format!("{base}/{db}"))
-}
-
-/// Runs one SQL statement on the database at `url`.
-fn admin(url: &str, sql: &str) {
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(async {
-        let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
-            .await
-            .unwrap();
-        let driver = tokio::spawn(connection);
-        client.batch_execute(sql).await.unwrap();
-        drop(client);
-        let _ = driver.await;
-    });
-}
 
 #[test]
 fn a_run_in_postgres_is_resumed_by_a_new_connection() {

@@ -5,6 +5,8 @@
 // Each test crate uses a part of this module.
 #![allow(dead_code)]
 
+pub(crate) mod pg;
+
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
