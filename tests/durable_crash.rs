@@ -117,7 +117,8 @@ fn tool(name: &'static str, effects: EffectSet, idempotent: bool, dir: &Path) ->
                         .append(true)
                         .open(&*log)
                         .map_err(|e| e.to_string())?;
-                    writeln!(file, "{name} {n}").map_err(|e| e.to_string())?;
+                    file.write_all(format!("{name} {n}\n").as_bytes())
+                        .map_err(|e| e.to_string())?;
                 }
                 point(pause, &format!("inside {name} {n}: after its effect"));
                 Ok(json!(match name {
@@ -306,6 +307,7 @@ fn a_run_in_postgres_killed_at_every_kill_point_resumes_without_repeating_a_writ
         return;
     };
     kill_at_every_point(Some(&url), "postgres");
+    durable_support::pg::drop_database(&url);
 }
 
 /// The harness, over SQLite (`pg` is `None`) or the Postgres database at `pg`.

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use durable_support::pg::{admin, database};
+use durable_support::pg::{admin, database, drop_database};
 use durable_support::{expected, plan, toolbox, World};
 use futures::executor::block_on;
 use serde_json::{json, Value as Json};
@@ -56,6 +56,8 @@ fn a_run_in_postgres_is_resumed_by_a_new_connection() {
         block_on(other.append("r", 3, &end)),
         Err(JournalError::Conflict { seq: 3, .. })
     ));
+    drop((durable, other));
+    drop_database(&url);
 }
 
 /// A journal whose connection the server cuts just before position `at`.
@@ -143,6 +145,7 @@ fn a_connection_cut_before_or_after_a_call_stops_the_run_and_it_resumes_when_bac
         assert_eq!(done.run.outcome, Ok(expected()));
         assert_eq!(world.log(), ["read_balance 1", "charge 10", "put 3"]);
     }
+    drop_database(&url);
 }
 
 // The fleet.
@@ -185,7 +188,10 @@ fn fleet_tool(name: &'static str, effects: EffectSet, idempotent: bool, log: &Pa
                         .append(true)
                         .open(&log)
                         .map_err(|e| e.to_string())?;
-                    writeln!(file, "{name} {n}").map_err(|e| e.to_string())?;
+                    // One write of the whole line: three processes append
+                    // to this file, and `writeln!` may write it in pieces.
+                    file.write_all(format!("{name} {n}\n").as_bytes())
+                        .map_err(|e| e.to_string())?;
                 }
                 if pause && name == "charge" {
                     // The harness kills this worker here, once.
@@ -359,4 +365,6 @@ fn a_fleet_of_three_workers_finishes_200_runs_once_each_with_one_worker_killed()
     }
     eprintln!("fleet: {RUNS} runs, 3 workers, one killed: {elapsed:.1?}");
     let _ = std::fs::remove_dir_all(&dir);
+    drop(durable);
+    drop_database(&url);
 }

@@ -59,3 +59,14 @@ pub(crate) fn admin(url: &str, sql: &str) {
         let _ = driver.await;
     });
 }
+
+/// Drops the database at `url`, made by [`database`], with its connections.
+pub(crate) fn drop_database(url: &str) {
+    let Some((base, db)) = url.rsplit_once('/') else {
+        return;
+    };
+    admin(
+        &format!("{base}/postgres"),
+        &format!("DROP DATABASE IF EXISTS {db} WITH (FORCE)"),
+    );
+}
