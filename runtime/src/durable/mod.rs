@@ -195,6 +195,17 @@ pub struct DurableRun {
 
 impl DurableRun {
     /// How many calls ran in this process (for the first time or again).
+    ///
+    /// ```
+    /// use typed_tools::durable::{DurableRun, Source};
+    /// use typed_tools::plan::{Run, Value};
+    ///
+    /// let done = DurableRun {
+    ///     run: Run { outcome: Ok(Value::Unit), trace: vec![] },
+    ///     sources: vec![Source::Replayed, Source::Rerun, Source::Ran],
+    /// };
+    /// assert_eq!(done.ran(), 2);
+    /// ```
     pub fn ran(&self) -> usize {
         self.sources
             .iter()
@@ -203,6 +214,17 @@ impl DurableRun {
     }
 
     /// How many calls were replayed from the journal or resolved by a person.
+    ///
+    /// ```
+    /// use typed_tools::durable::{DurableRun, Source};
+    /// use typed_tools::plan::{Run, Value};
+    ///
+    /// let done = DurableRun {
+    ///     run: Run { outcome: Ok(Value::Unit), trace: vec![] },
+    ///     sources: vec![Source::Replayed, Source::Resolved, Source::Ran],
+    /// };
+    /// assert_eq!(done.replayed(), 2);
+    /// ```
     pub fn replayed(&self) -> usize {
         self.sources.len() - self.ran()
     }
@@ -694,6 +716,19 @@ impl<J: Journal> Durable<J> {
 }
 
 /// Toolbox calls under a run id: see [`Durable::calls`].
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::durable::{Durable, MemoryJournal};
+/// use typed_tools::Toolbox;
+///
+/// let toolbox = Toolbox::builder().build().unwrap();
+/// let durable = Durable::new(MemoryJournal::new());
+/// let calls = durable.calls(&toolbox, "empty").await.unwrap();
+/// // An unknown tool is an error of the call, recorded and replayed like any.
+/// assert!(calls.call("nothing", "{}").await.unwrap().is_err());
+/// # });
+/// ```
 pub struct Calls<'a, A: Effects> {
     session: Session<'a, A>,
 }
@@ -749,6 +784,23 @@ impl<A: Effects> Calls<'_, A> {
     }
 
     /// Where each call's result came from so far, in call order.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, MemoryJournal, Source};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// let calls = durable.calls(&toolbox, "notes").await.unwrap();
+    /// calls.call("get_note", r#"{"id": 1}"#).await.unwrap().unwrap();
+    /// assert_eq!(calls.sources(), [Source::Ran]);
+    /// # });
+    /// ```
     pub fn sources(&self) -> Vec<Source> {
         self.session.lock().sources.clone()
     }

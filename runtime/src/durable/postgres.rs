@@ -76,6 +76,13 @@ impl fmt::Debug for PostgresJournal {
 }
 
 /// A run a worker leased: see [`PostgresJournal::lease`].
+///
+/// ```
+/// use typed_tools::durable::Lease;
+///
+/// let lease = Lease { run: "order-17".into(), input: "1 + 1".into(), attempt: 1 };
+/// assert_eq!(lease.attempt, 1);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Lease {
     /// The run's id.
@@ -107,6 +114,12 @@ pub enum RunStatus {
 
 impl RunStatus {
     /// The status as stored.
+    ///
+    /// ```
+    /// use typed_tools::durable::RunStatus;
+    ///
+    /// assert_eq!(RunStatus::Stopped.as_str(), "stopped");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             RunStatus::Finished => "finished",
@@ -210,6 +223,17 @@ impl PostgresJournal {
     /// Adds run `run` to the queue with its `input` (a plan's text).
     /// `false` when a run with this id was submitted already (nothing
     /// changes).
+    ///
+    /// ```no_run
+    /// # futures::executor::block_on(async {
+    /// use std::time::Duration;
+    /// use typed_tools::durable::{PostgresJournal, RunStatus};
+    ///
+    /// let journal = PostgresJournal::connect("postgres://postgres@127.0.0.1:5432/postgres").await.unwrap();
+    /// assert!(journal.submit("order-17", "1 + 1").await.unwrap());
+    /// assert!(!journal.submit("order-17", "1 + 1").await.unwrap()); // already there
+    /// # });
+    /// ```
     pub async fn submit(&self, run: &str, input: &str) -> Result<bool, JournalError> {
         let added = self
             .client
@@ -226,6 +250,19 @@ impl PostgresJournal {
     /// for `lease`; `None` when there is none now. The worker should
     /// [`renew`](Self::renew) the lease before it runs out if the run may
     /// take longer, and [`settle`](Self::settle) it at the end.
+    ///
+    /// ```no_run
+    /// # futures::executor::block_on(async {
+    /// use std::time::Duration;
+    /// use typed_tools::durable::{PostgresJournal, RunStatus};
+    ///
+    /// let journal = PostgresJournal::connect("postgres://postgres@127.0.0.1:5432/postgres").await.unwrap();
+    /// if let Some(lease) = journal.lease("worker-1", Duration::from_secs(30)).await.unwrap() {
+    ///     println!("run {} (attempt {}): {}", lease.run, lease.attempt, lease.input);
+    ///     journal.settle(&lease.run, "worker-1", RunStatus::Finished).await.unwrap();
+    /// }
+    /// # });
+    /// ```
     pub async fn lease(
         &self,
         worker: &str,
@@ -246,6 +283,18 @@ impl PostgresJournal {
     /// Extends `worker`'s lease of run `run` by `lease` from now; `false`
     /// when the worker no longer holds it (it ran out and another worker
     /// took the run: stop working on it).
+    ///
+    /// ```no_run
+    /// # futures::executor::block_on(async {
+    /// use std::time::Duration;
+    /// use typed_tools::durable::{PostgresJournal, RunStatus};
+    ///
+    /// let journal = PostgresJournal::connect("postgres://postgres@127.0.0.1:5432/postgres").await.unwrap();
+    /// if !journal.renew("order-17", "worker-1", Duration::from_secs(30)).await.unwrap() {
+    ///     println!("another worker has order-17 now");
+    /// }
+    /// # });
+    /// ```
     pub async fn renew(
         &self,
         run: &str,
@@ -266,6 +315,16 @@ impl PostgresJournal {
 
     /// Ends `worker`'s lease of run `run` with `status`; `false` when the
     /// worker no longer held it.
+    ///
+    /// ```no_run
+    /// # futures::executor::block_on(async {
+    /// use std::time::Duration;
+    /// use typed_tools::durable::{PostgresJournal, RunStatus};
+    ///
+    /// let journal = PostgresJournal::connect("postgres://postgres@127.0.0.1:5432/postgres").await.unwrap();
+    /// journal.settle("order-17", "worker-1", RunStatus::Stopped).await.unwrap();
+    /// # });
+    /// ```
     pub async fn settle(
         &self,
         run: &str,
@@ -286,6 +345,19 @@ impl PostgresJournal {
 
     /// Puts a stopped run back in the queue (after a person resolved its
     /// call in doubt); `false` when there is no such run.
+    ///
+    /// ```no_run
+    /// # futures::executor::block_on(async {
+    /// use std::time::Duration;
+    /// use typed_tools::durable::{PostgresJournal, RunStatus};
+    ///
+    /// let journal = PostgresJournal::connect("postgres://postgres@127.0.0.1:5432/postgres").await.unwrap();
+    /// for run in journal.runs(RunStatus::Stopped).await.unwrap() {
+    ///     // ... resolve its call in doubt with `Durable::resolve`, then:
+    ///     journal.requeue(&run).await.unwrap();
+    /// }
+    /// # });
+    /// ```
     pub async fn requeue(&self, run: &str) -> Result<bool, JournalError> {
         let requeued = self
             .client
@@ -300,6 +372,17 @@ impl PostgresJournal {
     }
 
     /// The ids of the runs with `status`, in order of id.
+    ///
+    /// ```no_run
+    /// # futures::executor::block_on(async {
+    /// use std::time::Duration;
+    /// use typed_tools::durable::{PostgresJournal, RunStatus};
+    ///
+    /// let journal = PostgresJournal::connect("postgres://postgres@127.0.0.1:5432/postgres").await.unwrap();
+    /// let left = journal.runs(RunStatus::Pending).await.unwrap();
+    /// println!("{} runs to do", left.len());
+    /// # });
+    /// ```
     pub async fn runs(&self, status: RunStatus) -> Result<Vec<String>, JournalError> {
         let rows = self
             .client
