@@ -18,7 +18,6 @@ cd "$(dirname "$0")/../.."
 target="${CARGO_TARGET_DIR:-target}"
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
 root="$target/pg"
-port="${TYPED_TOOLS_PG_PORT:-54329}"
 
 find_bin() {
     local dir
@@ -51,12 +50,33 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 mkdir -p "$root"
-if [ "${#as_user[@]}" -gt 0 ]; then chown "$user" "$root"; fi
+if [ "${#as_user[@]}" -gt 0 ]; then
+    chown "$user" "$root"
+    "${as_user[@]}" test -w "$root" || {
+        echo "postgres: user $user cannot reach $root: make its parent directories traversable (chmod o+x)" >&2
+        exit 1
+    }
+fi
 if [ ! -f "$root/data/PG_VERSION" ]; then
     "${as_user[@]}" "$bin/initdb" -D "$root/data" -U postgres --auth=trust -E UTF8 --no-locale >"$root/initdb.log" 2>&1 \
         || { cat "$root/initdb.log" >&2; exit 1; }
 fi
-if ! "${as_user[@]}" "$bin/pg_ctl" -D "$root/data" status >/dev/null 2>&1; then
+if "${as_user[@]}" "$bin/pg_ctl" -D "$root/data" status >/dev/null 2>&1; then
+    # Running already: its port is line 4 of postmaster.pid.
+    port="$(sed -n 4p "$root/data/postmaster.pid")"
+else
+    # TYPED_TOOLS_PG_PORT, or the first free port from 54329 (another
+    # checkout's server may hold one).
+    port="${TYPED_TOOLS_PG_PORT:-}"
+    if [ -z "$port" ]; then
+        for candidate in $(seq 54329 54379); do
+            if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then
+                port=$candidate
+                break
+            fi
+        done
+        [ -n "$port" ] || { echo "postgres: no free port in 54329-54379" >&2; exit 1; }
+    fi
     "${as_user[@]}" "$bin/pg_ctl" -D "$root/data" -l "$root/server.log" -w -t 30 \
         -o "-p $port -k $root -c listen_addresses=127.0.0.1 -c max_connections=100" start >&2 \
         || { cat "$root/server.log" >&2; exit 1; }
