@@ -3,7 +3,10 @@
 //! SQLite file with `synchronous = FULL` (the default: an fsync per
 //! record, two records per call) and `NORMAL`; and the time to resume a run
 //! of 1,000 recorded calls from a SQLite file (all replayed, none run).
-//! `cargo bench --bench durable --features sqlite`.
+//! `cargo bench --bench durable --features sqlite`; with `--features
+//! sqlite,postgres` and `TYPED_TOOLS_PG_URL` set (`eval "$(scripts/postgres/start.sh)"`),
+//! over Postgres on the loopback too (its defaults: `synchronous_commit =
+//! on`, an fsync per commit, one commit per record).
 //!
 //! Each durable iteration is a new run id, so that every call is journaled
 //! (the same id would be replayed). Divide a time by 100 for the cost per
@@ -43,7 +46,11 @@ fn journaled<J: Journal>(
     static RUN: AtomicU64 = AtomicU64::new(0);
     c.bench_function(name, |b| {
         b.iter(|| {
-            let run = format!("bench-{}", RUN.fetch_add(1, Ordering::Relaxed));
+            let run = format!(
+                "bench-{}-{}",
+                std::process::id(),
+                RUN.fetch_add(1, Ordering::Relaxed)
+            );
             let done = block_on(durable.run_plan(interpreter, &run, plan)).unwrap();
             assert_eq!(done.ran(), 100);
             black_box(done)
@@ -71,6 +78,8 @@ fn per_call(c: &mut Criterion) {
     journaled(&mut group, "sqlite_normal", &normal, &interpreter, &plan);
     let full = Durable::new(SqliteJournal::open(dir.join("full.db")).unwrap());
     journaled(&mut group, "sqlite_full", &full, &interpreter, &plan);
+    #[cfg(feature = "postgres")]
+    postgres(&mut group, &interpreter, &plan);
     group.finish();
 
     // Resume: a run of 1,000 recorded calls, replayed.
@@ -90,6 +99,28 @@ fn per_call(c: &mut Criterion) {
     group.finish();
     drop((normal, full, durable));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(feature = "postgres")]
+fn postgres(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    interpreter: &Interpreter<'_>,
+    plan: &Plan,
+) {
+    let Ok(url) = std::env::var("TYPED_TOOLS_PG_URL") else {
+        eprintln!(
+            "postgres skipped: set TYPED_TOOLS_PG_URL (eval \"$(scripts/postgres/start.sh)\")"
+        );
+        return;
+    };
+    let journal = block_on(typed_tools::durable::PostgresJournal::connect(&url)).unwrap();
+    journaled(
+        group,
+        "postgres_loopback",
+        &Durable::new(journal),
+        interpreter,
+        plan,
+    );
 }
 
 fn plan_1000() -> Plan {
