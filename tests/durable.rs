@@ -524,3 +524,63 @@ fn every_kind_of_tool_error_is_replayed_as_it_was() {
         assert_eq!(read.to_error("t"), error, "{text}");
     }
 }
+
+/// A future that is pending once, so that calls made at once interleave.
+struct YieldOnce(bool);
+
+impl std::future::Future for YieldOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            std::task::Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    }
+}
+
+#[test]
+fn calls_made_at_once_are_each_recorded_as_their_own() {
+    // Tools that wait once inside the call: without one call at a time,
+    // the second call would start while the first is in the tool.
+    let echo = |name: &'static str| {
+        typed_tools::DynamicTool::new(name)
+            .input_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
+            .effects(EffectSet::WRITE)
+            .handler(move |args: Json| async move {
+                YieldOnce(false).await;
+                Ok(json!(format!("{name}_{}", args["n"])))
+            })
+    };
+    let toolbox = Toolbox::builder()
+        .dynamic(echo("charge"))
+        .dynamic(echo("put"))
+        .dynamic(echo("send"))
+        .build()
+        .unwrap();
+    let durable = Durable::new(MemoryJournal::new());
+    let calls = block_on(durable.calls(&toolbox, "c")).unwrap();
+    let (a, b, c) = block_on(futures::future::join3(
+        calls.call("charge", r#"{"n": 1}"#),
+        calls.call("put", r#"{"n": 2}"#),
+        calls.call("send", r#"{"n": 3}"#),
+    ));
+    let outputs = [a, b, c].map(|r| r.unwrap().unwrap().json().to_owned());
+    assert_eq!(outputs, [r#""charge_1""#, r#""put_2""#, r#""send_3""#]);
+    // Replayed in the same order, each with its own result.
+    let again = block_on(durable.calls(&toolbox, "c")).unwrap();
+    for (tool, args, output) in [
+        ("charge", r#"{"n": 1}"#, r#""charge_1""#),
+        ("put", r#"{"n": 2}"#, r#""put_2""#),
+        ("send", r#"{"n": 3}"#, r#""send_3""#),
+    ] {
+        let result = block_on(again.call(tool, args)).unwrap().unwrap();
+        assert_eq!(result.json(), output, "{tool}");
+    }
+    assert_eq!(again.sources(), [Source::Replayed; 3]);
+}

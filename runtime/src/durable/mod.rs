@@ -711,7 +711,10 @@ impl<J: Journal> Durable<J> {
     ) -> Result<Calls<'a, A>, DurableError> {
         check_run_id(run)?;
         let session = Session::open(&self.journal, toolbox, run, Input::Calls, Vec::new()).await?;
-        Ok(Calls { session })
+        Ok(Calls {
+            session,
+            one_at_a_time: futures::lock::Mutex::new(()),
+        })
     }
 }
 
@@ -731,6 +734,10 @@ impl<J: Journal> Durable<J> {
 /// ```
 pub struct Calls<'a, A: Effects> {
     session: Session<'a, A>,
+    /// Held for each call from its start to its result: calls made at
+    /// once through one `Calls` are made one at a time, in the order they
+    /// ask, so that each result is recorded against its own call.
+    one_at_a_time: futures::lock::Mutex<()>,
 }
 
 impl<A: Effects> fmt::Debug for Calls<'_, A> {
@@ -746,7 +753,9 @@ impl<A: Effects> Calls<'_, A> {
     /// [`Toolbox::call`] does, or replays its recorded result. `Err` when
     /// the journal stops the run (the call in doubt, a store that failed,
     /// a call other than the one recorded at this place); every later call
-    /// gets the same error.
+    /// gets the same error. Calls made at once through one `Calls` are
+    /// made one at a time, in the order they were asked, each recorded as
+    /// its own.
     ///
     /// ```
     /// # futures::executor::block_on(async {
@@ -770,6 +779,7 @@ impl<A: Effects> Calls<'_, A> {
         name: &str,
         args: &str,
     ) -> Result<Result<ToolOutput, ToolError>, DurableError> {
+        let _turn = self.one_at_a_time.lock().await;
         let session = &self.session;
         match session.before(name, args).await {
             Before::Run => {}
