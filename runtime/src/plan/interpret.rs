@@ -39,6 +39,7 @@ use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::durable::{Before, CallHook};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::tool::ToolSpec;
@@ -735,6 +736,11 @@ impl<'t, A: Effects> Interpreter<'t, A> {
         })
     }
 
+    /// The toolbox the interpreter runs plans against.
+    pub(crate) fn toolbox(&self) -> &'t Toolbox<A> {
+        self.toolbox
+    }
+
     async fn run_checked(&self, plan: &Plan, types: bool) -> Result<Run, PlanError> {
         Ok(self.prepare_with(plan, types, None)?.run().await)
     }
@@ -819,6 +825,14 @@ impl<A: Effects> Prepared<'_, '_, '_, A> {
     /// # });
     /// ```
     pub async fn run(&self) -> Run {
+        self.run_hooked(None).await
+    }
+
+    /// [`run`](Self::run), each call passed through `hook` first: a
+    /// [durable](crate::durable) run's journal, which records the call
+    /// before it runs and its result after, replays a recorded result
+    /// instead of running the call, or stops the run.
+    pub(crate) async fn run_hooked(&self, hook: Option<&dyn CallHook>) -> Run {
         let plan = self.plan;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
@@ -827,6 +841,7 @@ impl<A: Effects> Prepared<'_, '_, '_, A> {
             Runs::PerElement => 0,
         };
         let mut machine = Machine::new(self, Vec::with_capacity(room));
+        machine.hook = hook;
         let span = tracing::info_span!(
             "plan_run",
             tools = self.preview.calls.len(),
@@ -882,6 +897,8 @@ struct Machine<'p, 'r, 't, A: Effects> {
     text: String,
     /// The plan's constant expressions' values, by node id.
     constants: &'p [Option<Value>],
+    /// A durable run's journal, asked about each call.
+    hook: Option<&'p dyn CallHook>,
 }
 
 impl<'p, 'r, 't, A: Effects> Machine<'p, 'r, 't, A> {
@@ -900,6 +917,7 @@ impl<'p, 'r, 't, A: Effects> Machine<'p, 'r, 't, A> {
             names: Names::default(),
             text: String::new(),
             constants: &prepared.constants,
+            hook: None,
         }
     }
 }
@@ -1405,12 +1423,31 @@ impl<'p, A: Effects> Machine<'p, '_, '_, A> {
             });
         }
         let text = self.text.as_str();
-        let approval = self.interpreter.approval.as_ref();
-        let call = self.interpreter.toolbox.call_with(tool, text, approval);
-        // Within the limits on each call and the run's wall time: a call
-        // past either is stopped where it waits (dropped), approvals and all.
-        let limits = self.interpreter.limits.call();
-        let result = limits.run(tool, call, self.meter.deadline()).await;
+        let replayed = match self.hook {
+            None => None,
+            Some(hook) => match hook.before(tool, text).await {
+                Before::Run => None,
+                Before::Replay(result) => Some(result),
+                Before::Stop(message) => return Err(RunError::Journal { message }),
+            },
+        };
+        let result = match replayed {
+            Some(result) => result,
+            None => {
+                let approval = self.interpreter.approval.as_ref();
+                let call = self.interpreter.toolbox.call_with(tool, text, approval);
+                // Within the limits on each call and the run's wall time: a call
+                // past either is stopped where it waits (dropped), approvals and all.
+                let limits = self.interpreter.limits.call();
+                let result = limits.run(tool, call, self.meter.deadline()).await;
+                if let Some(hook) = self.hook {
+                    if let Err(message) = hook.after(tool, &result).await {
+                        return Err(RunError::Journal { message });
+                    }
+                }
+                result
+            }
+        };
         // One look at the clock after each call checks the wall time (the
         // evaluation between calls looks at it every few steps).
         let end = Instant::now();
