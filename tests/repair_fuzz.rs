@@ -507,6 +507,7 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // repair, 4 KiB inputs, after the sweep's fixes).
     ("{\"ea\":\":[aN \"}", "{\"ea-:\":[aN \"}"),
     ("{\"ea\":\":[% a\"}", "{\"ea-:\":[% a\"}"),
+    ("{\"ea\":\":[1 a\"}", "{\"ea-:\":[1 a\"}"),
     // The key's closing quote replaced by a space before a value that is a
     // colon and a comma: read as a missing value, losing the string ":,".
     ("{\"a\":\":,\"}", "{\"a :\":,\"}"),
