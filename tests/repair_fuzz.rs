@@ -506,6 +506,11 @@ const FUZZ_LOSSY: &[(&str, &str)] = &[
     // taken for an array's, losing the string `":[aN "` (fuzz/run.sh,
     // repair, 4 KiB inputs, after the sweep's fixes).
     ("{\"ea\":\":[aN \"}", "{\"ea-:\":[aN \"}"),
+    ("{\"ea\":\":[% a\"}", "{\"ea-:\":[% a\"}"),
+    ("{\"ea\":\":[1 a\"}", "{\"ea-:\":[1 a\"}"),
+    // The key's closing quote replaced by a space before a value that is a
+    // colon and a comma: read as a missing value, losing the string ":,".
+    ("{\"a\":\":,\"}", "{\"a :\":,\"}"),
     // A string whose text opens brackets (code), its closing quote and
     // comma, then junk or prose before the next member's quoted key: the
     // quote was taken for code's, and the next member read into the

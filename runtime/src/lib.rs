@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod coerce;
 mod cut;
 pub mod doc;
+pub mod durable;
 pub mod effect;
 pub mod error;
 mod json;

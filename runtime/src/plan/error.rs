@@ -187,6 +187,13 @@ pub enum RunError {
         /// The value, as the plan gave it.
         value: super::Value,
     },
+    /// A [durable](crate::durable) run's journal stopped the run before a
+    /// call: it could not record the call, or the call is in doubt. The
+    /// durable run reports the typed reason; nothing after it ran.
+    Journal {
+        /// What the journal said.
+        message: String,
+    },
 }
 
 impl From<Limit> for RunError {
@@ -310,6 +317,9 @@ impl fmt::Display for RunError {
                 limit.name(),
                 limit.advice()
             ),
+            RunError::Journal { message } => {
+                write!(f, "the plan was stopped by its journal: {message}")
+            }
         }
     }
 }

@@ -39,6 +39,7 @@ use futures::FutureExt;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+use crate::durable::{Before, CallHook};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::tool::ToolSpec;
@@ -856,6 +857,11 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
         })
     }
 
+    /// The toolbox the interpreter runs plans against.
+    pub(crate) fn toolbox(&self) -> &'t Toolbox<A, C> {
+        self.toolbox
+    }
+
     pub(crate) async fn run_checked(
         &self,
         context: &C::Value,
@@ -993,6 +999,14 @@ impl<A: Effects, C: ToolboxContext> Prepared<'_, '_, '_, A, C> {
 
     /// A run, each call lent `context`.
     async fn run_given(&self, context: &C::Value) -> Run {
+        self.run_hooked(context, None).await
+    }
+
+    /// [`run`](Self::run), each call lent `context` and passed through
+    /// `hook` first: a [durable](crate::durable) run's journal, which
+    /// records the call before it runs and its result after, replays a
+    /// recorded result instead of running the call, or stops the run.
+    pub(crate) async fn run_hooked(&self, context: &C::Value, hook: Option<&dyn CallHook>) -> Run {
         let plan = self.plan;
         // Room for every call, when the plan shows how many it can make (a
         // bounded guess: a `traverse` over a long literal list may stop early).
@@ -1001,6 +1015,7 @@ impl<A: Effects, C: ToolboxContext> Prepared<'_, '_, '_, A, C> {
             Runs::PerElement => 0,
         };
         let mut machine = Machine::new(self, Vec::with_capacity(room), Some(context));
+        machine.hook = hook;
         let span = tracing::info_span!(
             "plan_run",
             tools = self.preview.calls.len(),
@@ -1059,6 +1074,8 @@ struct Machine<'p, 'r, 't, A: Effects, C: ToolboxContext> {
     text: String,
     /// The plan's constant expressions' values, by node id.
     constants: &'p [Option<Value>],
+    /// A durable run's journal, asked about each call.
+    hook: Option<&'p dyn CallHook>,
 }
 
 impl<'p, 'r, 't, A: Effects, C: ToolboxContext> Machine<'p, 'r, 't, A, C> {
@@ -1082,6 +1099,7 @@ impl<'p, 'r, 't, A: Effects, C: ToolboxContext> Machine<'p, 'r, 't, A, C> {
             names: Names::default(),
             text: String::new(),
             constants: &prepared.constants,
+            hook: None,
         }
     }
 }
@@ -1589,28 +1607,47 @@ impl<'p, A: Effects, C: ToolboxContext> Machine<'p, '_, '_, A, C> {
             });
         }
         let text = self.text.as_str();
-        let approval = self.interpreter.approval.as_ref();
-        let Some(context) = self.context else {
-            // Folding skips what calls a tool; were one reached, the
-            // expression would be left to the run, which has a context.
-            return Err(RunError::CallFailed {
-                tool: tool.to_owned(),
-                error: Box::new(ToolError::Execution {
-                    tool: tool.to_owned(),
-                    message: "a constant of the plan calls it, and is evaluated when the plan runs"
-                        .to_owned(),
-                    panicked: false,
-                }),
-            });
+        let replayed = match self.hook {
+            None => None,
+            Some(hook) => match hook.before(tool, text).await {
+                Before::Run => None,
+                Before::Replay(result) => Some(result),
+                Before::Stop(message) => return Err(RunError::Journal { message }),
+            },
         };
-        let call = self
-            .interpreter
-            .toolbox
-            .call_with(tool, text, approval, context);
-        // Within the limits on each call and the run's wall time: a call
-        // past either is stopped where it waits (dropped), approvals and all.
-        let limits = self.interpreter.limits.call();
-        let result = limits.run(tool, call, self.meter.deadline()).await;
+        let result = match replayed {
+            Some(result) => result,
+            None => {
+                let approval = self.interpreter.approval.as_ref();
+                let Some(context) = self.context else {
+                    // Folding skips what calls a tool; were one reached, the
+                    // expression would be left to the run, which has a context.
+                    return Err(RunError::CallFailed {
+                        tool: tool.to_owned(),
+                        error: Box::new(ToolError::Execution {
+                            tool: tool.to_owned(),
+                            message: "a constant of the plan calls it, and is evaluated when the plan runs"
+                                .to_owned(),
+                            panicked: false,
+                        }),
+                    });
+                };
+                let call = self
+                    .interpreter
+                    .toolbox
+                    .call_with(tool, text, approval, context);
+                // Within the limits on each call and the run's wall time: a call
+                // past either is stopped where it waits (dropped), approvals and all.
+                let limits = self.interpreter.limits.call();
+                let result = limits.run(tool, call, self.meter.deadline()).await;
+                if let Some(hook) = self.hook {
+                    if let Err(message) = hook.after(tool, &result).await {
+                        return Err(RunError::Journal { message });
+                    }
+                }
+                result
+            }
+        };
         // One look at the clock after each call checks the wall time (the
         // evaluation between calls looks at it every few steps).
         let end = Instant::now();

@@ -49,7 +49,7 @@ impl Reach {
 }
 
 /// Why a strict token could not be read.
-enum Stop {
+pub(super) enum Stop {
     /// The text (or the reach) ended inside it.
     Cut,
     /// It is not strict JSON.
@@ -236,7 +236,7 @@ impl Parser<'_> {
     }
 
     /// The end of the strict JSON string, number or literal at `i`.
-    fn strict_scalar(&self, i: usize, until: usize) -> Result<usize, Stop> {
+    pub(super) fn strict_scalar(&self, i: usize, until: usize) -> Result<usize, Stop> {
         let s = &self.src[..until];
         let b = s[i];
         if b == b'"' {

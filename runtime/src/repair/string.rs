@@ -1098,7 +1098,8 @@ impl Parser<'_> {
     /// bare text that a quote ends (`: b"`, lacking its opening one; `: b
     /// "}`), nor a string that runs to the end of the text (`: "}`, whose quote
     /// may be stray). An array or object is a value, whatever quote it
-    /// holds (`: {"`), unless its first item is such bare text (`: [b "`).
+    /// holds (`: {"`), when it opens as strict JSON (not `: [b "`); a
+    /// comma or closing bracket is no value (`: ,`).
     fn member_follows(&self, i: usize) -> bool {
         let colon = self.skip_blank_and_comments(i);
         if !matches!(self.src.get(colon), Some(b':' | b'=')) || colon >= self.end {
@@ -1111,17 +1112,38 @@ impl Parser<'_> {
         if let Some((quote, len)) = self.quote_at(value) {
             return self.string_end(quote, value + len).is_some();
         }
-        let mut bare = value;
+        // No value: `{"a :":,"}` is `{"a":":,"}` with the key's closing
+        // quote replaced.
+        if matches!(self.src[value], b',' | b'}' | b']') {
+            return false;
+        }
         if matches!(self.src[value], b'{' | b'[') {
-            // An array or object is a value, unless its first item is bare
-            // text that a quote ends: `{"ea-:":[aN "}` is `{"ea":":[aN "}`
-            // with the key's closing quote replaced.
+            // An array or object is a value when it opens as JSON: its
+            // first item (an object's first key) a quoted string, a
+            // container, or a strict number or literal and then a comma or
+            // its close. Else the bracket may be a string's text:
+            // `{"ea-:":[aN "}`, `{"ea-:":[% a"}` and `{"ea-:":[1 a"}` are
+            // `{"ea":":[aN "}`, ... with the key's closing quote replaced.
+            let until = self.end.min(value + WINDOW);
             let first = self.skip_blank_and_comments(value + 1);
-            if first >= self.end || !self.src[first].is_ascii_alphabetic() {
+            if first >= until
+                || self.quote_at(first).is_some()
+                || matches!(self.src[first], b'{' | b'[' | b'}' | b']')
+            {
                 return true;
             }
-            bare = first;
+            return match self.strict_scalar(first, until) {
+                Ok(end) => {
+                    let (next, _) = self.skip_ws_from(end);
+                    next >= until || matches!(self.src[next], b',' | b':' | b'}' | b']')
+                }
+                // Cut by the window or the text's end: as far as it goes,
+                // it is strict.
+                Err(super::continuation::Stop::Cut) => true,
+                Err(_) => false,
+            };
         }
+        let bare = value;
         // Bare text to the end of the member: a quote that ends it is no
         // member's end (`{"a-:":NkN "}`, `{"a-:":Nk N"}`: `{"a":":Nk N"}`
         // with the key's closing quote replaced).

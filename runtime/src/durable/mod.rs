@@ -1,0 +1,837 @@
+//! Durable runs: a crash loses no progress and never repeats a write.
+//!
+//! A plan run, or a sequence of toolbox calls made under a run id, can be
+//! given a [`Journal`] and a run id. As it goes, the journal records, in
+//! order and durably: the run's inputs and the tools it may use (each with
+//! a [`schema_stamp`]), each call's arguments *before* it runs, its result
+//! *after*, and the run's end (the [format](record) is versioned and
+//! documented).
+//!
+//! Running again with the same run id, in the same process or another,
+//! **resumes**: each recorded result is replayed (the tool does not run
+//! again), and the run goes on from the first call without one. A resumed
+//! run's outcome and trace are those of an uninterrupted run.
+//!
+//! A call whose start was recorded but not its result (the process died
+//! during it) is **in doubt**. What happens to it follows from the tool's
+//! declared effects:
+//!
+//! - a tool that neither writes nor reaches the open world (`Pure`,
+//!   `Read`) is run again;
+//! - a `Write` or `Network` tool marked `idempotent` is run again;
+//! - any other is **not** run again: the run stops with
+//!   [`DurableError::InDoubt`], naming the tool, its arguments and when it
+//!   started. A person (or a program) decides with
+//!   [`Durable::resolve`] — the call took effect with this output, it
+//!   failed, or retry it — and the next resume goes on from there. Nothing
+//!   is ever repeated silently.
+//!
+//! A journal that cannot record a call's start stops the run before the
+//! call ([`DurableError::Journal`]): a call never runs unrecorded. One that
+//! cannot record a result stops the run after the call, which is then in
+//! doubt on resume. A run resumed against a toolbox whose tool has changed
+//! its schemas, effects or idempotence, or lost a tool, stops before
+//! anything runs ([`DurableError::ToolChanged`]).
+//!
+//! ```
+//! # futures::executor::block_on(async {
+//! use typed_tools::durable::{Durable, DurableError, MemoryJournal, Resolution, Source};
+//! use typed_tools::plan::{Interpreter, Plan, Value};
+//! use typed_tools::{tool, Toolbox};
+//!
+//! /// Charge a card.
+//! #[tool(effects = Write)]
+//! fn charge_card(card: String, amount: u32) -> String { format!("ch_{card}_{amount}") }
+//!
+//! let toolbox = Toolbox::builder().tool(ChargeCard).build().unwrap();
+//! let interpreter = Interpreter::new(&toolbox);
+//! let plan = Plan::parse(r#"match exec tool charge_card {card = "4242", amount = 20} {
+//!   Ok(charge) => charge,
+//!   Err(e) => e.message
+//! }"#).unwrap();
+//! let durable = Durable::new(MemoryJournal::new());
+//! let first = durable.run_plan(&interpreter, "order-17", &plan).await.unwrap();
+//! assert_eq!(first.run.outcome, Ok(Value::String("ch_4242_20".into())));
+//! assert_eq!(first.sources, [Source::Ran]);
+//!
+//! // Run again with the same id: the charge is replayed, not made again.
+//! let again = durable.run_plan(&interpreter, "order-17", &plan).await.unwrap();
+//! assert_eq!(again.run, first.run);
+//! assert_eq!(again.sources, [Source::Replayed]);
+//! # });
+//! ```
+
+use std::fmt;
+
+use futures::future::BoxFuture;
+use serde_json::Value as Json;
+
+use crate::effect::Effects;
+use crate::error::ToolError;
+use crate::plan::{Interpreter, Plan, PlanError, Run};
+
+use crate::toolbox::{ToolOutput, Toolbox};
+use session::{Session, State};
+
+mod journal;
+#[cfg(feature = "postgres")]
+mod postgres;
+pub mod record;
+mod session;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+pub use journal::{Journal, JournalError, MemoryJournal};
+#[cfg(feature = "postgres")]
+pub use postgres::{Lease, PostgresJournal, RunStatus};
+pub use record::{
+    schema_stamp, Input, Record, RecordedError, RecordedResult, Resolution, ToolStamp,
+    FORMAT_VERSION,
+};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{SqliteJournal, Synchronous};
+
+/// The longest run id accepted, in bytes.
+///
+/// ```
+/// assert_eq!(typed_tools::durable::MAX_RUN_ID_BYTES, 256);
+/// ```
+pub const MAX_RUN_ID_BYTES: usize = 256;
+
+/// What a durable run's journal says about a call, before it is made.
+pub(crate) enum Before {
+    /// Run it: its start is recorded.
+    Run,
+    /// Do not run it: this is its result.
+    Replay(Result<ToolOutput, ToolError>),
+    /// Stop the run: the typed reason is kept by the journal's session.
+    Stop(String),
+}
+
+/// A journal's view of one run's calls, asked by the plan interpreter
+/// about each call before it is made and told its result after.
+pub(crate) trait CallHook: Sync {
+    fn before<'a>(&'a self, tool: &'a str, args: &'a str) -> BoxFuture<'a, Before>;
+    fn after<'a>(
+        &'a self,
+        tool: &'a str,
+        result: &'a Result<ToolOutput, ToolError>,
+    ) -> BoxFuture<'a, Result<(), String>>;
+}
+
+/// Runs plans and toolbox calls durably over a [`Journal`]; see the
+/// [module docs](self).
+///
+/// ```
+/// use typed_tools::durable::{Durable, MemoryJournal};
+///
+/// let durable = Durable::new(MemoryJournal::new());
+/// assert!(durable.journal().lines("run-1").is_empty());
+/// ```
+#[derive(Debug)]
+pub struct Durable<J> {
+    journal: J,
+}
+
+/// Where each call of a durable run's result came from, in call order.
+///
+/// ```
+/// use typed_tools::durable::Source;
+///
+/// assert_eq!(Source::Replayed.to_string(), "replayed");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Source {
+    /// The call ran, for the first time.
+    Ran,
+    /// The call was in doubt and ran again: a `Pure` or `Read` tool, an
+    /// idempotent one, or one a person allowed to retry.
+    Rerun,
+    /// The result was recorded: the call did not run.
+    Replayed,
+    /// The call was in doubt and a person gave its result: it did not run.
+    Resolved,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Source::Ran => "ran",
+            Source::Rerun => "ran again",
+            Source::Replayed => "replayed",
+            Source::Resolved => "resolved",
+        })
+    }
+}
+
+/// A durable plan run that reached its end: the run, as an uninterrupted
+/// one would be, and where each call's result came from.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::durable::{Durable, MemoryJournal, Source};
+/// use typed_tools::plan::{Interpreter, Plan};
+/// use typed_tools::{tool, Toolbox};
+///
+/// /// Get one note by its id.
+/// #[tool(effects = Read)]
+/// fn get_note(id: u32) -> String { format!("note {id}") }
+///
+/// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+/// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
+/// let durable = Durable::new(MemoryJournal::new());
+/// let done = durable.run_plan(&Interpreter::new(&toolbox), "r", &plan).await.unwrap();
+/// assert_eq!((done.ran(), done.replayed()), (1, 0));
+/// # });
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct DurableRun {
+    /// The run: its outcome and trace.
+    pub run: Run,
+    /// Where each call's result came from, in the trace's order.
+    pub sources: Vec<Source>,
+}
+
+impl DurableRun {
+    /// How many calls ran in this process (for the first time or again).
+    ///
+    /// ```
+    /// use typed_tools::durable::{DurableRun, Source};
+    /// use typed_tools::plan::{Run, Value};
+    ///
+    /// let done = DurableRun {
+    ///     run: Run { outcome: Ok(Value::Unit), trace: vec![] },
+    ///     sources: vec![Source::Replayed, Source::Rerun, Source::Ran],
+    /// };
+    /// assert_eq!(done.ran(), 2);
+    /// ```
+    pub fn ran(&self) -> usize {
+        self.sources
+            .iter()
+            .filter(|s| matches!(s, Source::Ran | Source::Rerun))
+            .count()
+    }
+
+    /// How many calls were replayed from the journal or resolved by a person.
+    ///
+    /// ```
+    /// use typed_tools::durable::{DurableRun, Source};
+    /// use typed_tools::plan::{Run, Value};
+    ///
+    /// let done = DurableRun {
+    ///     run: Run { outcome: Ok(Value::Unit), trace: vec![] },
+    ///     sources: vec![Source::Replayed, Source::Resolved, Source::Ran],
+    /// };
+    /// assert_eq!(done.replayed(), 2);
+    /// ```
+    pub fn replayed(&self) -> usize {
+        self.sources.len() - self.ran()
+    }
+}
+
+/// A call that started and has no result: the process died during it, and
+/// its tool may not be run again without a decision.
+///
+/// ```
+/// use typed_tools::durable::InDoubt;
+///
+/// let call = InDoubt {
+///     run: "order-17".into(),
+///     call: 0,
+///     tool: "charge_card".into(),
+///     args: serde_json::json!({"card": "4242", "amount": 20}),
+///     started_at_ms: 1_764_275_172_123,
+/// };
+/// assert_eq!(
+///     call.to_string(),
+///     r#"in doubt: `charge_card` {"card":"4242","amount":20} started at 2025-11-27T20:26:12.123Z and has no result (run `order-17`, call 0); resolve it: mark it done with its result, failed, or allow a retry"#
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct InDoubt {
+    /// The run.
+    pub run: String,
+    /// The call's number in the run, from 0.
+    pub call: u64,
+    /// The tool.
+    pub tool: String,
+    /// The arguments it was given.
+    pub args: Json,
+    /// When it started, in milliseconds since the Unix epoch.
+    pub started_at_ms: u64,
+}
+
+impl fmt::Display for InDoubt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "in doubt: `{}` {} started at {} and has no result (run `{}`, call {}); \
+             resolve it: mark it done with its result, failed, or allow a retry",
+            self.tool,
+            crate::cut::cut(&crate::json::to_text(&self.args), 400),
+            record::utc(self.started_at_ms),
+            self.run,
+            self.call
+        )
+    }
+}
+
+/// What the journal was doing when it failed.
+///
+/// ```
+/// use typed_tools::durable::Stage;
+///
+/// let stage = Stage::CallStart { call: 3, tool: "charge_card".into() };
+/// assert_eq!(stage.to_string(), "recording the start of call 3 (`charge_card`); the call did not run");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stage {
+    /// Reading the run's journal; nothing ran.
+    Load,
+    /// Recording the run's start; nothing ran.
+    Start,
+    /// Recording a call's start; the call did not run.
+    CallStart {
+        /// The call's number.
+        call: u64,
+        /// The tool.
+        tool: String,
+    },
+    /// Recording a call's result; the call ran, and a resume finds it in doubt.
+    CallResult {
+        /// The call's number.
+        call: u64,
+        /// The tool.
+        tool: String,
+    },
+    /// Recording a decision on a call in doubt; nothing was recorded.
+    Resolve,
+    /// Recording the run's end; every call is recorded, and a resume
+    /// replays them all.
+    Finish,
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stage::Load => f.write_str("reading the run's journal; nothing ran"),
+            Stage::Start => f.write_str("recording the run's start; nothing ran"),
+            Stage::CallStart { call, tool } => write!(
+                f,
+                "recording the start of call {call} (`{tool}`); the call did not run"
+            ),
+            Stage::CallResult { call, tool } => write!(
+                f,
+                "recording the result of call {call} (`{tool}`); the call ran, and a resume will find it in doubt"
+            ),
+            Stage::Resolve => f.write_str("recording a decision; nothing was recorded"),
+            Stage::Finish => f.write_str(
+                "recording the run's end; every call is recorded, and a resume replays them",
+            ),
+        }
+    }
+}
+
+/// Why a durable run stopped, or was not started.
+///
+/// ```
+/// use typed_tools::durable::{DurableError, JournalError, Stage};
+///
+/// let error = DurableError::Journal {
+///     run: "order-17".into(),
+///     stage: Stage::CallStart { call: 0, tool: "charge_card".into() },
+///     error: JournalError::Unavailable { message: "disk full".into() },
+/// };
+/// assert_eq!(
+///     error.to_string(),
+///     "run `order-17` stopped: the journal failed recording the start of call 0 (`charge_card`); \
+///      the call did not run: the journal's store is unavailable: disk full"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum DurableError {
+    /// The journal failed; [`Stage`] says what ran.
+    Journal {
+        /// The run.
+        run: String,
+        /// What the journal was recording.
+        stage: Stage,
+        /// The store's error.
+        error: JournalError,
+    },
+    /// A call is in doubt: resolve it with [`Durable::resolve`], then resume.
+    InDoubt(Box<InDoubt>),
+    /// A tool the run used has changed (its schemas, effects or
+    /// idempotence), or is gone: the recorded results may not fit it.
+    ToolChanged {
+        /// The run.
+        run: String,
+        /// The tool.
+        tool: String,
+        /// Its stamp as recorded.
+        recorded: String,
+        /// Its stamp now, or `None` when the toolbox no longer has it.
+        current: Option<String>,
+    },
+    /// The run asks for a call other than the one the journal recorded at
+    /// its place: it is not the run that was journaled (another plan, or
+    /// tools whose outputs the plan depends on behave differently).
+    Diverged {
+        /// The run.
+        run: String,
+        /// The call's number.
+        call: u64,
+        /// The recorded call: tool and arguments.
+        recorded: String,
+        /// The call the run asks for.
+        found: String,
+    },
+    /// The run id names a run started with other inputs (another plan).
+    InputChanged {
+        /// The run.
+        run: String,
+    },
+    /// The plan was refused by its check; nothing ran or was recorded.
+    Plan(PlanError),
+    /// There is no run with this id to resume.
+    NotFound {
+        /// The run.
+        run: String,
+    },
+    /// [`Durable::resolve`] found no call in doubt.
+    NothingInDoubt {
+        /// The run.
+        run: String,
+    },
+    /// The run id is empty, longer than [`MAX_RUN_ID_BYTES`], or holds a
+    /// control character.
+    BadRunId {
+        /// The id, cut to a readable length.
+        run: String,
+    },
+    /// The journal holds records this version cannot use: a newer format,
+    /// or records out of order.
+    Unreadable {
+        /// The run.
+        run: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl fmt::Display for DurableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DurableError::Journal { run, stage, error } => {
+                write!(f, "run `{run}` stopped: the journal failed {stage}: {error}")
+            }
+            DurableError::InDoubt(call) => call.fmt(f),
+            DurableError::ToolChanged {
+                run,
+                tool,
+                recorded,
+                current: Some(current),
+            } => write!(
+                f,
+                "run `{run}` cannot resume: tool `{tool}` has changed since the run was recorded \
+                 (schema stamp {recorded}, now {current}); its recorded calls may not fit it"
+            ),
+            DurableError::ToolChanged {
+                run,
+                tool,
+                current: None,
+                ..
+            } => write!(
+                f,
+                "run `{run}` cannot resume: tool `{tool}`, which the run used, is not in the toolbox"
+            ),
+            DurableError::Diverged {
+                run,
+                call,
+                recorded,
+                found,
+            } => write!(
+                f,
+                "run `{run}` cannot resume: call {call} was recorded as {recorded}, and the run now asks for {found}"
+            ),
+            DurableError::InputChanged { run } => write!(
+                f,
+                "run `{run}` was started with another plan; use a new run id for this one"
+            ),
+            DurableError::Plan(error) => error.fmt(f),
+            DurableError::NotFound { run } => write!(f, "there is no run `{run}` to resume"),
+            DurableError::NothingInDoubt { run } => {
+                write!(f, "run `{run}` has no call in doubt to resolve")
+            }
+            DurableError::BadRunId { run } => write!(
+                f,
+                "bad run id {run:?}: give 1 to {MAX_RUN_ID_BYTES} bytes without control characters"
+            ),
+            DurableError::Unreadable { run, message } => {
+                write!(f, "the journal of run `{run}` cannot be used: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DurableError {}
+
+impl<J: Journal> Durable<J> {
+    /// Durable runs recorded in `journal`.
+    ///
+    /// ```
+    /// use typed_tools::durable::{Durable, MemoryJournal};
+    ///
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// # let _ = durable;
+    /// ```
+    pub fn new(journal: J) -> Durable<J> {
+        Durable { journal }
+    }
+
+    /// The journal.
+    ///
+    /// ```
+    /// use typed_tools::durable::{Durable, MemoryJournal};
+    ///
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// assert!(durable.journal().lines("r").is_empty());
+    /// ```
+    pub fn journal(&self) -> &J {
+        &self.journal
+    }
+
+    /// Runs `plan` as run `run`, or resumes it if the journal has it.
+    ///
+    /// The plan is checked first (a refused plan records nothing). A run
+    /// the journal has must have been started with the same plan
+    /// ([`DurableError::InputChanged`] if not), and with the same tools
+    /// ([`DurableError::ToolChanged`]). `Ok` when the plan reached its end;
+    /// its outcome may still be a run-time error of the plan itself, in
+    /// [`Run::outcome`], as [`Interpreter::run`] gives it.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, DurableError, MemoryJournal, Resolution, Source};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Send an email.
+    /// #[tool(effects = Write)]
+    /// fn send_email(to: String) -> String { format!("sent to {to}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(SendEmail).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse(r#"match exec tool send_email {to = "ana"} { Ok(s) => s, Err(e) => e.message }"#).unwrap();
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// // Another plan under a used id is refused.
+    /// durable.run_plan(&interpreter, "mail-1", &plan).await.unwrap();
+    /// let other = Plan::parse("1 + 1").unwrap();
+    /// assert!(matches!(
+    ///     durable.run_plan(&interpreter, "mail-1", &other).await,
+    ///     Err(DurableError::InputChanged { .. })
+    /// ));
+    /// # });
+    /// ```
+    pub async fn run_plan<A: Effects>(
+        &self,
+        interpreter: &Interpreter<'_, A>,
+        run: &str,
+        plan: &Plan,
+    ) -> Result<DurableRun, DurableError> {
+        check_run_id(run)?;
+        let prepared = interpreter.prepare(plan).map_err(DurableError::Plan)?;
+        let toolbox = interpreter.toolbox();
+        let tools = prepared
+            .preview()
+            .calls
+            .iter()
+            .filter_map(|planned| {
+                Some(record::ToolStamp {
+                    name: planned.tool.clone(),
+                    schema: schema_stamp(toolbox.spec(&planned.tool)?),
+                })
+            })
+            .collect();
+        let input = Input::Plan {
+            text: plan.to_string(),
+        };
+        let session = Session::open(&self.journal, toolbox, run, input, tools).await?;
+        let done = prepared.run_hooked(&(), Some(&session)).await;
+        session.finish(done).await
+    }
+
+    /// Resumes run `run` with the plan its journal recorded: for a process
+    /// that does not have the plan at hand (a worker taking over a run).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, DurableError, MemoryJournal, Source};
+    /// use typed_tools::plan::{Interpreter, Plan};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse("match exec tool get_note {id = 7} { Ok(text) => text, Err(e) => e.message }").unwrap();
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// durable.run_plan(&interpreter, "r", &plan).await.unwrap();
+    /// let resumed = durable.resume_plan(&interpreter, "r").await.unwrap();
+    /// assert_eq!(resumed.sources, [Source::Replayed]);
+    /// assert!(matches!(durable.resume_plan(&interpreter, "nope").await, Err(DurableError::NotFound { .. })));
+    /// # });
+    /// ```
+    pub async fn resume_plan<A: Effects>(
+        &self,
+        interpreter: &Interpreter<'_, A>,
+        run: &str,
+    ) -> Result<DurableRun, DurableError> {
+        check_run_id(run)?;
+        let records = load(&self.journal, run).await?;
+        let text = match records.first() {
+            None => {
+                return Err(DurableError::NotFound {
+                    run: run.to_owned(),
+                })
+            }
+            Some(Record::Started {
+                input: Input::Plan { text },
+                ..
+            }) => text.clone(),
+            Some(_) => {
+                return Err(DurableError::Unreadable {
+                    run: run.to_owned(),
+                    message: "its first record is not a plan run's start".into(),
+                })
+            }
+        };
+        let plan = Plan::parse(&text).map_err(|error| DurableError::Unreadable {
+            run: run.to_owned(),
+            message: format!("its recorded plan does not parse: {error}"),
+        })?;
+        self.run_plan(interpreter, run, &plan).await
+    }
+
+    /// Decides a call in doubt in run `run` (see [`DurableError::InDoubt`]):
+    /// the next resume replays the given result, or runs the call again
+    /// for [`Resolution::Retry`]. Returns the call decided.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, DurableError, MemoryJournal, Resolution};
+    ///
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// assert!(matches!(durable.resolve("r", Resolution::Retry).await, Err(DurableError::NotFound { .. })));
+    /// # });
+    /// ```
+    pub async fn resolve(
+        &self,
+        run: &str,
+        resolution: Resolution,
+    ) -> Result<InDoubt, DurableError> {
+        check_run_id(run)?;
+        let records = load(&self.journal, run).await?;
+        if records.is_empty() {
+            return Err(DurableError::NotFound {
+                run: run.to_owned(),
+            });
+        }
+        let state = State::read(run, &records)?;
+        let Some((index, call)) = state
+            .calls
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, call)| call.result.is_none() && call.resolution.is_none())
+        else {
+            return Err(DurableError::NothingInDoubt {
+                run: run.to_owned(),
+            });
+        };
+        let doubt = InDoubt {
+            run: run.to_owned(),
+            call: index as u64,
+            tool: call.tool.clone(),
+            args: call.args.clone(),
+            started_at_ms: call.at_ms,
+        };
+        let record = Record::Resolved {
+            call: index as u64,
+            resolution,
+            at_ms: record::now_ms(),
+        };
+        self.journal
+            .append(run, records.len() as u64, &record)
+            .await
+            .map_err(|error| DurableError::Journal {
+                run: run.to_owned(),
+                stage: Stage::Resolve,
+                error,
+            })?;
+        Ok(doubt)
+    }
+
+    /// Toolbox calls made one by one under run id `run`: each is recorded
+    /// before it runs and its result after, and a process that makes the
+    /// same calls again under the same id gets the recorded results back,
+    /// with the in-doubt rules of the [module docs](self).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, MemoryJournal, Source};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Charge a card.
+    /// #[tool(effects = Write)]
+    /// fn charge_card(card: String, amount: u32) -> String { format!("ch_{card}_{amount}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(ChargeCard).build().unwrap();
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// let args = r#"{"card": "4242", "amount": 20}"#;
+    /// let calls = durable.calls(&toolbox, "checkout-9").await.unwrap();
+    /// let charge = calls.call("charge_card", args).await.unwrap().unwrap();
+    /// assert_eq!(charge.json(), r#""ch_4242_20""#);
+    ///
+    /// // Another process, the same run: the call is replayed.
+    /// let again = durable.calls(&toolbox, "checkout-9").await.unwrap();
+    /// assert_eq!(again.call("charge_card", args).await.unwrap().unwrap().json(), charge.json());
+    /// assert_eq!(again.sources(), [Source::Replayed]);
+    /// # });
+    /// ```
+    pub async fn calls<'a, A: Effects>(
+        &'a self,
+        toolbox: &'a Toolbox<A>,
+        run: &'a str,
+    ) -> Result<Calls<'a, A>, DurableError> {
+        check_run_id(run)?;
+        let session = Session::open(&self.journal, toolbox, run, Input::Calls, Vec::new()).await?;
+        Ok(Calls {
+            session,
+            one_at_a_time: futures::lock::Mutex::new(()),
+        })
+    }
+}
+
+/// Toolbox calls under a run id: see [`Durable::calls`].
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::durable::{Durable, MemoryJournal};
+/// use typed_tools::Toolbox;
+///
+/// let toolbox = Toolbox::builder().build().unwrap();
+/// let durable = Durable::new(MemoryJournal::new());
+/// let calls = durable.calls(&toolbox, "empty").await.unwrap();
+/// // An unknown tool is an error of the call, recorded and replayed like any.
+/// assert!(calls.call("nothing", "{}").await.unwrap().is_err());
+/// # });
+/// ```
+pub struct Calls<'a, A: Effects> {
+    session: Session<'a, A>,
+    /// Held for each call from its start to its result: calls made at
+    /// once through one `Calls` are made one at a time, in the order they
+    /// ask, so that each result is recorded against its own call.
+    one_at_a_time: futures::lock::Mutex<()>,
+}
+
+impl<A: Effects> fmt::Debug for Calls<'_, A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Calls")
+            .field("run", &self.session.run)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<A: Effects> Calls<'_, A> {
+    /// Calls tool `name` with argument text `args`, as
+    /// [`Toolbox::call`] does, or replays its recorded result. `Err` when
+    /// the journal stops the run (the call in doubt, a store that failed,
+    /// a call other than the one recorded at this place); every later call
+    /// gets the same error. Calls made at once through one `Calls` are
+    /// made one at a time, in the order they were asked, each recorded as
+    /// its own.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, DurableError, MemoryJournal, Stage};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Charge a card.
+    /// #[tool(effects = Write)]
+    /// fn charge_card(card: String, amount: u32) -> String { format!("ch_{card}_{amount}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(ChargeCard).build().unwrap();
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// let calls = durable.calls(&toolbox, "checkout-9").await.unwrap();
+    /// durable.journal().set_failing(true);
+    /// let stopped = calls.call("charge_card", r#"{"card": "4242", "amount": 20}"#).await.unwrap_err();
+    /// assert!(matches!(stopped, DurableError::Journal { stage: Stage::CallStart { .. }, .. }));
+    /// # });
+    /// ```
+    pub async fn call(
+        &self,
+        name: &str,
+        args: &str,
+    ) -> Result<Result<ToolOutput, ToolError>, DurableError> {
+        let _turn = self.one_at_a_time.lock().await;
+        let session = &self.session;
+        match session.before(name, args).await {
+            Before::Run => {}
+            Before::Replay(result) => return Ok(result),
+            Before::Stop(_) => return Err(session.stopped()),
+        }
+        let result = session.toolbox.call(name, args).await;
+        match session.after(name, &result).await {
+            Ok(()) => Ok(result),
+            Err(_) => Err(session.stopped()),
+        }
+    }
+
+    /// Where each call's result came from so far, in call order.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, MemoryJournal, Source};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Get one note by its id.
+    /// #[tool(effects = Read)]
+    /// fn get_note(id: u32) -> String { format!("note {id}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(GetNote).build().unwrap();
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// let calls = durable.calls(&toolbox, "notes").await.unwrap();
+    /// calls.call("get_note", r#"{"id": 1}"#).await.unwrap().unwrap();
+    /// assert_eq!(calls.sources(), [Source::Ran]);
+    /// # });
+    /// ```
+    pub fn sources(&self) -> Vec<Source> {
+        self.session.lock().sources.clone()
+    }
+}
+
+fn check_run_id(run: &str) -> Result<(), DurableError> {
+    if run.is_empty() || run.len() > MAX_RUN_ID_BYTES || run.chars().any(char::is_control) {
+        return Err(DurableError::BadRunId {
+            run: crate::cut::cut(run, 80).into_owned(),
+        });
+    }
+    Ok(())
+}
+
+async fn load(journal: &dyn Journal, run: &str) -> Result<Vec<Record>, DurableError> {
+    journal
+        .load(run)
+        .await
+        .map_err(|error| DurableError::Journal {
+            run: run.to_owned(),
+            stage: Stage::Load,
+            error,
+        })
+}

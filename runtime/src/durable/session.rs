@@ -1,0 +1,426 @@
+//! One run's journal, open: where the run stands in it, and what it says
+//! about each call the run makes.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use futures::future::BoxFuture;
+use serde_json::Value as Json;
+
+use crate::effect::{Effect, EffectSet, Effects};
+use crate::error::ToolError;
+use crate::plan::Run;
+use crate::toolbox::{ToolOutput, Toolbox};
+
+use super::record::{self, Input, Record, RecordedResult, Resolution, ToolStamp};
+use super::{
+    load, schema_stamp, Before, CallHook, DurableError, DurableRun, InDoubt, Journal, Source,
+    Stage, FORMAT_VERSION,
+};
+
+/// One call as the journal has it.
+#[derive(Debug)]
+pub(super) struct Recorded {
+    pub(super) tool: String,
+    pub(super) args: Json,
+    pub(super) at_ms: u64,
+    pub(super) result: Option<RecordedResult>,
+    pub(super) resolution: Option<Resolution>,
+}
+
+/// A run's journal, read, and where the run stands in it.
+#[derive(Debug)]
+pub(super) struct State {
+    pub(super) calls: Vec<Recorded>,
+    /// The number of the next call the run makes.
+    next: usize,
+    /// The next position in the journal.
+    seq: u64,
+    /// The call being made.
+    current: usize,
+    pub(super) sources: Vec<Source>,
+    finished: bool,
+    /// Why the run was stopped, once it is.
+    stopped: Option<DurableError>,
+}
+
+impl State {
+    /// Reads the calls of a run's records, in order.
+    pub(super) fn read(run: &str, records: &[Record]) -> Result<State, DurableError> {
+        let unreadable = |message: String| DurableError::Unreadable {
+            run: run.to_owned(),
+            message,
+        };
+        let mut calls: Vec<Recorded> = Vec::new();
+        let mut finished = false;
+        for (seq, record) in records.iter().enumerate() {
+            let index = |call: u64| usize::try_from(call).unwrap_or(usize::MAX);
+            match record {
+                Record::Started { format, .. } => {
+                    if seq != 0 {
+                        return Err(unreadable(format!("record {seq} starts the run again")));
+                    }
+                    if *format > FORMAT_VERSION {
+                        return Err(unreadable(format!(
+                            "it is in record format {format}, and this version reads up to {FORMAT_VERSION}"
+                        )));
+                    }
+                }
+                _ if seq == 0 => {
+                    return Err(unreadable("its first record is not the run's start".into()))
+                }
+                Record::CallStarted {
+                    call,
+                    tool,
+                    args,
+                    at_ms,
+                    ..
+                } => {
+                    let call = index(*call);
+                    let started = Recorded {
+                        tool: tool.clone(),
+                        args: args.clone(),
+                        at_ms: *at_ms,
+                        result: None,
+                        resolution: None,
+                    };
+                    match call.cmp(&calls.len()) {
+                        std::cmp::Ordering::Equal => calls.push(started),
+                        // Started again: re-run after a crash, or retried.
+                        std::cmp::Ordering::Less => calls[call] = started,
+                        std::cmp::Ordering::Greater => {
+                            return Err(unreadable(format!(
+                                "record {seq} starts call {call} after {} calls",
+                                calls.len()
+                            )))
+                        }
+                    }
+                }
+                Record::CallFinished { call, result, .. } => match calls.get_mut(index(*call)) {
+                    Some(recorded) => recorded.result = Some(result.clone()),
+                    None => {
+                        return Err(unreadable(format!(
+                            "record {seq} finishes call {call}, which did not start"
+                        )))
+                    }
+                },
+                Record::Resolved {
+                    call, resolution, ..
+                } => match calls.get_mut(index(*call)) {
+                    Some(recorded) => recorded.resolution = Some(resolution.clone()),
+                    None => {
+                        return Err(unreadable(format!(
+                            "record {seq} resolves call {call}, which did not start"
+                        )))
+                    }
+                },
+                Record::Finished { .. } => finished = true,
+            }
+        }
+        Ok(State {
+            calls,
+            next: 0,
+            seq: records.len() as u64,
+            current: 0,
+            sources: Vec::new(),
+            finished,
+            stopped: None,
+        })
+    }
+}
+
+/// One run's journal, open: what [`CallHook`] asks.
+pub(super) struct Session<'a, A: Effects> {
+    journal: &'a dyn Journal,
+    pub(super) toolbox: &'a Toolbox<A>,
+    pub(super) run: &'a str,
+    state: Mutex<State>,
+}
+
+impl<'a, A: Effects> Session<'a, A> {
+    /// Opens run `run`: reads its journal and checks it against `input`
+    /// and the toolbox, or records its start.
+    pub(super) async fn open(
+        journal: &'a dyn Journal,
+        toolbox: &'a Toolbox<A>,
+        run: &'a str,
+        input: Input,
+        tools: Vec<ToolStamp>,
+    ) -> Result<Session<'a, A>, DurableError> {
+        let records = load(journal, run).await?;
+        let state = if records.is_empty() {
+            let start = Record::Started {
+                format: FORMAT_VERSION,
+                at_ms: record::now_ms(),
+                input,
+                tools,
+            };
+            journal
+                .append(run, 0, &start)
+                .await
+                .map_err(|error| DurableError::Journal {
+                    run: run.to_owned(),
+                    stage: Stage::Start,
+                    error,
+                })?;
+            State::read(run, std::slice::from_ref(&start))?
+        } else {
+            let state = State::read(run, &records)?;
+            if let Some(Record::Started {
+                input: recorded,
+                tools: used,
+                ..
+            }) = records.first()
+            {
+                if *recorded != input {
+                    return Err(DurableError::InputChanged {
+                        run: run.to_owned(),
+                    });
+                }
+                let called = records.iter().filter_map(|record| match record {
+                    Record::CallStarted { tool, schema, .. } => Some((tool, schema)),
+                    _ => None,
+                });
+                let used = used.iter().map(|stamp| (&stamp.name, &stamp.schema));
+                for (tool, schema) in used.chain(called) {
+                    let current = toolbox.spec(tool).map(schema_stamp);
+                    if current.as_ref() != Some(schema) {
+                        return Err(DurableError::ToolChanged {
+                            run: run.to_owned(),
+                            tool: tool.clone(),
+                            recorded: schema.clone(),
+                            current,
+                        });
+                    }
+                }
+            }
+            state
+        };
+        Ok(Session {
+            journal,
+            toolbox,
+            run,
+            state: Mutex::new(state),
+        })
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
+        // Never held across an await, nor while user code runs.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The error that stopped the run.
+    pub(super) fn stopped(&self) -> DurableError {
+        self.lock()
+            .stopped
+            .clone()
+            .unwrap_or_else(|| DurableError::Unreadable {
+                run: self.run.to_owned(),
+                message: "the run was stopped without a reason".into(),
+            })
+    }
+
+    fn stop(&self, error: DurableError) -> Before {
+        let message = error.to_string();
+        self.lock().stopped = Some(error);
+        Before::Stop(message)
+    }
+
+    async fn append(&self, record: Record, stage: Stage) -> Result<(), DurableError> {
+        let seq = self.lock().seq;
+        match self.journal.append(self.run, seq, &record).await {
+            Ok(()) => {
+                self.lock().seq = seq + 1;
+                Ok(())
+            }
+            Err(error) => Err(DurableError::Journal {
+                run: self.run.to_owned(),
+                stage,
+                error,
+            }),
+        }
+    }
+
+    /// Whether a tool's call in doubt may run again: it neither writes nor
+    /// reaches the open world, or it is idempotent.
+    fn rerunnable(&self, tool: &str) -> bool {
+        self.toolbox.spec(tool).is_some_and(|spec| {
+            let effects: EffectSet = spec.effects();
+            spec.is_idempotent()
+                || !(effects.contains(Effect::Write) || effects.contains(Effect::Network))
+        })
+    }
+
+    async fn decide(&self, tool: &str, args: &str) -> Before {
+        let args: Json = match serde_json::from_str(args) {
+            Ok(args) => args,
+            Err(_) => Json::String(args.to_owned()),
+        };
+        // What the journal says about this call, decided under the lock.
+        enum Next {
+            Start(Source),
+            Replay(Result<ToolOutput, ToolError>, Source),
+        }
+        let (call, plan) = {
+            let mut state = self.lock();
+            if let Some(stopped) = &state.stopped {
+                let message = stopped.to_string();
+                return Before::Stop(message);
+            }
+            let call = state.next;
+            state.next += 1;
+            state.current = call;
+            let plan = match state.calls.get(call) {
+                None => Next::Start(Source::Ran),
+                Some(recorded) if recorded.tool != tool || recorded.args != args => {
+                    let error = DurableError::Diverged {
+                        run: self.run.to_owned(),
+                        call: call as u64,
+                        recorded: format!(
+                            "`{}` {}",
+                            recorded.tool,
+                            crate::cut::cut(&crate::json::to_text(&recorded.args), 200)
+                        ),
+                        found: format!(
+                            "`{tool}` {}",
+                            crate::cut::cut(&crate::json::to_text(&args), 200)
+                        ),
+                    };
+                    drop(state);
+                    return self.stop(error);
+                }
+                Some(recorded) => match (&recorded.result, &recorded.resolution) {
+                    (Some(result), _) => Next::Replay(result.replay(tool), Source::Replayed),
+                    (None, Some(resolution)) => match resolution.replay(tool) {
+                        Some(result) => Next::Replay(result, Source::Resolved),
+                        None => Next::Start(Source::Rerun),
+                    },
+                    (None, None) if self.rerunnable(tool) => Next::Start(Source::Rerun),
+                    (None, None) => {
+                        let error = DurableError::InDoubt(Box::new(InDoubt {
+                            run: self.run.to_owned(),
+                            call: call as u64,
+                            tool: tool.to_owned(),
+                            args: recorded.args.clone(),
+                            started_at_ms: recorded.at_ms,
+                        }));
+                        drop(state);
+                        return self.stop(error);
+                    }
+                },
+            };
+            (call, plan)
+        };
+        match plan {
+            Next::Replay(result, source) => {
+                self.lock().sources.push(source);
+                Before::Replay(result)
+            }
+            Next::Start(source) => {
+                let schema = self
+                    .toolbox
+                    .spec(tool)
+                    .map(schema_stamp)
+                    .unwrap_or_default();
+                let at_ms = record::now_ms();
+                let record = Record::CallStarted {
+                    call: call as u64,
+                    tool: tool.to_owned(),
+                    schema,
+                    args: args.clone(),
+                    at_ms,
+                };
+                let stage = Stage::CallStart {
+                    call: call as u64,
+                    tool: tool.to_owned(),
+                };
+                if let Err(error) = self.append(record, stage).await {
+                    return self.stop(error);
+                }
+                let mut state = self.lock();
+                let started = Recorded {
+                    tool: tool.to_owned(),
+                    args,
+                    at_ms,
+                    result: None,
+                    resolution: None,
+                };
+                if call < state.calls.len() {
+                    state.calls[call] = started;
+                } else {
+                    state.calls.push(started);
+                }
+                state.sources.push(source);
+                Before::Run
+            }
+        }
+    }
+
+    async fn record(
+        &self,
+        tool: &str,
+        result: &Result<ToolOutput, ToolError>,
+    ) -> Result<(), String> {
+        let call = self.lock().current;
+        let recorded = RecordedResult::of(result);
+        let record = Record::CallFinished {
+            call: call as u64,
+            result: recorded.clone(),
+            at_ms: record::now_ms(),
+        };
+        let stage = Stage::CallResult {
+            call: call as u64,
+            tool: tool.to_owned(),
+        };
+        match self.append(record, stage).await {
+            Ok(()) => {
+                if let Some(recorded_call) = self.lock().calls.get_mut(call) {
+                    recorded_call.result = Some(recorded);
+                }
+                Ok(())
+            }
+            Err(error) => match self.stop(error) {
+                Before::Stop(message) => Err(message),
+                _ => Err(String::new()),
+            },
+        }
+    }
+
+    /// Ends a plan run: the typed reason it was stopped, or its end
+    /// recorded.
+    pub(super) async fn finish(self, run: Run) -> Result<DurableRun, DurableError> {
+        let (stopped, finished) = {
+            let mut state = self.lock();
+            (state.stopped.take(), state.finished)
+        };
+        if let Some(error) = stopped {
+            return Err(error);
+        }
+        if !finished {
+            let outcome = match &run.outcome {
+                Ok(value) => serde_json::json!({"ok": value.to_json()}),
+                Err(error) => serde_json::json!({"err": error.to_string()}),
+            };
+            let record = Record::Finished {
+                outcome,
+                at_ms: record::now_ms(),
+            };
+            self.append(record, Stage::Finish).await?;
+        }
+        let sources = std::mem::take(&mut self.lock().sources);
+        Ok(DurableRun { run, sources })
+    }
+}
+
+impl<A: Effects> CallHook for Session<'_, A> {
+    fn before<'a>(&'a self, tool: &'a str, args: &'a str) -> BoxFuture<'a, Before> {
+        Box::pin(self.decide(tool, args))
+    }
+
+    fn after<'a>(
+        &'a self,
+        tool: &'a str,
+        result: &'a Result<ToolOutput, ToolError>,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(self.record(tool, result))
+    }
+}

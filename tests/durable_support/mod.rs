@@ -1,0 +1,129 @@
+//! What the durable-run tests share: tools whose side effects go to a log
+//! outside any journal, the plan they run, and a journal that fails at
+//! chosen positions.
+
+// Each test crate uses a part of this module.
+#![allow(dead_code)]
+
+pub(crate) mod pg;
+
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde_json::{json, Value as Json};
+use typed_tools::durable::{Journal, JournalError, MemoryJournal, Record};
+use typed_tools::effect::EffectSet;
+use typed_tools::plan::{Plan, Value};
+use typed_tools::{DynamicTool, Toolbox};
+
+/// The side effects the tools had, in order, outside any journal.
+#[derive(Clone, Default)]
+pub(crate) struct World(pub(crate) Arc<Mutex<Vec<String>>>);
+
+impl World {
+    pub(crate) fn log(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+    pub(crate) fn count(&self, prefix: &str) -> usize {
+        self.log().iter().filter(|e| e.starts_with(prefix)).count()
+    }
+}
+
+pub(crate) fn tool(
+    world: &World,
+    name: &'static str,
+    effects: EffectSet,
+    idempotent: bool,
+) -> DynamicTool {
+    let world = world.clone();
+    let output = if name == "read_balance" {
+        json!({"type": "integer"})
+    } else {
+        json!({"type": "string"})
+    };
+    DynamicTool::new(name)
+        .input_schema(json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "required": ["n"],
+            "additionalProperties": false
+        }))
+        .output_schema(output)
+        .effects(effects)
+        .idempotent(idempotent)
+        .handler(move |args: Json| {
+            let world = world.clone();
+            async move {
+                let n = args["n"].as_i64().unwrap_or(0);
+                world.0.lock().unwrap().push(format!("{name} {n}"));
+                Ok(if name == "read_balance" {
+                    json!(n * 10)
+                } else {
+                    json!(format!("{name}_{n}"))
+                })
+            }
+        })
+}
+
+pub(crate) fn toolbox(world: &World) -> Toolbox {
+    Toolbox::builder()
+        .dynamic(tool(world, "read_balance", EffectSet::READ, false))
+        .dynamic(tool(world, "charge", EffectSet::WRITE, false))
+        .dynamic(tool(world, "put", EffectSet::WRITE, true))
+        .build()
+        .unwrap()
+}
+
+pub(crate) const PLAN: &str = r#"match exec tool read_balance {n = 1} {
+  Ok(a) => match exec tool charge {n = a} {
+    Ok(b) => match exec tool put {n = 3} {
+      Ok(c) => b ++ " " ++ c,
+      Err(e) => e.message
+    },
+    Err(e) => e.message
+  },
+  Err(e) => e.message
+}"#;
+
+pub(crate) fn plan() -> Plan {
+    Plan::parse(PLAN).unwrap()
+}
+
+pub(crate) fn expected() -> Value {
+    Value::String("charge_10 put_3".into())
+}
+
+/// A journal whose appends fail at chosen positions, as a store that is
+/// down (or a process that dies) at that moment.
+#[derive(Default)]
+pub(crate) struct Flaky {
+    pub(crate) inner: MemoryJournal,
+    fail_at: Mutex<Option<u64>>,
+}
+
+impl Flaky {
+    pub(crate) fn fail_at(&self, seq: Option<u64>) {
+        *self.fail_at.lock().unwrap() = seq;
+    }
+}
+
+impl Journal for Flaky {
+    fn append<'a>(
+        &'a self,
+        run: &'a str,
+        seq: u64,
+        record: &'a Record,
+    ) -> BoxFuture<'a, Result<(), JournalError>> {
+        if *self.fail_at.lock().unwrap() == Some(seq) {
+            return Box::pin(async {
+                Err(JournalError::Unavailable {
+                    message: "injected".into(),
+                })
+            });
+        }
+        self.inner.append(run, seq, record)
+    }
+    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Record>, JournalError>> {
+        self.inner.load(run)
+    }
+}
