@@ -46,47 +46,26 @@ pub trait Journal: Send + Sync {
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Record>, JournalError>>;
 }
 
-impl<J: Journal + ?Sized> Journal for &J {
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        seq: u64,
-        record: &'a Record,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        (**self).append(run, seq, record)
-    }
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Record>, JournalError>> {
-        (**self).load(run)
-    }
+/// A journal behind a reference or a smart pointer is that journal.
+macro_rules! forward_journal {
+    ($($ptr:ty),*) => {$(
+        impl<J: Journal + ?Sized> Journal for $ptr {
+            fn append<'a>(
+                &'a self,
+                run: &'a str,
+                seq: u64,
+                record: &'a Record,
+            ) -> BoxFuture<'a, Result<(), JournalError>> {
+                (**self).append(run, seq, record)
+            }
+            fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Record>, JournalError>> {
+                (**self).load(run)
+            }
+        }
+    )*};
 }
 
-impl<J: Journal + ?Sized> Journal for Arc<J> {
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        seq: u64,
-        record: &'a Record,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        (**self).append(run, seq, record)
-    }
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Record>, JournalError>> {
-        (**self).load(run)
-    }
-}
-
-impl<J: Journal + ?Sized> Journal for Box<J> {
-    fn append<'a>(
-        &'a self,
-        run: &'a str,
-        seq: u64,
-        record: &'a Record,
-    ) -> BoxFuture<'a, Result<(), JournalError>> {
-        (**self).append(run, seq, record)
-    }
-    fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Record>, JournalError>> {
-        (**self).load(run)
-    }
-}
+forward_journal!(&J, Arc<J>, Box<J>);
 
 /// A journal's failure.
 ///
