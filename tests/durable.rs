@@ -66,7 +66,7 @@ fn the_journal_is_versioned_json_with_each_call_before_and_after() {
             "finished"
         ]
     );
-    assert_eq!(records[0]["format"], 1);
+    assert_eq!(records[0]["format"], 2);
     assert_eq!(records[0]["input"]["kind"], "plan");
     let tools: Vec<&str> = records[0]["tools"]
         .as_array()
@@ -367,7 +367,7 @@ fn a_journal_from_a_newer_format_or_out_of_order_is_refused() {
     let interpreter = Interpreter::new(&toolbox);
     let journal = MemoryJournal::new();
     let newer = Record::from_json(&format!(
-        r#"{{"record":"started","format":2,"at_ms":0,"input":{{"kind":"plan","text":{}}},"tools":[]}}"#,
+        r#"{{"record":"started","format":3,"at_ms":0,"input":{{"kind":"plan","text":{}}},"tools":[]}}"#,
         serde_json::to_string(&plan().to_string()).unwrap()
     ))
     .unwrap();
@@ -377,9 +377,9 @@ fn a_journal_from_a_newer_format_or_out_of_order_is_refused() {
             .unwrap();
     let durable = Durable::new(journal);
     let error = block_on(durable.run_plan(&interpreter, "r", &plan())).unwrap_err();
-    assert!(error.to_string().contains("record format 2"), "{error}");
+    assert!(error.to_string().contains("record format 3"), "{error}");
     let started =
-        Record::from_json(&durable.journal().lines("r")[0].replace("\"format\":2", "\"format\":1"))
+        Record::from_json(&durable.journal().lines("r")[0].replace("\"format\":3", "\"format\":1"))
             .unwrap();
     let journal = MemoryJournal::new();
     block_on(journal.append("r", 0, &started)).unwrap();

@@ -909,6 +909,8 @@ pub struct ScriptedModel {
     answers: Mutex<VecDeque<Result<Response, ModelError>>>,
     requests: Mutex<Vec<Request>>,
     tool_format: Option<CatalogFormat>,
+    /// Answers are picked by the conversation's turn, not taken in order.
+    by_turn: bool,
 }
 
 impl ScriptedModel {
@@ -918,6 +920,38 @@ impl ScriptedModel {
             answers: Mutex::new(answers.into_iter().map(|a| Ok(a.into())).collect()),
             requests: Mutex::default(),
             tool_format: None,
+            by_turn: false,
+        }
+    }
+
+    /// A model that answers each request with the answer for its turn of
+    /// the conversation: `answers[n]` when the request holds `n` answers of
+    /// the model already. As a real model does, it answers the
+    /// conversation it is sent, however many requests came before: a
+    /// [durable](crate::durable) run resumed in a new process, whose first
+    /// answers are replayed from its journal, is answered from where it
+    /// stands. Its answers are never used up ([`remaining`](Self::remaining)
+    /// counts them all); a turn past the last is a [`ModelError::Other`].
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::model::{Message, Model, Request, ScriptedModel};
+    ///
+    /// let model = ScriptedModel::by_turn(["Which city?", "Sunny in Lima."]);
+    /// let later = Request::new(vec![
+    ///     Message::user("Weather?"),
+    ///     Message::assistant("Which city?"),
+    ///     Message::user("Lima"),
+    /// ]);
+    /// assert_eq!(model.complete(later.clone()).await.unwrap().text, "Sunny in Lima.");
+    /// // Asked again, it answers the same.
+    /// assert_eq!(model.complete(later).await.unwrap().text, "Sunny in Lima.");
+    /// # });
+    /// ```
+    pub fn by_turn<A: Into<Response>>(answers: impl IntoIterator<Item = A>) -> ScriptedModel {
+        ScriptedModel {
+            by_turn: true,
+            ..ScriptedModel::new(answers)
         }
     }
 
@@ -1006,8 +1040,16 @@ pub(crate) fn answer_tokens(response: &Response) -> u64 {
 impl Model for ScriptedModel {
     fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
         let input_tokens = request_tokens(&request);
+        let turn = request
+            .messages
+            .iter()
+            .filter(|message| message.role() == Role::Assistant)
+            .count();
         lock(&self.requests).push(request);
-        let answer = lock(&self.answers).pop_front();
+        let answer = match self.by_turn {
+            true => lock(&self.answers).get(turn).cloned(),
+            false => lock(&self.answers).pop_front(),
+        };
         let result = match answer {
             Some(Ok(mut response)) => {
                 if response.usage == Usage::default() {

@@ -504,6 +504,10 @@ pub enum Recovered {
         /// How long recovery waited before the next attempt.
         waited: Duration,
     },
+    /// A repair, coercion or rewrite a [durable](crate::durable) run's
+    /// journal recorded, replayed: what it did, as the model was told
+    /// (retries are not recorded).
+    Recorded(String),
 }
 
 impl fmt::Display for Recovered {
@@ -524,6 +528,7 @@ impl fmt::Display for Recovered {
             Recovered::Retried { attempt, error, .. } => {
                 write!(f, "attempt {attempt} failed ({error}) and was retried")
             }
+            Recovered::Recorded(text) => f.write_str(text),
         }
     }
 }

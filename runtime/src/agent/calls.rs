@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::{Agent, CallOutcome, CallRecord, Event, Exit, OnRefusal, State};
+use crate::durable::Before;
 use crate::effect::{Effect, Effects};
 use crate::model::{Message, Model, ToolResult};
 use crate::reader::ToolCall;
 use crate::toolbox::trace::WithCallId;
-use crate::toolbox::{Toolbox, ToolboxContext};
+use crate::toolbox::{ToolOutput, Toolbox, ToolboxContext};
 use crate::ToolError;
 
 /// A call that failed: sent again unchanged, it is not run again.
@@ -194,15 +195,44 @@ impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
                     }
                 }
             }
+            // A durable run's journal is asked about each call in order
+            // (its number is its place in the run), before any runs: it
+            // replays a recorded result, or records the call's start.
+            let mut dispatched = Vec::with_capacity(running.len());
+            let mut halt = None;
+            for &i in &running {
+                let Some(journal) = state.journal else {
+                    dispatched.push((i, None));
+                    continue;
+                };
+                match journal.before(&batch[i].name, &batch[i].arguments).await {
+                    Before::Run(number) => dispatched.push((i, Some(number))),
+                    Before::Replay(result) => {
+                        outcomes[i] = Some((CallOutcome::of(result), Duration::ZERO));
+                    }
+                    Before::Stop(message) => {
+                        halt = Some(message);
+                        break;
+                    }
+                }
+            }
             let deadline = state.deadline;
             let results = futures::future::join_all(
-                running
+                dispatched
                     .iter()
-                    .map(|&i| self.dispatch(&toolbox, context, &batch[i], deadline)),
+                    .map(|&(i, _)| self.dispatch(&toolbox, context, &batch[i], deadline)),
             )
             .await;
-            for (&i, result) in running.iter().zip(results) {
-                outcomes[i] = Some(result);
+            for (&(i, number), (result, duration)) in dispatched.iter().zip(results) {
+                if let (Some(journal), Some(number)) = (state.journal, number) {
+                    if let Err(message) = journal.after(number, &batch[i].name, &result).await {
+                        halt.get_or_insert(message);
+                    }
+                }
+                outcomes[i] = Some((CallOutcome::of(result), duration));
+            }
+            if let Some(message) = halt {
+                return Some(super::halted(message));
             }
             let mut exit = None;
             let mut recorded = next;
@@ -262,19 +292,26 @@ impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
         context: &C::Value,
         call: &ToolCall,
         deadline: Option<Instant>,
-    ) -> (CallOutcome, Duration) {
+    ) -> (Result<ToolOutput, ToolError>, Duration) {
         let start = Instant::now();
         let dispatched = WithCallId::new(
             call.id.as_deref(),
             toolbox.call_given(context, &call.name, Cow::Borrowed(&call.arguments)),
         );
+        let result = self.limits.call.run(&call.name, dispatched, deadline).await;
+        (result, start.elapsed())
+    }
+}
+
+impl CallOutcome {
+    /// What became of a dispatched call.
+    fn of(result: Result<ToolOutput, ToolError>) -> CallOutcome {
         // Only the time limit makes a `TimedOut`: dispatch does not.
-        let outcome = match self.limits.call.run(&call.name, dispatched, deadline).await {
+        match result {
             Ok(output) => CallOutcome::Ok(output),
             Err(ToolError::TimedOut { after, .. }) => CallOutcome::TimedOut { after },
             Err(error) => CallOutcome::Err(error),
-        };
-        (outcome, start.elapsed())
+        }
     }
 }
 

@@ -76,6 +76,7 @@ use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 
 use crate::catalog::{self, Catalog, CatalogFormat};
+use crate::durable::{AnswerHook, Asked};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::model::{
     request_tokens, Message, Model, ModelError, OutputSchema, Request, Response, StopReason,
@@ -497,6 +498,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext> Agent<M,
             <C::Value as AgentWithoutContext>::nothing(),
             from.into(),
             None,
+            None,
         )
         .boxed()
     }
@@ -537,7 +539,19 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext> Agent<M,
     where
         C: Takes<X>,
     {
-        self.drive(C::value(context), from.into(), None).boxed()
+        self.drive(C::value(context), from.into(), None, None)
+            .boxed()
+    }
+
+    /// A durable run on `task` over `journal`, each call lent `context`.
+    pub(crate) fn run_journaled<'a>(
+        &'a self,
+        context: &'a C::Value,
+        task: String,
+        journal: &'a dyn AnswerHook,
+    ) -> BoxFuture<'a, Run<O>> {
+        self.drive(context, self.start(task).into(), None, Some(journal))
+            .boxed()
     }
 
     /// Runs the agent on `task` as [`run`](Self::run) does, live: a stream of
@@ -676,7 +690,8 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext> Agent<M,
     fn stream<'a>(&'a self, context: &'a C::Value, from: Resume<O>) -> RunStream<'a, O> {
         let sink = Arc::new(Sink::default());
         RunStream::new(
-            self.drive(context, from, Some(Arc::clone(&sink))).boxed(),
+            self.drive(context, from, Some(Arc::clone(&sink)), None)
+                .boxed(),
             sink,
         )
     }
@@ -692,6 +707,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext> Agent<M,
         context: &C::Value,
         from: Resume<O>,
         sink: Option<Arc<Sink<O>>>,
+        journal: Option<&dyn AnswerHook>,
     ) -> Run<O> {
         let (provider, model) = self
             .model
@@ -731,6 +747,7 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext> Agent<M,
             Some(typed.toolbox.as_ref().ok()?.carry_approvals(&toolbox))
         });
         let mut state = State::new(from, &self.limits, toolbox, context, output_toolbox, sink);
+        state.journal = journal;
         let exit = async {
             loop {
                 if let Some(exit) = state.before_step(&self.limits) {
@@ -774,15 +791,31 @@ impl<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext> Agent<M,
             Err(exit) => return Some(exit),
         };
         let max_tokens = request.max_tokens;
-        let response = match within(self.ask(request, state.sink.as_deref()), state.deadline).await
-        {
-            Err(Elapsed) => {
-                return Some(Exit::Deadline {
-                    limit: self.limits.wall_time,
-                })
+        let asked = match state.journal {
+            Some(journal) => journal.answer(),
+            None => Asked::Ask,
+        };
+        let response = match asked {
+            Asked::Replay(response) => response,
+            Asked::Stop(message) => return Some(halted(message)),
+            Asked::Ask => {
+                let response =
+                    match within(self.ask(request, state.sink.as_deref()), state.deadline).await {
+                        Err(Elapsed) => {
+                            return Some(Exit::Deadline {
+                                limit: self.limits.wall_time,
+                            })
+                        }
+                        Ok(Err(error)) => return Some(Exit::ModelFailed(error)),
+                        Ok(Ok(response)) => response,
+                    };
+                if let Some(journal) = state.journal {
+                    if let Err(message) = journal.answered(step, &response).await {
+                        return Some(halted(message));
+                    }
+                }
+                response
             }
-            Ok(Err(error)) => return Some(Exit::ModelFailed(error)),
-            Ok(Ok(response)) => response,
         };
         state.usage += response.usage;
         state.answers.push(AnswerRecord {
@@ -1183,6 +1216,9 @@ struct State<'c, A: Effects, O, C: ToolboxContext> {
     output_refused: u32,
     /// Where a streamed run's events go; `None` for a plain run.
     sink: Option<Arc<Sink<O>>>,
+    /// A durable run's journal: it replays recorded answers and call
+    /// results, and records new ones.
+    journal: Option<&'c dyn AnswerHook>,
 }
 
 impl<'c, A: Effects, O, C: ToolboxContext> State<'c, A, O, C> {
@@ -1216,6 +1252,7 @@ impl<'c, A: Effects, O, C: ToolboxContext> State<'c, A, O, C> {
             output: None,
             output_refused: 0,
             sink,
+            journal: None,
         };
         if let Some(run) = from.run {
             state.dispatched = u32::try_from(run.tool_calls()).unwrap_or(u32::MAX);
@@ -1312,6 +1349,13 @@ impl<'c, A: Effects, O, C: ToolboxContext> State<'c, A, O, C> {
             elapsed: self.started.elapsed(),
         }
     }
+}
+
+/// The exit of a run its journal stopped: never seen by a user, since
+/// [`Durable`](crate::durable::Durable) gives the journal's typed reason
+/// instead of the run.
+fn halted(message: String) -> Exit {
+    Exit::ModelFailed(ModelError::other(message))
 }
 
 /// Whether an answer's text is JSON (after blanks, or in a fence): a

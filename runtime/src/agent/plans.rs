@@ -6,6 +6,7 @@
 use std::fmt::Write;
 
 use super::{Agent, Event, Exit, OnRefusal, PlanRecord, PlanRefusal, State};
+use crate::durable::CallHook;
 use crate::effect::Effects;
 use crate::model::{Message, Model};
 use crate::plan::author::{self, Written};
@@ -78,7 +79,12 @@ impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
         let limits = self.limits.for_plan(calls_left, state.time_left());
         let interpreter = Interpreter::new(&toolbox).limits(limits);
         let run = match within(
-            interpreter.run_checked(state.context, &plan, true),
+            interpreter.run_checked(
+                state.context,
+                &plan,
+                true,
+                state.journal.map(|journal| journal as &dyn CallHook),
+            ),
             state.deadline,
         )
         .await

@@ -66,9 +66,12 @@ use std::fmt;
 use futures::future::BoxFuture;
 use serde_json::Value as Json;
 
+use crate::agent::{self, Agent};
 use crate::effect::Effects;
 use crate::error::ToolError;
+use crate::model::{Model, Response};
 use crate::plan::{Interpreter, Plan, PlanError, Run};
+use crate::toolbox::{AgentWithoutContext, Takes, ToolboxContext};
 
 use crate::toolbox::{ToolOutput, Toolbox};
 use session::{Session, State};
@@ -85,8 +88,8 @@ pub use journal::{Journal, JournalError, MemoryJournal};
 #[cfg(feature = "postgres")]
 pub use postgres::{Lease, PostgresJournal, RunStatus};
 pub use record::{
-    schema_stamp, Input, Record, RecordedError, RecordedResult, Resolution, ToolStamp,
-    FORMAT_VERSION,
+    schema_stamp, Input, Record, RecordedError, RecordedResponse, RecordedResult, Resolution,
+    ToolStamp, FORMAT_VERSION,
 };
 #[cfg(feature = "sqlite")]
 pub use sqlite::{SqliteJournal, Synchronous};
@@ -100,8 +103,8 @@ pub const MAX_RUN_ID_BYTES: usize = 256;
 
 /// What a durable run's journal says about a call, before it is made.
 pub(crate) enum Before {
-    /// Run it: its start is recorded.
-    Run,
+    /// Run it: its start is recorded, as this call number.
+    Run(u64),
     /// Do not run it: this is its result.
     Replay(Result<ToolOutput, ToolError>),
     /// Stop the run: the typed reason is kept by the journal's session.
@@ -112,10 +115,34 @@ pub(crate) enum Before {
 /// about each call before it is made and told its result after.
 pub(crate) trait CallHook: Sync {
     fn before<'a>(&'a self, tool: &'a str, args: &'a str) -> BoxFuture<'a, Before>;
+    /// Records the result of call number `call` (from [`Before::Run`]):
+    /// calls run at once are told in any order.
     fn after<'a>(
         &'a self,
+        call: u64,
         tool: &'a str,
         result: &'a Result<ToolOutput, ToolError>,
+    ) -> BoxFuture<'a, Result<(), String>>;
+}
+
+/// What a durable agent run's journal says about the model's next answer.
+pub(crate) enum Asked {
+    /// Ask the model, then record its answer.
+    Ask,
+    /// Do not ask: this is the answer it gave.
+    Replay(Response),
+    /// Stop the run: the typed reason is kept by the journal's session.
+    Stop(String),
+}
+
+/// A journal's view of an agent run: its calls (a plan's included), and
+/// the model's answers, asked for before each request and told each answer.
+pub(crate) trait AnswerHook: CallHook {
+    fn answer(&self) -> Asked;
+    fn answered<'a>(
+        &'a self,
+        step: u32,
+        response: &'a Response,
     ) -> BoxFuture<'a, Result<(), String>>;
 }
 
@@ -207,10 +234,7 @@ impl DurableRun {
     /// assert_eq!(done.ran(), 2);
     /// ```
     pub fn ran(&self) -> usize {
-        self.sources
-            .iter()
-            .filter(|s| matches!(s, Source::Ran | Source::Rerun))
-            .count()
+        ran(&self.sources)
     }
 
     /// How many calls were replayed from the journal or resolved by a person.
@@ -228,6 +252,57 @@ impl DurableRun {
     pub fn replayed(&self) -> usize {
         self.sources.len() - self.ran()
     }
+}
+
+/// A durable agent run that ended: the run, as an uninterrupted one would
+/// be, where each call's result came from, and how many of the model's
+/// answers were replayed rather than asked for.
+///
+/// ```
+/// # futures::executor::block_on(async {
+/// use typed_tools::agent::Agent;
+/// use typed_tools::durable::{Durable, MemoryJournal};
+/// use typed_tools::model::ScriptedModel;
+/// use typed_tools::Toolbox;
+///
+/// let toolbox = Toolbox::builder().build().unwrap();
+/// let agent = Agent::new(&toolbox, ScriptedModel::by_turn(["Hello."]));
+/// let done = Durable::new(MemoryJournal::new()).run_agent(&agent, "r", "Hi.").await.unwrap();
+/// assert_eq!((done.answers_asked, done.answers_replayed, done.ran()), (1, 0, 0));
+/// # });
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct DurableAgentRun<O = String> {
+    /// The run: its exit, output, transcript and records.
+    pub run: agent::Run<O>,
+    /// Where each call's result came from, in the order the calls were
+    /// made (a plan's calls included).
+    pub sources: Vec<Source>,
+    /// The model's answers replayed from the journal.
+    pub answers_replayed: usize,
+    /// The model's answers asked for in this process.
+    pub answers_asked: usize,
+}
+
+impl<O> DurableAgentRun<O> {
+    /// How many calls ran in this process (for the first time or again).
+    pub fn ran(&self) -> usize {
+        ran(&self.sources)
+    }
+
+    /// How many calls were replayed from the journal or resolved by a person.
+    pub fn replayed(&self) -> usize {
+        self.sources.len() - self.ran()
+    }
+}
+
+/// How many of `sources` ran in this process.
+fn ran(sources: &[Source]) -> usize {
+    sources
+        .iter()
+        .filter(|s| matches!(s, Source::Ran | Source::Rerun))
+        .count()
 }
 
 /// A call that started and has no result: the process died during it, and
@@ -292,6 +367,12 @@ pub enum Stage {
     Load,
     /// Recording the run's start; nothing ran.
     Start,
+    /// Recording the model's answer to a step of an agent run; nothing
+    /// acted on it, and a resume asks the model again.
+    Answer {
+        /// The step, from 1.
+        step: u32,
+    },
     /// Recording a call's start; the call did not run.
     CallStart {
         /// The call's number.
@@ -318,6 +399,10 @@ impl fmt::Display for Stage {
         match self {
             Stage::Load => f.write_str("reading the run's journal; nothing ran"),
             Stage::Start => f.write_str("recording the run's start; nothing ran"),
+            Stage::Answer { step } => write!(
+                f,
+                "recording the model's answer to step {step}; nothing acted on it, and a resume asks again"
+            ),
             Stage::CallStart { call, tool } => write!(
                 f,
                 "recording the start of call {call} (`{tool}`); the call did not run"
@@ -561,7 +646,12 @@ impl<J: Journal> Durable<J> {
         };
         let session = Session::open(&self.journal, toolbox, run, input, tools).await?;
         let done = prepared.run_hooked(&(), Some(&session)).await;
-        session.finish(done).await
+        let outcome = match &done.outcome {
+            Ok(value) => serde_json::json!({"ok": value.to_json()}),
+            Err(error) => serde_json::json!({"err": error.to_string()}),
+        };
+        let sources = session.finish(outcome).await?;
+        Ok(DurableRun { run: done, sources })
     }
 
     /// Resumes run `run` with the plan its journal recorded: for a process
@@ -616,6 +706,234 @@ impl<J: Journal> Durable<J> {
             message: format!("its recorded plan does not parse: {error}"),
         })?;
         self.run_plan(interpreter, run, &plan).await
+    }
+
+    /// Runs `agent` on `task` as run `run`, or resumes it if the journal
+    /// has it: the model's recorded answers are replayed (it is not asked
+    /// again, and no token is paid twice), and so are the recorded call
+    /// results, a plan's the model wrote included; the run goes on from the
+    /// first answer or call without a record. A resumed run's transcript
+    /// is an uninterrupted one's. A call in doubt follows the
+    /// [module docs](self)' rules; a request to the model that was cut off
+    /// by the crash is simply asked again.
+    ///
+    /// A run the journal has must have been started with the same system
+    /// prompt and task ([`DurableError::InputChanged`]) and the same tools
+    /// ([`DurableError::ToolChanged`]). The model itself is not checked:
+    /// resume with the one the run was started with. `Ok` when the run
+    /// ended, whatever its [`Exit`](agent::Exit); a run that ended on the
+    /// model's outage or a limit goes on from there when run again with
+    /// the same id (raise the [limits](Agent::limits) to let it go
+    /// further).
+    ///
+    /// An agent whose tools take a [context](crate::toolbox::context) is
+    /// run with [`run_agent_in`](Self::run_agent_in).
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::durable::{Durable, MemoryJournal, Source};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Charge a card.
+    /// #[tool(effects = Write)]
+    /// fn charge_card(card: String, amount: u32) -> String { format!("ch_{card}_{amount}") }
+    ///
+    /// let toolbox = Toolbox::builder().tool(ChargeCard).build().unwrap();
+    /// let script = [r#"{"name": "charge_card", "arguments": {"card": "4242", "amount": 20}}"#, "Charged."];
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// let agent = Agent::new(&toolbox, ScriptedModel::by_turn(script));
+    /// let first = durable.run_agent(&agent, "order-17", "Charge 20 to card 4242.").await.unwrap();
+    /// assert_eq!(first.run.answer(), Some("Charged."));
+    /// assert_eq!((first.answers_asked, first.sources.as_slice()), (2, &[Source::Ran][..]));
+    ///
+    /// // Again with the same id: nothing is asked, nothing runs.
+    /// let again = durable.run_agent(&agent, "order-17", "Charge 20 to card 4242.").await.unwrap();
+    /// assert_eq!(again.run.transcript, first.run.transcript);
+    /// assert_eq!((again.answers_asked, again.answers_replayed), (0, 2));
+    /// assert_eq!(again.sources, [Source::Replayed]);
+    /// assert_eq!(agent.model().requests().len(), 2);
+    /// # });
+    /// ```
+    pub async fn run_agent<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
+        &self,
+        agent: &Agent<M, A, O, C>,
+        run: &str,
+        task: impl Into<String>,
+    ) -> Result<DurableAgentRun<O>, DurableError>
+    where
+        C::Value: AgentWithoutContext,
+    {
+        let context = <C::Value as AgentWithoutContext>::nothing();
+        self.agent_run(agent, context, run, Some(task.into())).await
+    }
+
+    /// [`run_agent`](Self::run_agent), each call lent `context`: for an
+    /// agent whose tools take a [context](crate::toolbox::context). The
+    /// context is not recorded; give the one the run was started with.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::durable::{Durable, MemoryJournal};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is asking.
+    /// struct User { name: String }
+    ///
+    /// /// The notes of the user asking.
+    /// #[tool(effects = Read)]
+    /// fn my_notes(#[context] user: &User) -> Vec<String> { vec![format!("{}'s list", user.name)] }
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().tool(MyNotes).build().unwrap();
+    /// let model = ScriptedModel::by_turn([r#"{"name": "my_notes", "arguments": {}}"#, "One note."]);
+    /// let agent = Agent::new(&toolbox, model);
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// let ana = User { name: "ana".into() };
+    /// let done = durable.run_agent_in(&agent, &ana, "notes-1", "My notes?").await.unwrap();
+    /// assert_eq!(done.run.transcript[3].text(), r#"["ana's list"]"#);
+    /// # });
+    /// ```
+    pub async fn run_agent_in<M, A, O, C, X>(
+        &self,
+        agent: &Agent<M, A, O, C>,
+        context: &X,
+        run: &str,
+        task: impl Into<String>,
+    ) -> Result<DurableAgentRun<O>, DurableError>
+    where
+        M: Model,
+        A: Effects,
+        O: Send + Sync + 'static,
+        C: ToolboxContext + Takes<X>,
+    {
+        self.agent_run(agent, C::value(context), run, Some(task.into()))
+            .await
+    }
+
+    /// Resumes agent run `run` with the task its journal recorded: for a
+    /// process that does not have the task at hand (a worker taking over a
+    /// run). [`DurableError::NotFound`] when the journal has no such run.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::durable::{Durable, DurableError, MemoryJournal};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::Toolbox;
+    ///
+    /// let toolbox = Toolbox::builder().build().unwrap();
+    /// let agent = Agent::new(&toolbox, ScriptedModel::by_turn(["Hello."]));
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// durable.run_agent(&agent, "hi", "Greet me.").await.unwrap();
+    /// let resumed = durable.resume_agent(&agent, "hi").await.unwrap();
+    /// assert_eq!((resumed.run.answer(), resumed.answers_replayed), (Some("Hello."), 1));
+    /// assert!(matches!(durable.resume_agent(&agent, "nope").await, Err(DurableError::NotFound { .. })));
+    /// # });
+    /// ```
+    pub async fn resume_agent<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
+        &self,
+        agent: &Agent<M, A, O, C>,
+        run: &str,
+    ) -> Result<DurableAgentRun<O>, DurableError>
+    where
+        C::Value: AgentWithoutContext,
+    {
+        let context = <C::Value as AgentWithoutContext>::nothing();
+        self.agent_run(agent, context, run, None).await
+    }
+
+    /// [`resume_agent`](Self::resume_agent), each call lent `context`.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::agent::Agent;
+    /// use typed_tools::durable::{Durable, MemoryJournal};
+    /// use typed_tools::model::ScriptedModel;
+    /// use typed_tools::Toolbox;
+    ///
+    /// /// Who is asking.
+    /// struct User;
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().build().unwrap();
+    /// let agent = Agent::new(&toolbox, ScriptedModel::by_turn(["Hello."]));
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// durable.run_agent_in(&agent, &User, "hi", "Greet me.").await.unwrap();
+    /// assert!(durable.resume_agent_in(&agent, &User, "hi").await.is_ok());
+    /// # });
+    /// ```
+    pub async fn resume_agent_in<M, A, O, C, X>(
+        &self,
+        agent: &Agent<M, A, O, C>,
+        context: &X,
+        run: &str,
+    ) -> Result<DurableAgentRun<O>, DurableError>
+    where
+        M: Model,
+        A: Effects,
+        O: Send + Sync + 'static,
+        C: ToolboxContext + Takes<X>,
+    {
+        self.agent_run(agent, C::value(context), run, None).await
+    }
+
+    /// An agent run on `task`, or on the task its journal recorded.
+    async fn agent_run<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
+        &self,
+        agent: &Agent<M, A, O, C>,
+        context: &C::Value,
+        run: &str,
+        task: Option<String>,
+    ) -> Result<DurableAgentRun<O>, DurableError> {
+        check_run_id(run)?;
+        let task = match task {
+            Some(task) => task,
+            None => match load(&self.journal, run).await?.first() {
+                None => {
+                    return Err(DurableError::NotFound {
+                        run: run.to_owned(),
+                    })
+                }
+                Some(Record::Started {
+                    input: Input::Agent { task, .. },
+                    ..
+                }) => task.clone(),
+                Some(_) => {
+                    return Err(DurableError::Unreadable {
+                        run: run.to_owned(),
+                        message: "its first record is not an agent run's start".into(),
+                    })
+                }
+            },
+        };
+        let toolbox = agent.toolbox();
+        let tools = toolbox
+            .specs()
+            .map(|spec| ToolStamp {
+                name: spec.name().to_owned(),
+                schema: schema_stamp(spec),
+            })
+            .collect();
+        let input = Input::Agent {
+            system: agent.system_prompt(),
+            task: task.clone(),
+        };
+        let session = Session::open(&self.journal, toolbox, run, input, tools).await?;
+        let done = agent.run_journaled(context, task, &session).await;
+        let outcome = match done.answer() {
+            Some(answer) => serde_json::json!({"ok": answer}),
+            None => serde_json::json!({"exit": done.exit.name(), "message": done.exit.to_string()}),
+        };
+        let sources = session.finish(outcome).await?;
+        let asked = session.lock().asked;
+        Ok(DurableAgentRun {
+            answers_replayed: done.answers.len().saturating_sub(asked),
+            answers_asked: asked,
+            run: done,
+            sources,
+        })
     }
 
     /// Decides a call in doubt in run `run` (see [`DurableError::InDoubt`]):
@@ -781,13 +1099,13 @@ impl<A: Effects> Calls<'_, A> {
     ) -> Result<Result<ToolOutput, ToolError>, DurableError> {
         let _turn = self.one_at_a_time.lock().await;
         let session = &self.session;
-        match session.before(name, args).await {
-            Before::Run => {}
+        let call = match session.before(name, args).await {
+            Before::Run(call) => call,
             Before::Replay(result) => return Ok(result),
             Before::Stop(_) => return Err(session.stopped()),
-        }
+        };
         let result = session.toolbox.call(name, args).await;
-        match session.after(name, &result).await {
+        match session.after(call, name, &result).await {
             Ok(()) => Ok(result),
             Err(_) => Err(session.stopped()),
         }

@@ -1,16 +1,17 @@
 //! The journal's record format: what a [`Journal`](super::Journal) stores,
 //! one [`Record`] at each position of a run, as JSON.
 //!
-//! # Format, version 1
+//! # Format, version 2
 //!
 //! A run's journal is a sequence of records at positions 0, 1, 2, ...;
 //! each is one JSON object whose `record` key says what it is:
 //!
 //! | `record` | when | fields |
 //! | --- | --- | --- |
-//! | `started` | first, once | `format` (this version: 1), `at_ms`, `input` (`{"kind": "plan", "text": ...}` or `{"kind": "calls"}`), `tools` (`[{"name", "schema"}]`) |
+//! | `started` | first, once | `format` (this version: 2), `at_ms`, `input` (`{"kind": "plan", "text": ...}`, `{"kind": "calls"}`, or `{"kind": "agent", "system": ..., "task": ...}`), `tools` (`[{"name", "schema"}]`) |
+//! | `model_answered` | an agent run's model answered, before anything acts on the answer | `step` (from 1), `response` (`{"text", "reasoning", "calls", "usage", "stop", "unread"}`: see [`RecordedResponse`]), `at_ms` |
 //! | `call_started` | before a call runs | `call` (the run's call number, from 0), `tool`, `schema`, `args` (the JSON the tool is given), `at_ms` |
-//! | `call_finished` | after it returned | `call`, `result` (`{"ok": output}` or `{"err": {"kind", "message", "detail"}}`), `at_ms` |
+//! | `call_finished` | after it returned | `call`, `result` (`{"ok": output}` or `{"err": {"kind", "message", "detail"}}`), `recovery` (when the arguments were repaired: what was done, each as the model is told), `at_ms` |
 //! | `resolved` | a person's decision on a call in doubt | `call`, `resolution` (`{"resolution": "done", "output": ...}`, `"failed"` with `message`, or `"retry"`), `at_ms` |
 //! | `finished` | last, once | `outcome` (`{"ok": value}` or `{"err": message}`), `at_ms` |
 //!
@@ -20,6 +21,9 @@
 //! freely). A call number can have more than one `call_started`: a call
 //! re-run after a crash (a `Read` call, an idempotent one, or one a person
 //! allowed to retry) starts again.
+//!
+//! Version 2 added agent runs (the `agent` input and `model_answered`);
+//! a journal of version 1 reads as it is.
 //!
 //! ```
 //! use typed_tools::durable::Record;
@@ -37,6 +41,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
 use crate::error::{Escalation, Severity, ToolError};
+use crate::model::{Reasoning, Response, StopReason, Usage};
+use crate::reader::ToolCall;
+use crate::recover::Recovered;
 use crate::schema::{JsonPath, PathSegment, Problem};
 use crate::tool::ToolSpec;
 use crate::toolbox::ToolOutput;
@@ -44,9 +51,9 @@ use crate::toolbox::ToolOutput;
 /// The version of the record format this library writes and reads.
 ///
 /// ```
-/// assert_eq!(typed_tools::durable::FORMAT_VERSION, 1);
+/// assert_eq!(typed_tools::durable::FORMAT_VERSION, 2);
 /// ```
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// One entry of a run's journal; see the [module docs](self) for the format.
 ///
@@ -71,6 +78,16 @@ pub enum Record {
         /// Each tool the run may call, with its schema stamp.
         tools: Vec<ToolStamp>,
     },
+    /// An agent run's model answered: recorded before anything acts on
+    /// the answer, and replayed on resume instead of asking the model.
+    ModelAnswered {
+        /// The run's step (from 1) the answer answered.
+        step: u32,
+        /// The answer.
+        response: RecordedResponse,
+        /// When, in milliseconds since the Unix epoch.
+        at_ms: u64,
+    },
     /// A call, recorded before it runs.
     CallStarted {
         /// The run's call number, from 0.
@@ -90,6 +107,11 @@ pub enum Record {
         call: u64,
         /// What came back.
         result: RecordedResult,
+        /// What recovery did to the call's arguments before it ran, as the
+        /// model is told ([`ToolOutput::note_for_model`]); a replayed
+        /// output tells it again.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        recovery: Vec<String>,
         /// When, in milliseconds since the Unix epoch.
         at_ms: u64,
     },
@@ -162,6 +184,150 @@ pub enum Input {
     /// Toolbox calls made one by one under the run's id
     /// ([`Durable::calls`](super::Durable::calls)).
     Calls,
+    /// An agent run ([`Durable::run_agent`](super::Durable::run_agent)):
+    /// its system prompt and task.
+    Agent {
+        /// The agent's system prompt.
+        system: String,
+        /// The task, the user's first message.
+        task: String,
+    },
+}
+
+/// A model's answer as recorded: [`Response`] in the journal's JSON.
+///
+/// ```
+/// use typed_tools::durable::RecordedResponse;
+/// use typed_tools::model::{Response, Usage};
+/// use typed_tools::ToolCall;
+///
+/// let call = ToolCall { id: Some("call_1".into()), name: "charge".into(), arguments: r#"{"n":1}"#.into() };
+/// let response = Response::new("").calls(vec![call]).usage(Usage::new(90, 12));
+/// let recorded = RecordedResponse::of(&response);
+/// assert_eq!(
+///     serde_json::to_string(&recorded).unwrap(),
+///     r#"{"text":"","calls":[{"id":"call_1","name":"charge","arguments":"{\"n\":1}"}],"usage":{"input_tokens":90,"output_tokens":12},"stop":"tool_use"}"#
+/// );
+/// assert_eq!(recorded.to_response(), response);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedResponse {
+    /// [`Response::text`].
+    pub text: String,
+    /// [`Response::reasoning`]: each part's `text`, and its `signature`
+    /// and `redacted` data when it has them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasoning: Vec<Json>,
+    /// [`Response::calls`]: `{"id", "name", "arguments"}`, the arguments as
+    /// the model wrote them (a string).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<Json>,
+    /// [`Response::usage`]: `input_tokens`, `output_tokens`, and
+    /// `estimated: true` when it is an estimate.
+    pub usage: Json,
+    /// [`Response::stop`]: `end_turn`, `tool_use`, `max_tokens`,
+    /// `stop_sequence`, `refused`, or `{"other": reason}`.
+    pub stop: Json,
+    /// [`Response::unread`], as the provider sent it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<Json>,
+}
+
+impl RecordedResponse {
+    /// Records `response`.
+    pub fn of(response: &Response) -> RecordedResponse {
+        let reasoning = response
+            .reasoning
+            .iter()
+            .map(|part| {
+                let mut json = serde_json::json!({"text": part.text});
+                if let Some(signature) = &part.signature {
+                    json["signature"] = Json::String(signature.clone());
+                }
+                if let Some(redacted) = &part.redacted {
+                    json["redacted"] = Json::String(redacted.clone());
+                }
+                json
+            })
+            .collect();
+        let calls = response
+            .calls
+            .iter()
+            .map(|call| {
+                serde_json::json!({"id": call.id, "name": call.name, "arguments": call.arguments})
+            })
+            .collect();
+        let mut usage = serde_json::json!({
+            "input_tokens": response.usage.input_tokens,
+            "output_tokens": response.usage.output_tokens,
+        });
+        if response.usage.estimated {
+            usage["estimated"] = Json::Bool(true);
+        }
+        let stop = match &response.stop {
+            StopReason::EndTurn => Json::from("end_turn"),
+            StopReason::ToolUse => Json::from("tool_use"),
+            StopReason::MaxTokens => Json::from("max_tokens"),
+            StopReason::StopSequence => Json::from("stop_sequence"),
+            StopReason::Refused => Json::from("refused"),
+            StopReason::Other(other) => serde_json::json!({"other": other}),
+        };
+        RecordedResponse {
+            text: response.text.clone(),
+            reasoning,
+            calls,
+            usage,
+            stop,
+            unread: response.unread.clone(),
+        }
+    }
+
+    /// The answer as it was given; a field this version does not know is
+    /// read as empty (a stop reason as [`StopReason::Other`]).
+    pub fn to_response(&self) -> Response {
+        let text = |json: &Json, key: &str| json[key].as_str().map(str::to_owned);
+        let reasoning = self
+            .reasoning
+            .iter()
+            .map(|part| {
+                let mut reasoning = Reasoning::new(text(part, "text").unwrap_or_default());
+                reasoning.signature = text(part, "signature");
+                reasoning.redacted = text(part, "redacted");
+                reasoning
+            })
+            .collect();
+        let calls = self
+            .calls
+            .iter()
+            .map(|call| ToolCall {
+                id: text(call, "id"),
+                name: text(call, "name").unwrap_or_default(),
+                arguments: text(call, "arguments").unwrap_or_default(),
+            })
+            .collect();
+        let tokens = |key: &str| self.usage[key].as_u64().unwrap_or(0);
+        let (input, output) = (tokens("input_tokens"), tokens("output_tokens"));
+        let usage = match self.usage["estimated"].as_bool() {
+            Some(true) => Usage::estimate(input, output),
+            _ => Usage::new(input, output),
+        };
+        let stop = match (&self.stop, self.stop.as_str()) {
+            (_, Some("end_turn")) => StopReason::EndTurn,
+            (_, Some("tool_use")) => StopReason::ToolUse,
+            (_, Some("max_tokens")) => StopReason::MaxTokens,
+            (_, Some("stop_sequence")) => StopReason::StopSequence,
+            (_, Some("refused")) => StopReason::Refused,
+            (_, Some(other)) => StopReason::Other(other.to_owned()),
+            (json, None) => StopReason::Other(text(json, "other").unwrap_or_default()),
+        };
+        let mut response = Response::new(self.text.clone())
+            .reasoning(reasoning)
+            .calls(calls)
+            .usage(usage)
+            .stop(stop);
+        response.unread = self.unread.clone();
+        response
+    }
 }
 
 /// A tool's name and [`schema_stamp`], as a run recorded them.
@@ -498,6 +664,35 @@ impl RecordedResult {
                     .unwrap_or_else(|_| Json::String(output.json().to_owned())),
             ),
             Err(error) => RecordedResult::Err(RecordedError::of(error)),
+        }
+    }
+
+    /// What recovery did before a call succeeded, as recorded: the
+    /// changes the model is told of.
+    pub(crate) fn recovery(result: &Result<ToolOutput, ToolError>) -> Vec<String> {
+        match result {
+            Ok(output) => output
+                .recovery()
+                .iter()
+                .filter(|r| !matches!(r, Recovered::Retried { .. }))
+                .map(ToString::to_string)
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The result a replayed call gives, with what recovery did as recorded.
+    pub(crate) fn replay_with(
+        &self,
+        tool: &str,
+        recovery: &[String],
+    ) -> Result<ToolOutput, ToolError> {
+        match self {
+            RecordedResult::Ok(json) if !recovery.is_empty() => Ok(ToolOutput::recovered(
+                crate::json::to_text(json),
+                recovery.iter().cloned().map(Recovered::Recorded).collect(),
+            )),
+            _ => self.replay(tool),
         }
     }
 

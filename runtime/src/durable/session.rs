@@ -8,13 +8,13 @@ use serde_json::Value as Json;
 
 use crate::effect::{Effect, EffectSet, Effects};
 use crate::error::ToolError;
-use crate::plan::Run;
-use crate::toolbox::{ToolOutput, Toolbox};
+use crate::model::Response;
+use crate::toolbox::{NoContext, ToolOutput, Toolbox, ToolboxContext};
 
-use super::record::{self, Input, Record, RecordedResult, Resolution, ToolStamp};
+use super::record::{self, Input, Record, RecordedResponse, RecordedResult, Resolution, ToolStamp};
 use super::{
-    load, schema_stamp, Before, CallHook, DurableError, DurableRun, InDoubt, Journal, Source,
-    Stage, FORMAT_VERSION,
+    load, schema_stamp, AnswerHook, Asked, Before, CallHook, DurableError, InDoubt, Journal,
+    Source, Stage, FORMAT_VERSION,
 };
 
 /// One call as the journal has it.
@@ -24,6 +24,8 @@ pub(super) struct Recorded {
     pub(super) args: Json,
     pub(super) at_ms: u64,
     pub(super) result: Option<RecordedResult>,
+    /// What recovery did before it ran, as the model was told.
+    recovery: Vec<String>,
     pub(super) resolution: Option<Resolution>,
 }
 
@@ -35,10 +37,17 @@ pub(super) struct State {
     next: usize,
     /// The next position in the journal.
     seq: u64,
-    /// The call being made.
-    current: usize,
     pub(super) sources: Vec<Source>,
-    finished: bool,
+    /// An agent run's recorded answers, in step order.
+    answers: Vec<Response>,
+    /// The number of answers the run has taken so far.
+    next_answer: usize,
+    /// Of those, the ones the model was asked for in this process.
+    pub(super) asked: usize,
+    /// The outcome of the last `finished` record: a run whose end is
+    /// recorded again only when it ends otherwise (an agent run that
+    /// stopped on a model's outage, resumed, and answered).
+    finished: Option<Json>,
     /// Why the run was stopped, once it is.
     stopped: Option<DurableError>,
 }
@@ -51,7 +60,8 @@ impl State {
             message,
         };
         let mut calls: Vec<Recorded> = Vec::new();
-        let mut finished = false;
+        let mut answers: Vec<Response> = Vec::new();
+        let mut finished = None;
         for (seq, record) in records.iter().enumerate() {
             let index = |call: u64| usize::try_from(call).unwrap_or(usize::MAX);
             match record {
@@ -81,6 +91,7 @@ impl State {
                         args: args.clone(),
                         at_ms: *at_ms,
                         result: None,
+                        recovery: Vec::new(),
                         resolution: None,
                     };
                     match call.cmp(&calls.len()) {
@@ -95,8 +106,16 @@ impl State {
                         }
                     }
                 }
-                Record::CallFinished { call, result, .. } => match calls.get_mut(index(*call)) {
-                    Some(recorded) => recorded.result = Some(result.clone()),
+                Record::CallFinished {
+                    call,
+                    result,
+                    recovery,
+                    ..
+                } => match calls.get_mut(index(*call)) {
+                    Some(recorded) => {
+                        recorded.result = Some(result.clone());
+                        recorded.recovery = recovery.clone();
+                    }
                     None => {
                         return Err(unreadable(format!(
                             "record {seq} finishes call {call}, which did not start"
@@ -113,15 +132,26 @@ impl State {
                         )))
                     }
                 },
-                Record::Finished { .. } => finished = true,
+                Record::ModelAnswered { step, response, .. } => {
+                    if usize::try_from(*step).ok() != Some(answers.len() + 1) {
+                        return Err(unreadable(format!(
+                            "record {seq} answers step {step} after {} answers",
+                            answers.len()
+                        )));
+                    }
+                    answers.push(response.to_response());
+                }
+                Record::Finished { outcome, .. } => finished = Some(outcome.clone()),
             }
         }
         Ok(State {
             calls,
             next: 0,
             seq: records.len() as u64,
-            current: 0,
             sources: Vec::new(),
+            answers,
+            next_answer: 0,
+            asked: 0,
             finished,
             stopped: None,
         })
@@ -129,23 +159,23 @@ impl State {
 }
 
 /// One run's journal, open: what [`CallHook`] asks.
-pub(super) struct Session<'a, A: Effects> {
+pub(super) struct Session<'a, A: Effects, C: ToolboxContext = NoContext> {
     journal: &'a dyn Journal,
-    pub(super) toolbox: &'a Toolbox<A>,
+    pub(super) toolbox: &'a Toolbox<A, C>,
     pub(super) run: &'a str,
     state: Mutex<State>,
 }
 
-impl<'a, A: Effects> Session<'a, A> {
+impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
     /// Opens run `run`: reads its journal and checks it against `input`
     /// and the toolbox, or records its start.
     pub(super) async fn open(
         journal: &'a dyn Journal,
-        toolbox: &'a Toolbox<A>,
+        toolbox: &'a Toolbox<A, C>,
         run: &'a str,
         input: Input,
         tools: Vec<ToolStamp>,
-    ) -> Result<Session<'a, A>, DurableError> {
+    ) -> Result<Session<'a, A, C>, DurableError> {
         let records = load(journal, run).await?;
         let state = if records.is_empty() {
             let start = Record::Started {
@@ -268,7 +298,6 @@ impl<'a, A: Effects> Session<'a, A> {
             }
             let call = state.next;
             state.next += 1;
-            state.current = call;
             let plan = match state.calls.get(call) {
                 None => Next::Start(Source::Ran),
                 Some(recorded) if recorded.tool != tool || recorded.args != args => {
@@ -289,7 +318,10 @@ impl<'a, A: Effects> Session<'a, A> {
                     return self.stop(error);
                 }
                 Some(recorded) => match (&recorded.result, &recorded.resolution) {
-                    (Some(result), _) => Next::Replay(result.replay(tool), Source::Replayed),
+                    (Some(result), _) => Next::Replay(
+                        result.replay_with(tool, &recorded.recovery),
+                        Source::Replayed,
+                    ),
                     (None, Some(resolution)) => match resolution.replay(tool) {
                         Some(result) => Next::Replay(result, Source::Resolved),
                         None => Next::Start(Source::Rerun),
@@ -342,6 +374,7 @@ impl<'a, A: Effects> Session<'a, A> {
                     args,
                     at_ms,
                     result: None,
+                    recovery: Vec::new(),
                     resolution: None,
                 };
                 if call < state.calls.len() {
@@ -350,21 +383,24 @@ impl<'a, A: Effects> Session<'a, A> {
                     state.calls.push(started);
                 }
                 state.sources.push(source);
-                Before::Run
+                Before::Run(call as u64)
             }
         }
     }
 
     async fn record(
         &self,
+        call: u64,
         tool: &str,
         result: &Result<ToolOutput, ToolError>,
     ) -> Result<(), String> {
-        let call = self.lock().current;
+        let call = usize::try_from(call).unwrap_or(usize::MAX);
         let recorded = RecordedResult::of(result);
+        let recovery = RecordedResult::recovery(result);
         let record = Record::CallFinished {
             call: call as u64,
             result: recorded.clone(),
+            recovery: recovery.clone(),
             at_ms: record::now_ms(),
         };
         let stage = Stage::CallResult {
@@ -375,6 +411,7 @@ impl<'a, A: Effects> Session<'a, A> {
             Ok(()) => {
                 if let Some(recorded_call) = self.lock().calls.get_mut(call) {
                     recorded_call.result = Some(recorded);
+                    recorded_call.recovery = recovery;
                 }
                 Ok(())
             }
@@ -385,42 +422,90 @@ impl<'a, A: Effects> Session<'a, A> {
         }
     }
 
-    /// Ends a plan run: the typed reason it was stopped, or its end
-    /// recorded.
-    pub(super) async fn finish(self, run: Run) -> Result<DurableRun, DurableError> {
+    /// Ends a run: the typed reason it was stopped, or its end recorded
+    /// (`outcome`, for people reading the journal) and where each call's
+    /// result came from.
+    pub(super) async fn finish(&self, outcome: Json) -> Result<Vec<Source>, DurableError> {
         let (stopped, finished) = {
             let mut state = self.lock();
-            (state.stopped.take(), state.finished)
+            (state.stopped.take(), state.finished.take())
         };
         if let Some(error) = stopped {
             return Err(error);
         }
-        if !finished {
-            let outcome = match &run.outcome {
-                Ok(value) => serde_json::json!({"ok": value.to_json()}),
-                Err(error) => serde_json::json!({"err": error.to_string()}),
-            };
+        if finished.as_ref() != Some(&outcome) {
             let record = Record::Finished {
                 outcome,
                 at_ms: record::now_ms(),
             };
             self.append(record, Stage::Finish).await?;
         }
-        let sources = std::mem::take(&mut self.lock().sources);
-        Ok(DurableRun { run, sources })
+        Ok(std::mem::take(&mut self.lock().sources))
+    }
+
+    /// The next answer of an agent run: the recorded one, or the model is
+    /// to be asked.
+    fn next_answer(&self) -> Asked {
+        let mut state = self.lock();
+        if let Some(stopped) = &state.stopped {
+            return Asked::Stop(stopped.to_string());
+        }
+        let at = state.next_answer;
+        state.next_answer += 1;
+        match state.answers.get(at) {
+            Some(response) => Asked::Replay(response.clone()),
+            None => {
+                state.asked += 1;
+                Asked::Ask
+            }
+        }
+    }
+
+    /// Records the answer the model gave for `step`.
+    async fn record_answer(&self, step: u32, response: &Response) -> Result<(), String> {
+        let record = Record::ModelAnswered {
+            step,
+            response: RecordedResponse::of(response),
+            at_ms: record::now_ms(),
+        };
+        match self.append(record, Stage::Answer { step }).await {
+            Ok(()) => {
+                self.lock().answers.push(response.clone());
+                Ok(())
+            }
+            Err(error) => match self.stop(error) {
+                Before::Stop(message) => Err(message),
+                _ => Err(String::new()),
+            },
+        }
     }
 }
 
-impl<A: Effects> CallHook for Session<'_, A> {
+impl<A: Effects, C: ToolboxContext> CallHook for Session<'_, A, C> {
     fn before<'a>(&'a self, tool: &'a str, args: &'a str) -> BoxFuture<'a, Before> {
         Box::pin(self.decide(tool, args))
     }
 
     fn after<'a>(
         &'a self,
+        call: u64,
         tool: &'a str,
         result: &'a Result<ToolOutput, ToolError>,
     ) -> BoxFuture<'a, Result<(), String>> {
-        Box::pin(self.record(tool, result))
+        Box::pin(self.record(call, tool, result))
+    }
+}
+
+impl<A: Effects, C: ToolboxContext> AnswerHook for Session<'_, A, C> {
+    fn answer(&self) -> Asked {
+        self.next_answer()
+    }
+
+    fn answered<'a>(
+        &'a self,
+        step: u32,
+        response: &'a Response,
+    ) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(self.record_answer(step, response))
     }
 }

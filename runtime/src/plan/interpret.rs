@@ -637,8 +637,13 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
     where
         C::Value: PlanWithoutContext,
     {
-        self.run_checked(<C::Value as PlanWithoutContext>::nothing(), plan, true)
-            .boxed()
+        self.run_checked(
+            <C::Value as PlanWithoutContext>::nothing(),
+            plan,
+            true,
+            None,
+        )
+        .boxed()
     }
 
     /// Checks the plan, then runs it as [`run`](Self::run) does, each call
@@ -670,7 +675,7 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
     where
         C: Takes<X>,
     {
-        self.run_checked(C::value(context), plan, true).await
+        self.run_checked(C::value(context), plan, true, None).await
     }
 
     /// Checks the plan, also that it gives a `T` ([`Preview::check_returns`]:
@@ -790,8 +795,13 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
     where
         C::Value: PlanWithoutContext,
     {
-        self.run_checked(<C::Value as PlanWithoutContext>::nothing(), plan, false)
-            .await
+        self.run_checked(
+            <C::Value as PlanWithoutContext>::nothing(),
+            plan,
+            false,
+            None,
+        )
+        .await
     }
 
     /// Checks a plan once, for any number of runs: [`run`](Self::run)
@@ -867,10 +877,11 @@ impl<'t, A: Effects, C: ToolboxContext> Interpreter<'t, A, C> {
         context: &C::Value,
         plan: &Plan,
         types: bool,
+        hook: Option<&dyn CallHook>,
     ) -> Result<Run, PlanError> {
         Ok(self
             .prepare_with(plan, types, None)?
-            .run_given(context)
+            .run_hooked(context, hook)
             .await)
     }
 }
@@ -1607,11 +1618,11 @@ impl<'p, A: Effects, C: ToolboxContext> Machine<'p, '_, '_, A, C> {
             });
         }
         let text = self.text.as_str();
-        let replayed = match self.hook {
-            None => None,
+        let (replayed, number) = match self.hook {
+            None => (None, 0),
             Some(hook) => match hook.before(tool, text).await {
-                Before::Run => None,
-                Before::Replay(result) => Some(result),
+                Before::Run(number) => (None, number),
+                Before::Replay(result) => (Some(result), 0),
                 Before::Stop(message) => return Err(RunError::Journal { message }),
             },
         };
@@ -1641,7 +1652,7 @@ impl<'p, A: Effects, C: ToolboxContext> Machine<'p, '_, '_, A, C> {
                 let limits = self.interpreter.limits.call();
                 let result = limits.run(tool, call, self.meter.deadline()).await;
                 if let Some(hook) = self.hook {
-                    if let Err(message) = hook.after(tool, &result).await {
+                    if let Err(message) = hook.after(number, tool, &result).await {
                         return Err(RunError::Journal { message });
                     }
                 }
