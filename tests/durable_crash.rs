@@ -1,22 +1,32 @@
 //! Crash tests with real process death: a child process (this test binary,
-//! started again with `TT_DURABLE_CHILD` set) runs a journaled plan of 15
-//! calls — 5 `Read`s, 5 `Write`s that are not idempotent (`charge`), 5
-//! idempotent `Write`s (`put`) — over a SQLite file, with the side effects
-//! appended to a file outside the journal. The child stops at each of its
-//! kill points and waits for the harness: after each record the journal
-//! keeps (the call boundaries: a call's start recorded and the tool not
-//! yet entered, its result recorded and the next call not started), and
-//! inside each call before and after its side effect. For each kill point
-//! in turn the harness kills a fresh child there with SIGKILL, then
-//! resumes the run in new processes, resolving a call in doubt as a person
-//! would (done, with the output the side effect shows, or retry when it
-//! did not happen), and checks:
+//! started again with `TT_DURABLE_CHILD` set) runs a journaled run over a
+//! SQLite file (or Postgres), with the side effects appended to a file
+//! outside the journal:
+//!
+//! - a plan of 15 calls — 5 `Read`s, 5 `Write`s that are not idempotent
+//!   (`charge`), 5 idempotent `Write`s (`put`);
+//! - an agent run over a [`ScriptedModel`] that answers by turn: 5
+//!   answers, 10 calls (4 reads at once in the first answer, then charges
+//!   and puts, two of them in one answer), the model's answer last.
+//!
+//! The child stops at each of its kill points and waits for the harness:
+//! after each record the journal keeps (the call boundaries: a call's
+//! start recorded and the tool not yet entered, its result recorded and the
+//! next call not started; a model's answer recorded and nothing done with
+//! it), inside each call before and after its side effect, and inside each
+//! request to the model. For each kill point in turn the harness kills a
+//! fresh child there with SIGKILL, then resumes the run in new processes,
+//! resolving a call in doubt as a person would (done, with the output the
+//! side effect shows, or retry when it did not happen), and checks:
 //!
 //! - a `charge` happened at most once after every step, and exactly once
 //!   when the run finished;
 //! - a resume stops in doubt exactly when the kill left a `charge` started
 //!   without a result, and never for another tool;
-//! - the finished run's outcome and trace equal an uninterrupted run's.
+//! - the finished run's outcome and trace (a plan's), or its exit,
+//!   transcript and tokens (an agent's), equal an uninterrupted run's;
+//! - (an agent's) the model was asked for each turn once, and twice only
+//!   for the turn whose request the kill cut off.
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
@@ -31,11 +41,15 @@ use typed_tools::durable::{
 };
 
 mod durable_support;
-use typed_tools::effect::EffectSet;
+use typed_tools::agent::Agent;
+use typed_tools::catalog::CatalogFormat;
+use typed_tools::model::{Model, ModelError, Request, Response, ScriptedModel};
 use typed_tools::plan::{Interpreter, Plan};
-use typed_tools::{DynamicTool, Toolbox};
+use typed_tools::Toolbox;
 
 const CHILD: &str = "TT_DURABLE_CHILD";
+/// `agent` for a child that runs the agent, else it runs the plan.
+const MODE: &str = "TT_DURABLE_MODE";
 /// Set (to anything) for a child that stops at each kill point.
 const PAUSE: &str = "TT_DURABLE_PAUSE";
 /// The database URL, in a child whose journal is in Postgres.
@@ -51,6 +65,92 @@ const PLAN: &str = r#"match traverse (fn i => exec tool read {n = i}) [1, 2, 3, 
   },
   Err(e) => []
 }"#;
+
+/// The agent's task, and its model's answers by turn.
+const TASK: &str = "Read the balances, then charge and record them.";
+const SCRIPT: [&str; 5] = [
+    r#"[{"name": "read", "arguments": {"n": 1}}, {"name": "read", "arguments": {"n": 2}}, {"name": "read", "arguments": {"n": 3}}, {"name": "read", "arguments": {"n": 4}}]"#,
+    r#"{"name": "charge", "arguments": {"n": 10}}"#,
+    r#"[{"name": "put", "arguments": {"n": 11}}, {"name": "charge", "arguments": {"n": 20}}]"#,
+    r#"[{"name": "charge", "arguments": {"n": 30}}, {"name": "put", "arguments": {"n": 21}}, {"name": "put", "arguments": {"n": 31}}]"#,
+    "Charged 10, 20 and 30.",
+];
+
+/// What each kind of run does, and what the harness expects of it.
+struct Shape {
+    mode: &'static str,
+    /// The kill points of an uninterrupted run.
+    points: usize,
+    /// The kills that leave a charge in doubt.
+    in_doubt: usize,
+    charges: &'static [i64],
+    puts: &'static [i64],
+    /// The model's turns (0 for a plan).
+    turns: usize,
+}
+
+const PLAN_RUN: Shape = Shape {
+    mode: "plan",
+    // Per call: start kept, before and after the effect, result kept (4 x
+    // 15), and the run's start and end.
+    points: 62,
+    // 3 kill points per charge leave it in doubt: its start kept, and
+    // inside it before and after its effect.
+    in_doubt: 15,
+    charges: &[10, 20, 30, 40, 50],
+    puts: &[11, 21, 31, 41, 51],
+    turns: 0,
+};
+
+const AGENT_RUN: Shape = Shape {
+    mode: "agent",
+    // Per call 4 (x 10), per answer 2 (inside the request, its record
+    // kept; x 5), and the run's start and end.
+    points: 52,
+    in_doubt: 9,
+    charges: &[10, 20, 30],
+    puts: &[11, 21, 31],
+    turns: 5,
+};
+
+/// The agent's model: the script by turn, each request logged to
+/// `asked.log` (outside the journal) and a kill point inside it.
+struct Counting {
+    inner: ScriptedModel,
+    log: PathBuf,
+    pause: bool,
+}
+
+impl Model for Counting {
+    fn complete(&self, request: Request) -> BoxFuture<'_, Result<Response, ModelError>> {
+        Box::pin(async move {
+            let turn = request
+                .messages
+                .iter()
+                .filter(|m| m.role() == typed_tools::model::Role::Assistant)
+                .count()
+                + 1;
+            append(&self.log, &format!("asked {turn}"));
+            point(self.pause, &format!("inside model turn {turn}"));
+            self.inner.complete(request).await
+        })
+    }
+    fn tool_format(&self) -> Option<CatalogFormat> {
+        self.inner.tool_format()
+    }
+    fn name(&self) -> &str {
+        "counting"
+    }
+}
+
+fn append(path: &Path, line: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    file.write_all(format!("{line}\n").as_bytes()).unwrap();
+}
 
 /// Prints a kill-point marker and, in a pausing child, waits for the
 /// harness's go (a line on stdin) or its SIGKILL.
@@ -81,6 +181,7 @@ impl Journal for Pausing {
                 Record::CallStarted { tool, call, .. } => format!("started {tool} {call}"),
                 Record::CallFinished { call, .. } => format!("finished {call}"),
                 Record::Started { .. } => "run started".into(),
+                Record::ModelAnswered { step, .. } => format!("answered {step}"),
                 Record::Finished { .. } => "run finished".into(),
                 _ => "other".into(),
             };
@@ -93,50 +194,12 @@ impl Journal for Pausing {
     }
 }
 
-fn tool(name: &'static str, effects: EffectSet, idempotent: bool, dir: &Path) -> DynamicTool {
-    let log = Arc::new(dir.join("effects.log"));
-    let pause = std::env::var_os(PAUSE).is_some();
-    DynamicTool::new(name)
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"n": {"type": "integer"}},
-            "required": ["n"],
-            "additionalProperties": false
-        }))
-        .output_schema(json!({"type": "integer"}))
-        .effects(effects)
-        .idempotent(idempotent)
-        .handler(move |args: Json| {
-            let log = Arc::clone(&log);
-            async move {
-                let n = args["n"].as_i64().unwrap_or(0);
-                point(pause, &format!("inside {name} {n}: before its effect"));
-                if name != "read" {
-                    let mut file = std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&*log)
-                        .map_err(|e| e.to_string())?;
-                    file.write_all(format!("{name} {n}\n").as_bytes())
-                        .map_err(|e| e.to_string())?;
-                }
-                point(pause, &format!("inside {name} {n}: after its effect"));
-                Ok(json!(match name {
-                    "read" => n * 10,
-                    "charge" => n + 1,
-                    _ => n,
-                }))
-            }
-        })
-}
-
 fn toolbox(dir: &Path) -> Toolbox {
-    Toolbox::builder()
-        .dynamic(tool("read", EffectSet::READ, false, dir))
-        .dynamic(tool("charge", EffectSet::WRITE, false, dir))
-        .dynamic(tool("put", EffectSet::WRITE, true, dir))
-        .build()
-        .unwrap()
+    let pause = std::env::var_os(PAUSE).is_some();
+    let moment: durable_support::Moment = Arc::new(move |name, n, moment| {
+        point(pause, &format!("inside {name} {n}: {moment} its effect"));
+    });
+    durable_support::file_toolbox(&dir.join("effects.log"), 10, moment)
 }
 
 /// The child: runs or resumes the plan, and prints how it ended.
@@ -154,6 +217,39 @@ fn child() {
         pause,
     };
     let durable = Durable::new(journal);
+    if std::env::var(MODE).as_deref() == Ok("agent") {
+        let model = Counting {
+            inner: ScriptedModel::by_turn(SCRIPT),
+            log: dir.join("asked.log"),
+            pause,
+        };
+        let agent = Agent::new(&toolbox, model);
+        match block_on(durable.run_agent(&agent, &run_id(&dir), TASK)) {
+            Ok(done) => {
+                let transcript: Vec<String> = done
+                    .run
+                    .transcript
+                    .iter()
+                    .map(|m| format!("{m:?}"))
+                    .collect();
+                println!(
+                    "@@ RESULT {}",
+                    json!({
+                        "exit": done.run.exit.to_string(),
+                        "transcript": transcript,
+                        "usage": format!("{:?}", done.run.usage),
+                        "steps": done.run.steps,
+                    })
+                );
+            }
+            Err(DurableError::InDoubt(doubt)) => println!(
+                "@@ INDOUBT {}",
+                json!({"tool": doubt.tool, "call": doubt.call, "args": doubt.args})
+            ),
+            Err(other) => println!("@@ ERROR {other}"),
+        }
+        return;
+    }
     let plan = Plan::parse(PLAN).unwrap();
     match block_on(durable.run_plan(&interpreter, &run_id(&dir), &plan)) {
         Ok(done) => {
@@ -200,11 +296,12 @@ struct Running {
     lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
 }
 
-fn spawn(dir: &Path, pg: Option<&str>, pause: bool) -> Running {
+fn spawn(shape: &Shape, dir: &Path, pg: Option<&str>, pause: bool) -> Running {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args(["child", "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, dir)
+        .env(MODE, shape.mode)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
@@ -241,8 +338,8 @@ fn next_marker(running: &mut Running) -> Option<String> {
 
 /// Runs a child without pauses to its end: its last marker (RESULT,
 /// INDOUBT or ERROR).
-fn run_to_end(dir: &Path, pg: Option<&str>) -> String {
-    let mut running = spawn(dir, pg, false);
+fn run_to_end(shape: &Shape, dir: &Path, pg: Option<&str>) -> String {
+    let mut running = spawn(shape, dir, pg, false);
     let mut last = String::new();
     while let Some(marker) = next_marker(&mut running) {
         last = marker;
@@ -254,8 +351,8 @@ fn run_to_end(dir: &Path, pg: Option<&str>) -> String {
 
 /// Runs a pausing child and kills it with SIGKILL at kill point `k` (from
 /// 1). Returns the marker it was killed at, or `None` if it finished first.
-fn kill_at(dir: &Path, pg: Option<&str>, k: usize) -> Option<String> {
-    let mut running = spawn(dir, pg, true);
+fn kill_at(shape: &Shape, dir: &Path, pg: Option<&str>, k: usize) -> Option<String> {
+    let mut running = spawn(shape, dir, pg, true);
     let mut seen = 0;
     while let Some(marker) = next_marker(&mut running) {
         if marker.starts_with("RESULT") || marker.starts_with("INDOUBT") {
@@ -275,15 +372,19 @@ fn kill_at(dir: &Path, pg: Option<&str>, k: usize) -> Option<String> {
 }
 
 fn count(dir: &Path, line: &str) -> usize {
-    std::fs::read_to_string(dir.join("effects.log"))
+    count_in(dir, "effects.log", line)
+}
+
+fn count_in(dir: &Path, file: &str, line: &str) -> usize {
+    std::fs::read_to_string(dir.join(file))
         .unwrap_or_default()
         .lines()
         .filter(|l| *l == line)
         .count()
 }
 
-fn charges_at_most_once(dir: &Path, when: &str) {
-    for n in [10, 20, 30, 40, 50] {
+fn charges_at_most_once(shape: &Shape, dir: &Path, when: &str) {
+    for &n in shape.charges {
         let times = count(dir, &format!("charge {n}"));
         assert!(times <= 1, "charge {n} happened {times} times {when}");
     }
@@ -297,7 +398,12 @@ fn leaves_a_charge_in_doubt(marker: &str) -> bool {
 
 #[test]
 fn a_run_killed_at_every_kill_point_resumes_without_repeating_a_write() {
-    kill_at_every_point(None, "sqlite");
+    kill_at_every_point(&PLAN_RUN, None, "sqlite");
+}
+
+#[test]
+fn an_agent_run_killed_at_every_kill_point_resumes_without_repeating_a_write_or_an_answer() {
+    kill_at_every_point(&AGENT_RUN, None, "sqlite");
 }
 
 #[cfg(feature = "postgres")]
@@ -306,12 +412,22 @@ fn a_run_in_postgres_killed_at_every_kill_point_resumes_without_repeating_a_writ
     let Some(url) = durable_support::pg::database("crash") else {
         return;
     };
-    kill_at_every_point(Some(&url), "postgres");
+    kill_at_every_point(&PLAN_RUN, Some(&url), "postgres");
+    durable_support::pg::drop_database(&url);
+}
+
+#[cfg(feature = "postgres")]
+#[test]
+fn an_agent_run_in_postgres_killed_at_every_kill_point_resumes_without_repeating_a_write() {
+    let Some(url) = durable_support::pg::database("crash_agent") else {
+        return;
+    };
+    kill_at_every_point(&AGENT_RUN, Some(&url), "postgres");
     durable_support::pg::drop_database(&url);
 }
 
 /// The harness, over SQLite (`pg` is `None`) or the Postgres database at `pg`.
-fn kill_at_every_point(pg: Option<&str>, store: &str) {
+fn kill_at_every_point(shape: &Shape, pg: Option<&str>, store: &str) {
     // A child that never reaches its next kill point would hang the test
     // for ever: end this process instead (its children then read the end
     // of their input, run on and exit).
@@ -320,14 +436,17 @@ fn kill_at_every_point(pg: Option<&str>, store: &str) {
         eprintln!("the crash test did not finish in 10 minutes: a child is stuck");
         std::process::exit(1);
     });
-    let root =
-        std::env::temp_dir().join(format!("typed-tools-crash-{store}-{}", std::process::id()));
+    let root = std::env::temp_dir().join(format!(
+        "typed-tools-crash-{}-{store}-{}",
+        shape.mode,
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&root);
 
     // The uninterrupted run, and how many kill points it has.
     let baseline_dir = root.join("baseline");
     std::fs::create_dir_all(&baseline_dir).unwrap();
-    let mut running = spawn(&baseline_dir, pg, true);
+    let mut running = spawn(shape, &baseline_dir, pg, true);
     let mut points = 0;
     let mut baseline = String::new();
     while let Some(marker) = next_marker(&mut running) {
@@ -341,20 +460,18 @@ fn kill_at_every_point(pg: Option<&str>, store: &str) {
     drop(running.stdin);
     assert!(running.child.wait().unwrap().success());
     assert!(baseline.starts_with("RESULT"), "{baseline}");
-    // Per call: start kept, before and after the effect, result kept (4 x
-    // 15), and the run's start and end.
-    assert_eq!(points, 62);
+    assert_eq!(points, shape.points);
 
     let mut in_doubt = 0;
     for k in 1..=points {
         let dir = root.join(format!("kill-{k}"));
         std::fs::create_dir_all(&dir).unwrap();
-        let marker = kill_at(&dir, pg, k).expect("the child reached the kill point");
+        let marker = kill_at(shape, &dir, pg, k).expect("the child reached the kill point");
         let when = format!("after a kill at point {k} ({marker})");
-        charges_at_most_once(&dir, &when);
+        charges_at_most_once(shape, &dir, &when);
 
-        let mut end = run_to_end(&dir, pg);
-        charges_at_most_once(&dir, &when);
+        let mut end = run_to_end(shape, &dir, pg);
+        charges_at_most_once(shape, &dir, &when);
         if leaves_a_charge_in_doubt(&marker) {
             let doubt = end
                 .strip_prefix("INDOUBT ")
@@ -374,21 +491,31 @@ fn kill_at_every_point(pg: Option<&str>, store: &str) {
             let durable = Durable::new(open(&dir, pg));
             block_on(durable.resolve(&run_id(&dir), resolution)).unwrap();
             drop(durable);
-            end = run_to_end(&dir, pg);
+            end = run_to_end(shape, &dir, pg);
         }
         assert!(
             end.starts_with("RESULT"),
             "{when}: the resumed run ended with {end}"
         );
         assert_eq!(end, baseline, "{when}");
-        for n in [10, 20, 30, 40, 50] {
+        for &n in shape.charges {
             assert_eq!(count(&dir, &format!("charge {n}")), 1, "{when}");
-            assert!(count(&dir, &format!("put {}", n + 1)) >= 1, "{when}");
+        }
+        for &n in shape.puts {
+            assert!(count(&dir, &format!("put {n}")) >= 1, "{when}");
+        }
+        // No answer asked for twice, but the one the kill cut off.
+        for turn in 1..=shape.turns {
+            let cut = usize::from(marker == format!("inside model turn {turn}"));
+            let asked = count_in(&dir, "asked.log", &format!("asked {turn}"));
+            assert_eq!(
+                asked,
+                1 + cut,
+                "{when}: turn {turn} was asked {asked} times"
+            );
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
-    // 3 kill points per charge leave it in doubt: its start kept, and
-    // inside it before and after its effect.
-    assert_eq!(in_doubt, 15);
+    assert_eq!(in_doubt, shape.in_doubt);
     let _ = std::fs::remove_dir_all(&root);
 }

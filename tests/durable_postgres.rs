@@ -1,9 +1,9 @@
 //! Durable runs over a real Postgres server: a run resumed by a new
 //! connection; a connection the server cuts before and after a call; and a
 //! fleet: 3 worker processes (this test binary, started again with
-//! `TT_FLEET_WORKER` set) take 200 journaled runs from one database, one of
-//! them is killed with SIGKILL inside a charge, and every run finishes
-//! exactly once with no write repeated.
+//! `TT_FLEET_WORKER` set) take 200 journaled runs (100 plans, 100 agent
+//! runs) from one database, one of them is killed with SIGKILL inside a
+//! charge, and every run finishes exactly once with no write repeated.
 //!
 //! The server: `TYPED_TOOLS_PG_URL` if set, else the one
 //! `scripts/postgres/start.sh` starts (from the system's packages, under
@@ -15,19 +15,21 @@ mod durable_support;
 use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use durable_support::pg::{admin, database, drop_database};
 use durable_support::{expected, plan, toolbox, World};
 use futures::executor::block_on;
-use serde_json::{json, Value as Json};
+use serde_json::json;
+use typed_tools::agent::Agent;
 use typed_tools::durable::{
     Durable, DurableError, Journal, JournalError, PostgresJournal, Record, Resolution, RunStatus,
     Source, Stage,
 };
-use typed_tools::effect::EffectSet;
+use typed_tools::model::ScriptedModel;
 use typed_tools::plan::{Interpreter, Plan};
-use typed_tools::{DynamicTool, Toolbox};
+use typed_tools::Toolbox;
 
 const WORKER: &str = "TT_FLEET_WORKER";
 
@@ -153,7 +155,11 @@ fn a_connection_cut_before_or_after_a_call_stops_the_run_and_it_resumes_when_bac
 const RUNS: usize = 200;
 const LEASE: Duration = Duration::from_secs(2);
 
-fn fleet_plan(i: usize) -> String {
+/// Run `i`'s input: an agent's task for odd runs (`agent i`), else a plan.
+fn fleet_input(i: usize) -> String {
+    if i % 2 == 1 {
+        return format!("agent {i}");
+    }
     format!(
         r#"match exec tool read {{n = {i}}} {{
   Ok(x) => match exec tool charge {{n = x}} {{
@@ -165,56 +171,17 @@ fn fleet_plan(i: usize) -> String {
     )
 }
 
-fn fleet_tool(name: &'static str, effects: EffectSet, idempotent: bool, log: &Path) -> DynamicTool {
-    let log = log.to_owned();
-    let pause = std::env::var(WORKER).is_ok_and(|w| w == "0");
-    DynamicTool::new(name)
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"n": {"type": "integer"}},
-            "required": ["n"],
-            "additionalProperties": false
-        }))
-        .output_schema(json!({"type": "integer"}))
-        .effects(effects)
-        .idempotent(idempotent)
-        .handler(move |args: Json| {
-            let log = log.clone();
-            async move {
-                let n = args["n"].as_i64().unwrap_or(0);
-                if name != "read" {
-                    let mut file = std::fs::OpenOptions::new()
-                        .create(true)
-                        .append(true)
-                        .open(&log)
-                        .map_err(|e| e.to_string())?;
-                    // One write of the whole line: three processes append
-                    // to this file, and `writeln!` may write it in pieces.
-                    file.write_all(format!("{name} {n}\n").as_bytes())
-                        .map_err(|e| e.to_string())?;
-                }
-                if pause && name == "charge" {
-                    // The harness kills this worker here, once.
-                    println!("@@ charged {n}");
-                    let mut line = String::new();
-                    let _ = std::io::stdin().read_line(&mut line);
-                }
-                Ok(json!(match name {
-                    "read" => n * 1000,
-                    "charge" => n + 1,
-                    _ => n,
-                }))
-            }
-        })
-}
-
 fn fleet_toolbox(log: &Path) -> Toolbox {
-    Toolbox::builder()
-        .dynamic(fleet_tool("read", EffectSet::READ, false, log))
-        .dynamic(fleet_tool("charge", EffectSet::WRITE, false, log))
-        .dynamic(fleet_tool("put", EffectSet::WRITE, true, log))
-        .build()
-        .unwrap()
+    let pause = std::env::var(WORKER).is_ok_and(|w| w == "0");
+    let moment: durable_support::Moment = Arc::new(move |name, n, moment| {
+        if pause && name == "charge" && moment == "after" {
+            // The harness kills this worker here, once.
+            println!("@@ charged {n}");
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+        }
+    });
+    durable_support::file_toolbox(log, 1000, moment)
 }
 
 /// A worker: takes runs until none is pending, runs each, settles it.
@@ -243,16 +210,44 @@ fn worker() {
             std::thread::sleep(Duration::from_millis(100));
             continue;
         };
-        let plan = Plan::parse(&lease.input).unwrap();
-        let status = match block_on(durable.run_plan(&interpreter, &lease.run, &plan)) {
-            Ok(_) => RunStatus::Finished,
+        let done = match lease.input.strip_prefix("agent ") {
+            // The model reads the balance, charges it, records the charge.
+            Some(i) => {
+                let n: i64 = i.parse().unwrap();
+                let script = [
+                    format!(r#"{{"name": "read", "arguments": {{"n": {n}}}}}"#),
+                    format!(
+                        r#"{{"name": "charge", "arguments": {{"n": {}}}}}"#,
+                        n * 1000
+                    ),
+                    format!(
+                        r#"{{"name": "put", "arguments": {{"n": {}}}}}"#,
+                        n * 1000 + 1
+                    ),
+                    "Done.".to_owned(),
+                ];
+                let agent = Agent::new(&toolbox, ScriptedModel::by_turn(script));
+                block_on(durable.run_agent(&agent, &lease.run, format!("Bill {n}."))).map(|_| ())
+            }
+            None => {
+                let plan = Plan::parse(&lease.input).unwrap();
+                block_on(durable.run_plan(&interpreter, &lease.run, &plan)).map(|_| ())
+            }
+        };
+        let status = match done {
+            Ok(()) => RunStatus::Finished,
             Err(DurableError::InDoubt(_)) => {
                 println!("@@ in doubt {}", lease.run);
                 RunStatus::Stopped
             }
-            Err(error) => {
+            // A store that failed: another try, up to 5, then a person.
+            Err(error) if lease.attempt < 5 => {
                 println!("@@ error {} {error}", lease.run);
                 RunStatus::Pending
+            }
+            Err(error) => {
+                println!("@@ gave up {} {error}", lease.run);
+                RunStatus::Stopped
             }
         };
         block_on(durable.journal().settle(&lease.run, &name, status)).unwrap();
@@ -289,7 +284,7 @@ fn a_fleet_of_three_workers_finishes_200_runs_once_each_with_one_worker_killed()
     let log = dir.join("effects.log");
     let journal = block_on(PostgresJournal::connect(&url)).unwrap();
     for i in 0..RUNS {
-        assert!(block_on(journal.submit(&format!("run-{i:03}"), &fleet_plan(i))).unwrap());
+        assert!(block_on(journal.submit(&format!("run-{i:03}"), &fleet_input(i))).unwrap());
     }
     let started = Instant::now();
     // Worker 0 stops after each charge for the harness; the others run free.

@@ -7,6 +7,8 @@
 
 pub(crate) mod pg;
 
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -126,4 +128,60 @@ impl Journal for Flaky {
     fn load<'a>(&'a self, run: &'a str) -> BoxFuture<'a, Result<Vec<Record>, JournalError>> {
         self.inner.load(run)
     }
+}
+
+/// What a tool of [`file_toolbox`] tells when its call is at a moment:
+/// `(tool, n, moment)`, the moment `"before"` or `"after"` its effect. The
+/// crash tests stop there for the harness to kill the process.
+pub(crate) type Moment = Arc<dyn Fn(&str, i64, &str) + Send + Sync>;
+
+/// The tools the tests with real processes share: `read` (`Read`, gives
+/// `n * read_factor`), `charge` (`Write`, gives `n + 1`) and `put`
+/// (idempotent `Write`, gives `n`), each taking `{"n": integer}`; a write
+/// appends `"{tool} {n}"` to the file `log`, outside any journal, as one
+/// write (several processes append to it).
+pub(crate) fn file_toolbox(log: &Path, read_factor: i64, moment: Moment) -> Toolbox {
+    let tool = |name: &'static str, effects: EffectSet, idempotent: bool| {
+        let log: Arc<PathBuf> = Arc::new(log.to_owned());
+        let moment = Arc::clone(&moment);
+        DynamicTool::new(name)
+            .input_schema(json!({
+                "type": "object",
+                "properties": {"n": {"type": "integer"}},
+                "required": ["n"],
+                "additionalProperties": false
+            }))
+            .output_schema(json!({"type": "integer"}))
+            .effects(effects)
+            .idempotent(idempotent)
+            .handler(move |args: Json| {
+                let log = Arc::clone(&log);
+                let moment = Arc::clone(&moment);
+                async move {
+                    let n = args["n"].as_i64().unwrap_or(0);
+                    moment(name, n, "before");
+                    if name != "read" {
+                        let mut file = std::fs::OpenOptions::new()
+                            .create(true)
+                            .append(true)
+                            .open(&*log)
+                            .map_err(|e| e.to_string())?;
+                        file.write_all(format!("{name} {n}\n").as_bytes())
+                            .map_err(|e| e.to_string())?;
+                    }
+                    moment(name, n, "after");
+                    Ok(json!(match name {
+                        "read" => n * read_factor,
+                        "charge" => n + 1,
+                        _ => n,
+                    }))
+                }
+            })
+    };
+    Toolbox::builder()
+        .dynamic(tool("read", EffectSet::READ, false))
+        .dynamic(tool("charge", EffectSet::WRITE, false))
+        .dynamic(tool("put", EffectSet::WRITE, true))
+        .build()
+        .unwrap()
 }

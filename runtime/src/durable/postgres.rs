@@ -23,7 +23,7 @@ use super::record::Record;
 /// two workers can never both go on with one run.
 ///
 /// Runs to do live in `typed_tools_runs`: [`submit`](Self::submit) adds
-/// one with its input (a plan's text), [`lease`](Self::lease) gives a
+/// one with its input (a plan's text, an agent's task: the worker reads it), [`lease`](Self::lease) gives a
 /// worker the oldest pending run no live lease holds (`SELECT ... FOR
 /// UPDATE SKIP LOCKED`, so workers never wait on each other), for a time;
 /// a worker that dies holds it only until the lease runs out, and another
@@ -38,7 +38,7 @@ use super::record::Record;
 /// ```no_run
 /// # futures::executor::block_on(async {
 /// use std::time::Duration;
-/// use typed_tools::durable::{Durable, PostgresJournal, RunStatus};
+/// use typed_tools::durable::{Durable, DurableError, PostgresJournal, RunStatus};
 /// use typed_tools::plan::{Interpreter, Plan};
 /// use typed_tools::{tool, Toolbox};
 ///
@@ -57,6 +57,9 @@ use super::record::Record;
 ///     let plan = Plan::parse(&lease.input).unwrap();
 ///     let status = match durable.run_plan(&interpreter, &lease.run, &plan).await {
 ///         Ok(_) => RunStatus::Finished,
+///         // The store failed: give it back for another try, up to 5.
+///         Err(DurableError::Journal { .. }) if lease.attempt < 5 => RunStatus::Pending,
+///         // A call in doubt, or too many tries: for a person.
 ///         Err(_) => RunStatus::Stopped,
 ///     };
 ///     durable.journal().settle(&lease.run, "worker-1", status).await.unwrap();
