@@ -17,10 +17,17 @@
 //! with what it finds, and resumes again to the end. Last, it counts the
 //! lines of `effects.log`: each write happened once.
 //!
-//! Run it with `cargo run --example durable --features sqlite`, offline.
-//! Other modes: `-- --crash-at N` (run or resume, aborting inside call
-//! N), `-- --resume` (resume as far as it goes), `-- --dir DIR` (where the
-//! files go; `target/durable-example` by default).
+//! With `--agent`, the same story is an agent run: a model (scripted, by
+//! the conversation's turn, as a real one answers) charges the four cards
+//! in one answer, then posts the ledger, sends the receipt and answers.
+//! The resume replays the model's recorded answers too: it is asked only
+//! for the turns the crashed process did not get to.
+//!
+//! Run it with `cargo run --example durable --features sqlite` (or
+//! `-- --agent`), offline. Other modes: `-- --crash-at N` (run or resume,
+//! aborting inside call N), `-- --resume` (resume as far as it goes),
+//! `-- --dir DIR` (where the files go; `target/durable-example` by
+//! default).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -28,7 +35,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use futures::executor::block_on;
+use typed_tools::agent::Agent;
 use typed_tools::durable::{Durable, DurableError, Resolution, SqliteJournal};
+use typed_tools::model::ScriptedModel;
 use typed_tools::plan::{Interpreter, Plan};
 use typed_tools::{tool, Toolbox};
 
@@ -45,10 +54,24 @@ const PLAN: &str = r#"match traverse (fn c => exec tool charge_card {customer = 
   Err(e) => "billing failed: " ++ e.message
 }"#;
 
-/// Where the side effects go, and at which call to crash.
+/// The agent's task, and its model's answers by turn.
+const TASK: &str = "Bill ana, ben, cy and dee 1200 cents each for 2026-11, post the ledger and send finance a receipt.";
+const SCRIPT: [&str; 4] = [
+    r#"[{"name": "charge_card", "arguments": {"customer": "ana", "cents": 1200}},
+        {"name": "charge_card", "arguments": {"customer": "ben", "cents": 1200}},
+        {"name": "charge_card", "arguments": {"customer": "cy", "cents": 1200}},
+        {"name": "charge_card", "arguments": {"customer": "dee", "cents": 1200}}]"#,
+    r#"{"name": "post_ledger", "arguments": {"key": "2026-11", "charges": ["ch_ana", "ch_ben", "ch_cy", "ch_dee"]}}"#,
+    r#"{"name": "send_receipt", "arguments": {"to": "finance", "text": "2026-11: 4 charges"}}"#,
+    "Billed four customers; the ledger is posted and finance has its receipt.",
+];
+
+/// Where the side effects go, at which call to crash, and whether the run
+/// is the agent's.
 struct World {
     effects: PathBuf,
     crash_at: Option<usize>,
+    agent: bool,
 }
 
 static WORLD: OnceLock<World> = OnceLock::new();
@@ -101,14 +124,18 @@ fn main() {
     let mut dir = PathBuf::from("target/durable-example");
     let mut crash_at = None;
     let mut resume = false;
+    let mut agent = false;
     let mut words = args.iter();
     while let Some(word) = words.next() {
         match word.as_str() {
             "--dir" => dir = words.next().map(PathBuf::from).unwrap_or(dir),
             "--crash-at" => crash_at = words.next().and_then(|n| n.parse().ok()),
             "--resume" => resume = true,
+            "--agent" => agent = true,
             other => {
-                eprintln!("unknown argument {other:?}; use --crash-at N, --resume, --dir DIR");
+                eprintln!(
+                    "unknown argument {other:?}; use --agent, --crash-at N, --resume, --dir DIR"
+                );
                 std::process::exit(2);
             }
         }
@@ -121,6 +148,7 @@ fn main() {
     let _ = WORLD.set(World {
         effects: effects.clone(),
         crash_at,
+        agent,
     });
     if crash_at.is_some() || resume {
         let finished = run(&dir).is_ok();
@@ -136,12 +164,16 @@ fn story(dir: &Path, effects: &Path) {
     }
     println!("journal: {}", dir.join("runs.db").display());
     println!("side effects: {}\n", effects.display());
-    println!("1. a process runs the plan and crashes inside call 3:");
+    let agent = WORLD.get().is_some_and(|world| world.agent);
+    let what = if agent { "an agent run" } else { "the plan" };
+    println!("1. a process runs {what} and crashes inside call 3:");
     let exe = std::env::current_exe().expect("the example's own path");
-    let status = Command::new(exe)
-        .args(["--dir", &dir.display().to_string(), "--crash-at", "3"])
-        .status()
-        .expect("start the child");
+    let mut child = Command::new(exe);
+    child.args(["--dir", &dir.display().to_string(), "--crash-at", "3"]);
+    if agent {
+        child.arg("--agent");
+    }
+    let status = child.status().expect("start the child");
     println!("   the process ended: {status}\n");
 
     println!("2. another process (this one) resumes run {RUN}:");
@@ -194,7 +226,8 @@ fn story(dir: &Path, effects: &Path) {
     }
 }
 
-/// Runs or resumes the plan, printing where each call's result came from.
+/// Runs or resumes the plan (or the agent), printing where each call's
+/// result came from.
 fn run(dir: &Path) -> Result<(), DurableError> {
     let toolbox = Toolbox::builder()
         .tool(ChargeCard)
@@ -213,6 +246,35 @@ fn run(dir: &Path) -> Result<(), DurableError> {
         }
     })?;
     let durable = Durable::new(journal);
+    if WORLD.get().is_some_and(|world| world.agent) {
+        let agent = Agent::new(&toolbox, ScriptedModel::by_turn(SCRIPT));
+        return match block_on(durable.run_agent(&agent, RUN, TASK)) {
+            Ok(done) => {
+                for (call, source) in done.run.calls.iter().zip(&done.sources) {
+                    println!(
+                        "   {:<12} {} {}",
+                        source.to_string(),
+                        call.call.name,
+                        serde_json::from_str::<serde_json::Value>(&call.call.arguments)
+                            .map_or_else(|_| call.call.arguments.clone(), |v| v.to_string())
+                    );
+                }
+                println!("   answer: {}", done.run.exit);
+                println!(
+                    "   {} calls replayed, {} ran; {} answers of the model replayed, {} asked for",
+                    done.replayed(),
+                    done.ran(),
+                    done.answers_replayed,
+                    done.answers_asked
+                );
+                Ok(())
+            }
+            Err(error) => {
+                println!("   stopped: {error}");
+                Err(error)
+            }
+        };
+    }
     match block_on(durable.run_plan(&interpreter, RUN, &plan)) {
         Ok(done) => {
             for (call, source) in done.run.trace.iter().zip(&done.sources) {

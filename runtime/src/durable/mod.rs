@@ -1,16 +1,27 @@
 //! Durable runs: a crash loses no progress and never repeats a write.
 //!
-//! A plan run, or a sequence of toolbox calls made under a run id, can be
-//! given a [`Journal`] and a run id. As it goes, the journal records, in
-//! order and durably: the run's inputs and the tools it may use (each with
-//! a [`schema_stamp`]), each call's arguments *before* it runs, its result
-//! *after*, and the run's end (the [format](record) is versioned and
-//! documented).
+//! An agent run ([`Durable::run_agent`]), a plan run
+//! ([`Durable::run_plan`]), or a sequence of toolbox calls made under a run
+//! id ([`Durable::calls`]) can be given a [`Journal`] and a run id. As it
+//! goes, the journal records, in order and durably: the run's inputs and
+//! the tools it may use (each with a [`schema_stamp`]), each answer of the
+//! model before anything acts on it, each call's arguments *before* it
+//! runs, its result *after*, and the run's end (the [format](record) is
+//! versioned and documented).
 //!
 //! Running again with the same run id, in the same process or another,
-//! **resumes**: each recorded result is replayed (the tool does not run
-//! again), and the run goes on from the first call without one. A resumed
-//! run's outcome and trace are those of an uninterrupted run.
+//! **resumes**: each recorded answer and result is replayed (the model is
+//! not asked again, the tool does not run again), and the run goes on from
+//! the first answer or call without one. A resumed run's outcome and trace
+//! (a plan's), or its exit, transcript and tokens (an agent's), are those
+//! of an uninterrupted run. A request to the model the crash cut off is
+//! asked again: a model's answer changes nothing in the world until a call
+//! runs, and every call is journaled.
+//!
+//! The journal is a trait: [`MemoryJournal`] for tests, `SqliteJournal`
+//! (feature `sqlite`) for one process and a file, `PostgresJournal`
+//! (feature `postgres`) for a fleet of workers that lease runs from one
+//! database. Another engine implements [`Journal`]'s two methods.
 //!
 //! A call whose start was recorded but not its result (the process died
 //! during it) is **in doubt**. What happens to it follows from the tool's
