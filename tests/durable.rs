@@ -44,15 +44,7 @@ fn the_journal_is_versioned_json_with_each_call_before_and_after() {
     let toolbox = toolbox(&world);
     let durable = Durable::new(MemoryJournal::new());
     block_on(durable.run_plan(&Interpreter::new(&toolbox), "r", &plan())).unwrap();
-    let lines = durable.journal().lines("r");
-    let records: Vec<Json> = lines
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let kinds: Vec<&str> = records
-        .iter()
-        .map(|r| r["record"].as_str().unwrap())
-        .collect();
+    let (records, kinds) = durable_support::records(durable.journal(), "r");
     assert_eq!(
         kinds,
         [

@@ -9,7 +9,7 @@ mod durable_support;
 
 use durable_support::{toolbox, Flaky, World};
 use futures::executor::block_on;
-use serde_json::{json, Value as Json};
+use serde_json::json;
 use typed_tools::agent::{Agent, Exit};
 use typed_tools::catalog::CatalogFormat;
 use typed_tools::durable::{
@@ -93,16 +93,7 @@ fn the_journal_records_each_answer_before_its_calls() {
     let toolbox = toolbox(&world);
     let durable = Durable::new(MemoryJournal::new());
     block_on(durable.run_agent(&agent(&toolbox), "a", TASK)).unwrap();
-    let records: Vec<Json> = durable
-        .journal()
-        .lines("a")
-        .iter()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
-    let kinds: Vec<&str> = records
-        .iter()
-        .map(|r| r["record"].as_str().unwrap())
-        .collect();
+    let (records, kinds) = durable_support::records(durable.journal(), "a");
     assert_eq!(
         kinds,
         [

@@ -44,12 +44,7 @@ pub(crate) fn tool(
         json!({"type": "string"})
     };
     DynamicTool::new(name)
-        .input_schema(json!({
-            "type": "object",
-            "properties": {"n": {"type": "integer"}},
-            "required": ["n"],
-            "additionalProperties": false
-        }))
+        .input_schema(n_schema())
         .output_schema(output)
         .effects(effects)
         .idempotent(idempotent)
@@ -145,12 +140,7 @@ pub(crate) fn file_toolbox(log: &Path, read_factor: i64, moment: Moment) -> Tool
         let log: Arc<PathBuf> = Arc::new(log.to_owned());
         let moment = Arc::clone(&moment);
         DynamicTool::new(name)
-            .input_schema(json!({
-                "type": "object",
-                "properties": {"n": {"type": "integer"}},
-                "required": ["n"],
-                "additionalProperties": false
-            }))
+            .input_schema(n_schema())
             .output_schema(json!({"type": "integer"}))
             .effects(effects)
             .idempotent(idempotent)
@@ -184,4 +174,28 @@ pub(crate) fn file_toolbox(log: &Path, read_factor: i64, moment: Moment) -> Tool
         .dynamic(tool("put", EffectSet::WRITE, true))
         .build()
         .unwrap()
+}
+
+/// The input schema of every test tool: `{"n": integer}`.
+fn n_schema() -> Json {
+    json!({
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+        "additionalProperties": false
+    })
+}
+
+/// Run `run`'s records in `journal`, as JSON, and each one's kind.
+pub(crate) fn records(journal: &MemoryJournal, run: &str) -> (Vec<Json>, Vec<String>) {
+    let records: Vec<Json> = journal
+        .lines(run)
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let kinds = records
+        .iter()
+        .map(|r| r["record"].as_str().unwrap().to_owned())
+        .collect();
+    (records, kinds)
 }
