@@ -468,11 +468,10 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
             response: RecordedResponse::of(response),
             at_ms: record::now_ms(),
         };
+        // Kept in the journal only: this process goes on past the recorded
+        // answers, and never replays its own.
         match self.append(record, Stage::Answer { step }).await {
-            Ok(()) => {
-                self.lock().answers.push(response.clone());
-                Ok(())
-            }
+            Ok(()) => Ok(()),
             Err(error) => match self.stop(error) {
                 Before::Stop(message) => Err(message),
                 _ => Err(String::new()),
