@@ -82,7 +82,7 @@ use crate::effect::Effects;
 use crate::error::ToolError;
 use crate::model::{Model, Response};
 use crate::plan::{Interpreter, Plan, PlanError, Run};
-use crate::toolbox::{AgentWithoutContext, Takes, ToolboxContext};
+use crate::toolbox::{AgentWithoutContext, PlanWithoutContext, Takes, ToolboxContext};
 
 use crate::toolbox::{ToolOutput, Toolbox};
 use session::{Session, State};
@@ -632,9 +632,67 @@ impl<J: Journal> Durable<J> {
     /// ));
     /// # });
     /// ```
-    pub async fn run_plan<A: Effects>(
+    ///
+    /// (`run_plan`, `resume_plan`, `run_agent` and `resume_agent` give a
+    /// boxed future, not an `async fn`'s, so that a missing context is
+    /// reported once.)
+    pub fn run_plan<'a, A: Effects, C: ToolboxContext>(
+        &'a self,
+        interpreter: &'a Interpreter<'_, A, C>,
+        run: &'a str,
+        plan: &'a Plan,
+    ) -> BoxFuture<'a, Result<DurableRun, DurableError>>
+    where
+        C::Value: PlanWithoutContext,
+    {
+        let context = <C::Value as PlanWithoutContext>::nothing();
+        Box::pin(self.plan_run(interpreter, context, run, plan))
+    }
+
+    /// [`run_plan`](Self::run_plan), each call lent `context`: for a
+    /// toolbox whose tools take a [context](crate::toolbox::context). The
+    /// context is not recorded; give the one the run was started with.
+    ///
+    /// ```
+    /// # futures::executor::block_on(async {
+    /// use typed_tools::durable::{Durable, MemoryJournal, Source};
+    /// use typed_tools::plan::{Interpreter, Plan, Value};
+    /// use typed_tools::{tool, Toolbox};
+    ///
+    /// /// Who is asking.
+    /// struct User { name: String }
+    ///
+    /// /// Delete one of the user's notes.
+    /// #[tool(effects = Write)]
+    /// fn delete_note(#[context] user: &User, id: u32) -> String { format!("{} deleted {id}", user.name) }
+    ///
+    /// let toolbox = Toolbox::builder().context::<User>().tool(DeleteNote).build().unwrap();
+    /// let interpreter = Interpreter::new(&toolbox);
+    /// let plan = Plan::parse("match exec tool delete_note {id = 7} { Ok(s) => s, Err(e) => e.message }").unwrap();
+    /// let durable = Durable::new(MemoryJournal::new());
+    /// let ana = User { name: "ana".into() };
+    /// let done = durable.run_plan_in(&interpreter, &ana, "d-7", &plan).await.unwrap();
+    /// assert_eq!(done.run.outcome, Ok(Value::String("ana deleted 7".into())));
+    /// let again = durable.resume_plan_in(&interpreter, &ana, "d-7").await.unwrap();
+    /// assert_eq!(again.sources, [Source::Replayed]);
+    /// # });
+    /// ```
+    pub async fn run_plan_in<A: Effects, C: ToolboxContext + Takes<X>, X>(
         &self,
-        interpreter: &Interpreter<'_, A>,
+        interpreter: &Interpreter<'_, A, C>,
+        context: &X,
+        run: &str,
+        plan: &Plan,
+    ) -> Result<DurableRun, DurableError> {
+        self.plan_run(interpreter, C::value(context), run, plan)
+            .await
+    }
+
+    /// A plan run, each call lent `context`.
+    async fn plan_run<A: Effects, C: ToolboxContext>(
+        &self,
+        interpreter: &Interpreter<'_, A, C>,
+        context: &C::Value,
         run: &str,
         plan: &Plan,
     ) -> Result<DurableRun, DurableError> {
@@ -656,7 +714,7 @@ impl<J: Journal> Durable<J> {
             text: plan.to_string(),
         };
         let session = Session::open(&self.journal, toolbox, run, input, tools).await?;
-        let done = prepared.run_hooked(&(), Some(&session)).await;
+        let done = prepared.run_hooked(context, Some(&session)).await;
         let outcome = match &done.outcome {
             Ok(value) => serde_json::json!({"ok": value.to_json()}),
             Err(error) => serde_json::json!({"err": error.to_string()}),
@@ -688,11 +746,35 @@ impl<J: Journal> Durable<J> {
     /// assert!(matches!(durable.resume_plan(&interpreter, "nope").await, Err(DurableError::NotFound { .. })));
     /// # });
     /// ```
-    pub async fn resume_plan<A: Effects>(
+    pub fn resume_plan<'a, A: Effects, C: ToolboxContext>(
+        &'a self,
+        interpreter: &'a Interpreter<'_, A, C>,
+        run: &'a str,
+    ) -> BoxFuture<'a, Result<DurableRun, DurableError>>
+    where
+        C::Value: PlanWithoutContext,
+    {
+        let context = <C::Value as PlanWithoutContext>::nothing();
+        Box::pin(async move {
+            let plan = self.recorded_plan(run).await?;
+            self.plan_run(interpreter, context, run, &plan).await
+        })
+    }
+
+    /// [`resume_plan`](Self::resume_plan), each call lent `context` (see
+    /// [`run_plan_in`](Self::run_plan_in)).
+    pub async fn resume_plan_in<A: Effects, C: ToolboxContext + Takes<X>, X>(
         &self,
-        interpreter: &Interpreter<'_, A>,
+        interpreter: &Interpreter<'_, A, C>,
+        context: &X,
         run: &str,
     ) -> Result<DurableRun, DurableError> {
+        let plan = self.recorded_plan(run).await?;
+        self.run_plan_in(interpreter, context, run, &plan).await
+    }
+
+    /// The plan run `run` was started with.
+    async fn recorded_plan(&self, run: &str) -> Result<Plan, DurableError> {
         check_run_id(run)?;
         let records = load(&self.journal, run).await?;
         let text = match records.first() {
@@ -712,11 +794,10 @@ impl<J: Journal> Durable<J> {
                 })
             }
         };
-        let plan = Plan::parse(&text).map_err(|error| DurableError::Unreadable {
+        Plan::parse(&text).map_err(|error| DurableError::Unreadable {
             run: run.to_owned(),
             message: format!("its recorded plan does not parse: {error}"),
-        })?;
-        self.run_plan(interpreter, run, &plan).await
+        })
     }
 
     /// Runs `agent` on `task` as run `run`, or resumes it if the journal
@@ -767,17 +848,17 @@ impl<J: Journal> Durable<J> {
     /// assert_eq!(agent.model().requests().len(), 2);
     /// # });
     /// ```
-    pub async fn run_agent<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
-        &self,
-        agent: &Agent<M, A, O, C>,
-        run: &str,
+    pub fn run_agent<'a, M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
+        &'a self,
+        agent: &'a Agent<M, A, O, C>,
+        run: &'a str,
         task: impl Into<String>,
-    ) -> Result<DurableAgentRun<O>, DurableError>
+    ) -> BoxFuture<'a, Result<DurableAgentRun<O>, DurableError>>
     where
         C::Value: AgentWithoutContext,
     {
         let context = <C::Value as AgentWithoutContext>::nothing();
-        self.agent_run(agent, context, run, Some(task.into())).await
+        Box::pin(self.agent_run(agent, context, run, Some(task.into())))
     }
 
     /// [`run_agent`](Self::run_agent), each call lent `context`: for an
@@ -844,16 +925,16 @@ impl<J: Journal> Durable<J> {
     /// assert!(matches!(durable.resume_agent(&agent, "nope").await, Err(DurableError::NotFound { .. })));
     /// # });
     /// ```
-    pub async fn resume_agent<M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
-        &self,
-        agent: &Agent<M, A, O, C>,
-        run: &str,
-    ) -> Result<DurableAgentRun<O>, DurableError>
+    pub fn resume_agent<'a, M: Model, A: Effects, O: Send + Sync + 'static, C: ToolboxContext>(
+        &'a self,
+        agent: &'a Agent<M, A, O, C>,
+        run: &'a str,
+    ) -> BoxFuture<'a, Result<DurableAgentRun<O>, DurableError>>
     where
         C::Value: AgentWithoutContext,
     {
         let context = <C::Value as AgentWithoutContext>::nothing();
-        self.agent_run(agent, context, run, None).await
+        Box::pin(self.agent_run(agent, context, run, None))
     }
 
     /// [`resume_agent`](Self::resume_agent), each call lent `context`.

@@ -426,14 +426,15 @@ impl CallWithoutContext for () {
 
 /// What a plan run is given when none is: `()`. The bound of
 /// [`Interpreter::run`](crate::plan::Interpreter::run),
-/// [`Prepared::run`](crate::plan::Prepared::run) and
-/// [`TypedPlan::run`](crate::plan::typed::TypedPlan::run), on the toolbox's
-/// context type.
+/// [`Prepared::run`](crate::plan::Prepared::run),
+/// [`TypedPlan::run`](crate::plan::typed::TypedPlan::run) and
+/// [`Durable::run_plan`](crate::durable::Durable::run_plan), on the
+/// toolbox's context type.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "this toolbox's tools take a context of type `{Self}`, and this plan run gives none",
     label = "no `{Self}` given",
-    note = "give one, a `{Self}`: `interpreter.run_in(&context, &plan)`, `prepared.run_in(&context)` or `plan.run_in(&toolbox, &context)`"
+    note = "give one, a `{Self}`: `interpreter.run_in(&context, &plan)`, `prepared.run_in(&context)` or `plan.run_in(&toolbox, &context)`; durably, `durable.run_plan_in(&interpreter, &context, run, &plan)` or `resume_plan_in`"
 )]
 pub trait PlanWithoutContext: Send + Sync + 'static {
     /// The context nothing needs.
@@ -449,13 +450,14 @@ impl PlanWithoutContext for () {
 }
 
 /// What an agent's run is given when none is: `()`. The bound of
-/// [`Agent::run`](crate::agent::Agent::run), `resume`, `run_stream` and
-/// `resume_stream`, on the agent's toolbox's context type.
+/// [`Agent::run`](crate::agent::Agent::run), `resume`, `run_stream`,
+/// `resume_stream` and [`Durable::run_agent`](crate::durable::Durable::run_agent),
+/// on the agent's toolbox's context type.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "this agent's tools take a context of type `{Self}`, and this run gives none",
     label = "no `{Self}` given",
-    note = "give one: `agent.run_in(&context, task)`, with `context` a `{Self}` (`resume_in`, `run_stream_in` and `resume_stream_in` for the others)"
+    note = "give one: `agent.run_in(&context, task)`, with `context` a `{Self}` (`resume_in`, `run_stream_in` and `resume_stream_in` for the others); durably, `durable.run_agent_in(&agent, &context, run, task)` or `resume_agent_in`"
 )]
 pub trait AgentWithoutContext: Send + Sync + 'static {
     /// The context nothing needs.
