@@ -17,6 +17,7 @@ use typed_tools::durable::{
 };
 use typed_tools::model::{Response, ScriptedModel, Usage};
 use typed_tools::recover::Policy;
+use typed_tools::toolbox::{Approval, Decision};
 use typed_tools::{ToolCall, Toolbox};
 
 /// The model's answers, by turn: two reads at once, a charge, then an
@@ -474,4 +475,153 @@ fn a_typed_output_is_read_again_from_the_replayed_answer() {
     assert_eq!(again.run.output, first.run.output);
     assert_eq!(again.answers_asked, 0);
     assert_eq!(world.count("charge"), 1);
+}
+
+/// The charges an approval was asked about, in order.
+#[derive(Clone, Default)]
+struct Asked(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Asked {
+    fn approval(&self) -> Approval<'static> {
+        let asked = self.clone();
+        Approval::new(move |request| {
+            asked
+                .0
+                .lock()
+                .unwrap()
+                .push(format!("{} {}", request.tool, request.args["n"]));
+            Decision::Approve
+        })
+        .tools(["charge"])
+    }
+    fn count(&self, call: &str) -> usize {
+        self.0.lock().unwrap().iter().filter(|c| *c == call).count()
+    }
+}
+
+#[test]
+fn a_call_still_waiting_for_its_approval_is_asked_about_again_not_left_in_doubt() {
+    let world = World::default();
+    let asked = Asked::default();
+    let toolbox = toolbox(&world).approve(asked.approval());
+    let full = Durable::new(MemoryJournal::new());
+    let baseline = block_on(full.run_agent(&agent(&toolbox), "ap", TASK)).unwrap();
+    let (records, kinds) = durable_support::records(full.journal(), "ap");
+    // Each charge: started (an approval asks about it), approved, finished.
+    let charge = records
+        .iter()
+        .position(|r| r["record"] == "call_started" && r["tool"] == "charge")
+        .unwrap();
+    assert_eq!(records[charge]["approval"], true);
+    assert_eq!(kinds[charge + 1], "approved");
+    assert_eq!(records[charge + 1]["call"], records[charge]["call"]);
+    assert_eq!(kinds.iter().filter(|k| *k == "approved").count(), 2);
+    // A call no approval asks about says nothing of one.
+    assert!(records[2].get("approval").is_none(), "{}", records[2]);
+    assert_eq!(asked.count("charge 10"), 1);
+
+    // Cut while the first charge waited for its approval: it did not run,
+    // so it is asked about again and run, not left in doubt.
+    let asked = Asked::default();
+    let world = World::default();
+    world
+        .0
+        .lock()
+        .unwrap()
+        .extend(["read_balance 1".to_owned(), "read_balance 2".to_owned()]);
+    let toolbox = durable_support::toolbox(&world).approve(asked.approval());
+    let durable = Durable::new(cut(full.journal(), "ap", charge + 1));
+    let done = block_on(durable.run_agent(&agent(&toolbox), "ap", TASK)).unwrap();
+    assert_eq!(done.run.transcript, baseline.run.transcript);
+    assert_eq!(done.sources[2], Source::Rerun);
+    assert_eq!((asked.count("charge 10"), world.count("charge 10")), (1, 1));
+    // Nothing in doubt to resolve there.
+    let durable = Durable::new(cut(full.journal(), "ap", charge + 1));
+    let none = block_on(durable.resolve("ap", Resolution::Retry)).unwrap_err();
+    assert!(
+        matches!(none, DurableError::NothingInDoubt { .. }),
+        "{none}"
+    );
+
+    // Cut after the approval was recorded: the charge may have run.
+    let durable = Durable::new(cut(full.journal(), "ap", charge + 2));
+    let stopped = block_on(durable.run_agent(&agent(&toolbox), "ap", TASK)).unwrap_err();
+    assert!(
+        matches!(&stopped, DurableError::InDoubt(d) if d.tool == "charge"),
+        "{stopped}"
+    );
+}
+
+#[test]
+fn an_approval_the_journal_cannot_record_stops_the_run_before_the_call() {
+    let world = World::default();
+    let asked = Asked::default();
+    let toolbox = toolbox(&world).approve(asked.approval());
+    let full = Durable::new(MemoryJournal::new());
+    let baseline = block_on(full.run_agent(&agent(&toolbox), "af", TASK)).unwrap();
+    let (_, kinds) = durable_support::records(full.journal(), "af");
+    let at = kinds.iter().position(|k| k == "approved").unwrap() as u64;
+
+    let world = World::default();
+    let asked = Asked::default();
+    let toolbox = durable_support::toolbox(&world).approve(asked.approval());
+    let durable = Durable::new(Flaky::default());
+    durable.journal().fail_at(Some(at));
+    let stopped = block_on(durable.run_agent(&agent(&toolbox), "af", TASK)).unwrap_err();
+    assert!(
+        matches!(&stopped, DurableError::Journal { stage: Stage::Approval { tool, .. }, .. } if tool == "charge"),
+        "{stopped}"
+    );
+    assert!(
+        stopped.to_string().contains("the call did not run"),
+        "{stopped}"
+    );
+    assert_eq!((asked.count("charge 10"), world.count("charge")), (1, 0));
+    // Nothing was recorded after the failed approval.
+    let after: Vec<String> = durable.journal().inner.lines("af");
+    assert_eq!(after.len() as u64, at);
+
+    durable.journal().fail_at(None);
+    let done = block_on(durable.run_agent(&agent(&toolbox), "af", TASK)).unwrap();
+    assert_eq!(done.run.transcript, baseline.run.transcript);
+    assert_eq!((asked.count("charge 10"), world.count("charge 10")), (2, 1));
+}
+
+#[test]
+fn a_plan_call_waiting_for_the_interpreters_approval_is_asked_about_again() {
+    use typed_tools::plan::Interpreter;
+    let world = World::default();
+    let toolbox = toolbox(&world);
+    let asked = Asked::default();
+    let approve = |asked: &Asked| {
+        let asked = asked.clone();
+        move |request: &typed_tools::toolbox::ApprovalRequest| {
+            asked
+                .0
+                .lock()
+                .unwrap()
+                .push(format!("{} {}", request.tool, request.args["n"]));
+            Decision::Approve
+        }
+    };
+    let interpreter = Interpreter::new(&toolbox).approve_writes(approve(&asked));
+    let full = Durable::new(MemoryJournal::new());
+    let first = block_on(full.run_plan(&interpreter, "pa", &durable_support::plan())).unwrap();
+    let (records, _) = durable_support::records(full.journal(), "pa");
+    let charge = records
+        .iter()
+        .position(|r| r["record"] == "call_started" && r["tool"] == "charge")
+        .unwrap();
+    assert_eq!(records[charge]["approval"], true);
+
+    let world = World::default();
+    world.0.lock().unwrap().push("read_balance 1".to_owned());
+    let toolbox = durable_support::toolbox(&world);
+    let asked = Asked::default();
+    let interpreter = Interpreter::new(&toolbox).approve_writes(approve(&asked));
+    let durable = Durable::new(cut(full.journal(), "pa", charge + 1));
+    let done = block_on(durable.run_plan(&interpreter, "pa", &durable_support::plan())).unwrap();
+    assert_eq!(done.run, first.run);
+    assert_eq!(done.sources, [Source::Replayed, Source::Rerun, Source::Ran]);
+    assert_eq!((asked.count("charge 10"), world.count("charge 10")), (1, 1));
 }

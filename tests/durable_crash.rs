@@ -7,7 +7,10 @@
 //!   (`charge`), 5 idempotent `Write`s (`put`);
 //! - an agent run over a [`ScriptedModel`] that answers by turn: 5
 //!   answers, 10 calls (4 reads at once in the first answer, then charges
-//!   and puts, two of them in one answer), the model's answer last.
+//!   and puts, two of them in one answer), the model's answer last; each
+//!   charge waits for an approval (which approves), so that a kill while
+//!   it waits leaves the charge not run, and a kill after its approval is
+//!   recorded leaves it in doubt.
 //!
 //! The child stops at each of its kill points and waits for the harness:
 //! after each record the journal keeps (the call boundaries: a call's
@@ -45,6 +48,7 @@ use typed_tools::agent::Agent;
 use typed_tools::catalog::CatalogFormat;
 use typed_tools::model::{Model, ModelError, Request, Response, ScriptedModel};
 use typed_tools::plan::{Interpreter, Plan};
+use typed_tools::toolbox::{Approval, Decision};
 use typed_tools::Toolbox;
 
 const CHILD: &str = "TT_DURABLE_CHILD";
@@ -87,6 +91,8 @@ struct Shape {
     puts: &'static [i64],
     /// The model's turns (0 for a plan).
     turns: usize,
+    /// Whether an approval asks about each charge.
+    approvals: bool,
 }
 
 const PLAN_RUN: Shape = Shape {
@@ -100,17 +106,22 @@ const PLAN_RUN: Shape = Shape {
     charges: &[10, 20, 30, 40, 50],
     puts: &[11, 21, 31, 41, 51],
     turns: 0,
+    approvals: false,
 };
 
 const AGENT_RUN: Shape = Shape {
     mode: "agent",
-    // Per call 4 (x 10), per answer 2 (inside the request, its record
-    // kept; x 5), and the run's start and end.
-    points: 52,
+    // Per call 4 (x 10), per charge its approval kept (x 3), per answer
+    // 2 (inside the request, its record kept; x 5), and the run's start
+    // and end.
+    points: 55,
+    // Per charge 3: its approval kept, inside it before and after its
+    // effect (its start kept is not: it waits for its approval).
     in_doubt: 9,
     charges: &[10, 20, 30],
     puts: &[11, 21, 31],
     turns: 5,
+    approvals: true,
 };
 
 /// The agent's model: the script by turn, each request logged to
@@ -182,6 +193,7 @@ impl Journal for Pausing {
                 Record::CallFinished { call, .. } => format!("finished {call}"),
                 Record::Started { .. } => "run started".into(),
                 Record::ModelAnswered { step, .. } => format!("answered {step}"),
+                Record::Approved { call, .. } => format!("approved {call}"),
                 Record::Finished { .. } => "run finished".into(),
                 _ => "other".into(),
             };
@@ -223,6 +235,8 @@ fn child() {
             log: dir.join("asked.log"),
             pause,
         };
+        // Each charge waits for an approval, which says yes.
+        let toolbox = toolbox.approve(Approval::new(|_| Decision::Approve).tools(["charge"]));
         let agent = Agent::new(&toolbox, model);
         match block_on(durable.run_agent(&agent, &run_id(&dir), TASK)) {
             Ok(done) => {
@@ -390,10 +404,15 @@ fn charges_at_most_once(shape: &Shape, dir: &Path, when: &str) {
     }
 }
 
-/// Whether a kill at `marker` leaves a `charge` started without a result.
-fn leaves_a_charge_in_doubt(marker: &str) -> bool {
-    (marker.starts_with("kept") && marker.contains("started charge"))
-        || marker.starts_with("inside charge")
+/// Whether a kill at `marker` leaves a `charge` started without a result,
+/// and approved when an approval asks about it.
+fn leaves_a_charge_in_doubt(shape: &Shape, marker: &str) -> bool {
+    let recorded = match shape.approvals {
+        // Only charges are approved.
+        true => marker.contains(": approved"),
+        false => marker.contains("started charge"),
+    };
+    (marker.starts_with("kept") && recorded) || marker.starts_with("inside charge")
 }
 
 #[test]
@@ -472,7 +491,7 @@ fn kill_at_every_point(shape: &Shape, pg: Option<&str>, store: &str) {
 
         let mut end = run_to_end(shape, &dir, pg);
         charges_at_most_once(shape, &dir, &when);
-        if leaves_a_charge_in_doubt(&marker) {
+        if leaves_a_charge_in_doubt(shape, &marker) {
             let doubt = end
                 .strip_prefix("INDOUBT ")
                 .unwrap_or_else(|| panic!("{when}: expected a charge in doubt, got {end}"));

@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::{Agent, CallOutcome, CallRecord, Event, Exit, OnRefusal, State};
-use crate::durable::Before;
+use crate::durable::{AnswerHook, Before};
 use crate::effect::{Effect, Effects};
 use crate::model::{Message, Model, ToolResult};
 use crate::reader::ToolCall;
 use crate::toolbox::trace::WithCallId;
-use crate::toolbox::{ToolOutput, Toolbox, ToolboxContext};
+use crate::toolbox::{ApprovalNote, ToolOutput, Toolbox, ToolboxContext};
 use crate::ToolError;
 
 /// A call that failed: sent again unchanged, it is not run again.
@@ -205,7 +205,11 @@ impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
                     dispatched.push((i, None));
                     continue;
                 };
-                match journal.before(&batch[i].name, &batch[i].arguments).await {
+                let gated = toolbox.asks_approval(&batch[i].name, None);
+                match journal
+                    .before(&batch[i].name, &batch[i].arguments, gated)
+                    .await
+                {
                     Before::Run(number) => dispatched.push((i, Some(number))),
                     Before::Replay(result) => {
                         outcomes[i] = Some((CallOutcome::of(result), Duration::ZERO));
@@ -217,11 +221,9 @@ impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
                 }
             }
             let deadline = state.deadline;
-            let results = futures::future::join_all(
-                dispatched
-                    .iter()
-                    .map(|&(i, _)| self.dispatch(&toolbox, context, &batch[i], deadline)),
-            )
+            let results = futures::future::join_all(dispatched.iter().map(|&(i, _)| {
+                self.dispatch(&toolbox, state.journal, context, &batch[i], deadline)
+            }))
             .await;
             for (&(i, number), (result, duration)) in dispatched.iter().zip(results) {
                 if let (Some(journal), Some(number)) = (state.journal, number) {
@@ -289,14 +291,16 @@ impl<M: Model, A: Effects, O, C: ToolboxContext> Agent<M, A, O, C> {
     async fn dispatch(
         &self,
         toolbox: &Toolbox<A, C>,
+        journal: Option<&dyn AnswerHook>,
         context: &C::Value,
         call: &ToolCall,
         deadline: Option<Instant>,
     ) -> (Result<ToolOutput, ToolError>, Duration) {
         let start = Instant::now();
+        let noted = journal.map(|journal| journal as &dyn ApprovalNote);
         let dispatched = WithCallId::new(
             call.id.as_deref(),
-            toolbox.call_given(context, &call.name, Cow::Borrowed(&call.arguments)),
+            toolbox.call_noted(context, &call.name, Cow::Borrowed(&call.arguments), noted),
         );
         let result = self.limits.call.run(&call.name, dispatched, deadline).await;
         (result, start.elapsed())

@@ -37,8 +37,14 @@
 //!   failed, or retry it — and the next resume goes on from there. Nothing
 //!   is ever repeated silently.
 //!
+//! A call an approval asks about is recorded as approved, after its
+//! approvals approved and before it runs: one started and not approved
+//! (the process died while it waited) did not run, and is asked about
+//! again on resume, not left in doubt.
+//!
 //! A journal that cannot record a call's start stops the run before the
-//! call ([`DurableError::Journal`]): a call never runs unrecorded. One that
+//! call ([`DurableError::Journal`]): a call never runs unrecorded (nor one
+//! whose approval could not be recorded). One that
 //! cannot record a result stops the run after the call, which is then in
 //! doubt on resume. A run resumed against a toolbox whose tool has changed
 //! its schemas, effects or idempotence, or lost a tool, stops before
@@ -72,6 +78,7 @@
 //! # });
 //! ```
 
+use std::borrow::Cow;
 use std::fmt;
 
 use futures::future::BoxFuture;
@@ -82,7 +89,9 @@ use crate::effect::Effects;
 use crate::error::ToolError;
 use crate::model::{Model, Response};
 use crate::plan::{Interpreter, Plan, PlanError, Run};
-use crate::toolbox::{AgentWithoutContext, PlanWithoutContext, Takes, ToolboxContext};
+use crate::toolbox::{
+    AgentWithoutContext, ApprovalNote, PlanWithoutContext, Takes, ToolboxContext,
+};
 
 use crate::toolbox::{ToolOutput, Toolbox};
 use session::{Session, State};
@@ -123,9 +132,10 @@ pub(crate) enum Before {
 }
 
 /// A journal's view of one run's calls, asked by the plan interpreter
-/// about each call before it is made and told its result after.
-pub(crate) trait CallHook: Sync {
-    fn before<'a>(&'a self, tool: &'a str, args: &'a str) -> BoxFuture<'a, Before>;
+/// about each call before it is made, told when its approvals approved it
+/// (`gated`: an approval asks about it), and told its result after.
+pub(crate) trait CallHook: ApprovalNote {
+    fn before<'a>(&'a self, tool: &'a str, args: &'a str, gated: bool) -> BoxFuture<'a, Before>;
     /// Records the result of call number `call` (from [`Before::Run`]):
     /// calls run at once are told in any order.
     fn after<'a>(
@@ -384,6 +394,14 @@ pub enum Stage {
         /// The step, from 1.
         step: u32,
     },
+    /// Recording that a call's approvals approved it; the call did not
+    /// run, and a resume asks them again.
+    Approval {
+        /// The call's number.
+        call: u64,
+        /// The tool.
+        tool: String,
+    },
     /// Recording a call's start; the call did not run.
     CallStart {
         /// The call's number.
@@ -413,6 +431,10 @@ impl fmt::Display for Stage {
             Stage::Answer { step } => write!(
                 f,
                 "recording the model's answer to step {step}; nothing acted on it, and a resume asks again"
+            ),
+            Stage::Approval { call, tool } => write!(
+                f,
+                "recording the approval of call {call} (`{tool}`); the call did not run, and a resume asks again"
             ),
             Stage::CallStart { call, tool } => write!(
                 f,
@@ -1053,13 +1075,9 @@ impl<J: Journal> Durable<J> {
             });
         }
         let state = State::read(run, &records)?;
-        let Some((index, call)) = state
-            .calls
-            .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, call)| call.result.is_none() && call.resolution.is_none())
-        else {
+        let Some((index, call)) = state.calls.iter().enumerate().rev().find(|(_, call)| {
+            call.result.is_none() && call.resolution.is_none() && call.may_have_run()
+        }) else {
             return Err(DurableError::NothingInDoubt {
                 run: run.to_owned(),
             });
@@ -1191,12 +1209,16 @@ impl<A: Effects> Calls<'_, A> {
     ) -> Result<Result<ToolOutput, ToolError>, DurableError> {
         let _turn = self.one_at_a_time.lock().await;
         let session = &self.session;
-        let call = match session.before(name, args).await {
+        let gated = session.toolbox.asks_approval(name, None);
+        let call = match session.before(name, args, gated).await {
             Before::Run(call) => call,
             Before::Replay(result) => return Ok(result),
             Before::Stop(_) => return Err(session.stopped()),
         };
-        let result = session.toolbox.call(name, args).await;
+        let result = session
+            .toolbox
+            .call_noted(&(), name, Cow::Borrowed(args), Some(session))
+            .await;
         match session.after(call, name, &result).await {
             Ok(()) => Ok(result),
             Err(_) => Err(session.stopped()),

@@ -10,7 +10,8 @@
 //! | --- | --- | --- |
 //! | `started` | first, once | `format` (this version: 2), `at_ms`, `input` (`{"kind": "plan", "text": ...}`, `{"kind": "calls"}`, or `{"kind": "agent", "system": ..., "task": ...}`), `tools` (`[{"name", "schema"}]`) |
 //! | `model_answered` | an agent run's model answered, before anything acts on the answer | `step` (from 1), `response` (`{"text", "reasoning", "calls", "usage", "stop", "unread"}`: see [`RecordedResponse`]), `at_ms` |
-//! | `call_started` | before a call runs | `call` (the run's call number, from 0), `tool`, `schema`, `args` (the JSON the tool is given), `at_ms` |
+//! | `call_started` | before a call runs | `call` (the run's call number, from 0), `tool`, `schema`, `args` (the JSON the tool is given), `approval` (`true` when an approval asks about the call), `at_ms` |
+//! | `approved` | a call's approvals approved it, before the tool runs | `call`, `at_ms` |
 //! | `call_finished` | after it returned | `call`, `result` (`{"ok": output}` or `{"err": {"kind", "message", "detail"}}`), `recovery` (when the arguments were repaired: what was done, each as the model is told), `at_ms` |
 //! | `resolved` | a person's decision on a call in doubt | `call`, `resolution` (`{"resolution": "done", "output": ...}`, `"failed"` with `message`, or `"retry"`), `at_ms` |
 //! | `finished` | last, once | `outcome` (`{"ok": value}` or `{"err": message}`), `at_ms` |
@@ -22,8 +23,10 @@
 //! re-run after a crash (a `Read` call, an idempotent one, or one a person
 //! allowed to retry) starts again.
 //!
-//! Version 2 added agent runs (the `agent` input and `model_answered`);
-//! a journal of version 1 reads as it is.
+//! Version 2 added agent runs (the `agent` input and `model_answered`) and
+//! approvals (`call_started.approval`, `approved`): a call an approval asks
+//! about that has no `approved` record did not run, and is asked about and
+//! run again on resume. A journal of version 1 reads as it is.
 //!
 //! ```
 //! use typed_tools::durable::Record;
@@ -98,6 +101,18 @@ pub enum Record {
         schema: String,
         /// The arguments, as the JSON the tool is given.
         args: Json,
+        /// Whether an approval asks about the call: until
+        /// [`Approved`](Record::Approved) is recorded, it did not run.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        approval: bool,
+        /// When, in milliseconds since the Unix epoch.
+        at_ms: u64,
+    },
+    /// Every approval that asks about a call approved it: recorded before
+    /// the tool runs.
+    Approved {
+        /// The run's call number.
+        call: u64,
         /// When, in milliseconds since the Unix epoch.
         at_ms: u64,
     },

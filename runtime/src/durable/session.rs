@@ -16,6 +16,7 @@ use super::{
     load, schema_stamp, AnswerHook, Asked, Before, CallHook, DurableError, InDoubt, Journal,
     Source, Stage, FORMAT_VERSION,
 };
+use crate::toolbox::ApprovalNote;
 
 /// One call as the journal has it.
 #[derive(Debug)]
@@ -27,6 +28,34 @@ pub(super) struct Recorded {
     /// What recovery did before it ran, as the model was told.
     recovery: Vec<String>,
     pub(super) resolution: Option<Resolution>,
+    /// An approval asks about the call: it runs only once `approved`.
+    approval: bool,
+    approved: bool,
+    /// Its approval could not be recorded: it did not run, and its
+    /// refusal is not its result.
+    unnoted: bool,
+}
+
+impl Recorded {
+    fn started(tool: String, args: Json, at_ms: u64, approval: bool) -> Recorded {
+        Recorded {
+            tool,
+            args,
+            at_ms,
+            result: None,
+            recovery: Vec::new(),
+            resolution: None,
+            approval,
+            approved: false,
+            unnoted: false,
+        }
+    }
+
+    /// Whether the call may have run: it started, and no approval was
+    /// waited for, or it was given.
+    pub(super) fn may_have_run(&self) -> bool {
+        !self.approval || self.approved
+    }
 }
 
 /// A run's journal, read, and where the run stands in it.
@@ -83,17 +112,11 @@ impl State {
                     tool,
                     args,
                     at_ms,
+                    approval,
                     ..
                 } => {
                     let call = index(*call);
-                    let started = Recorded {
-                        tool: tool.clone(),
-                        args: args.clone(),
-                        at_ms: *at_ms,
-                        result: None,
-                        recovery: Vec::new(),
-                        resolution: None,
-                    };
+                    let started = Recorded::started(tool.clone(), args.clone(), *at_ms, *approval);
                     match call.cmp(&calls.len()) {
                         std::cmp::Ordering::Equal => calls.push(started),
                         // Started again: re-run after a crash, or retried.
@@ -129,6 +152,14 @@ impl State {
                     None => {
                         return Err(unreadable(format!(
                             "record {seq} resolves call {call}, which did not start"
+                        )))
+                    }
+                },
+                Record::Approved { call, .. } => match calls.get_mut(index(*call)) {
+                    Some(recorded) => recorded.approved = true,
+                    None => {
+                        return Err(unreadable(format!(
+                            "record {seq} approves call {call}, which did not start"
                         )))
                     }
                 },
@@ -280,7 +311,7 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
         })
     }
 
-    async fn decide(&self, tool: &str, args: &str) -> Before {
+    async fn decide(&self, tool: &str, args: &str, gated: bool) -> Before {
         let args: Json = match serde_json::from_str(args) {
             Ok(args) => args,
             Err(_) => Json::String(args.to_owned()),
@@ -326,7 +357,9 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
                         Some(result) => Next::Replay(result, Source::Resolved),
                         None => Next::Start(Source::Rerun),
                     },
-                    (None, None) if self.rerunnable(tool) => Next::Start(Source::Rerun),
+                    (None, None) if self.rerunnable(tool) || !recorded.may_have_run() => {
+                        Next::Start(Source::Rerun)
+                    }
                     (None, None) => {
                         let error = DurableError::InDoubt(Box::new(InDoubt {
                             run: self.run.to_owned(),
@@ -359,6 +392,7 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
                     tool: tool.to_owned(),
                     schema,
                     args: args.clone(),
+                    approval: gated,
                     at_ms,
                 };
                 let stage = Stage::CallStart {
@@ -369,14 +403,7 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
                     return self.stop(error);
                 }
                 let mut state = self.lock();
-                let started = Recorded {
-                    tool: tool.to_owned(),
-                    args,
-                    at_ms,
-                    result: None,
-                    recovery: Vec::new(),
-                    resolution: None,
-                };
+                let started = Recorded::started(tool.to_owned(), args, at_ms, gated);
                 if call < state.calls.len() {
                     state.calls[call] = started;
                 } else {
@@ -395,6 +422,11 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
         result: &Result<ToolOutput, ToolError>,
     ) -> Result<(), String> {
         let call = usize::try_from(call).unwrap_or(usize::MAX);
+        if self.lock().calls.get(call).is_some_and(|c| c.unnoted) {
+            // Refused because its approval was not recorded: the run is
+            // stopped, and the call is asked about again on resume.
+            return Err(self.stopped().to_string());
+        }
         let recorded = RecordedResult::of(result);
         let recovery = RecordedResult::recovery(result);
         let record = Record::CallFinished {
@@ -443,6 +475,42 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
         Ok(std::mem::take(&mut self.lock().sources))
     }
 
+    /// Records that call `tool` `args`, started and waiting for its
+    /// approvals, was approved: the last such call (calls run at once with
+    /// the same tool and arguments are alike). `Err` stops the run, and the
+    /// call does not run.
+    async fn record_approval(&self, tool: &str, args: &Json) -> Result<(), String> {
+        let call = self.lock().calls.iter().rposition(|c| {
+            c.tool == tool && c.args == *args && c.approval && !c.approved && c.result.is_none()
+        });
+        // A call the journal did not start (none: its hook was not asked)
+        // has nothing to record.
+        let Some(call) = call else {
+            return Ok(());
+        };
+        let record = Record::Approved {
+            call: call as u64,
+            at_ms: record::now_ms(),
+        };
+        let stage = Stage::Approval {
+            call: call as u64,
+            tool: tool.to_owned(),
+        };
+        match self.append(record, stage).await {
+            Ok(()) => {
+                self.lock().calls[call].approved = true;
+                Ok(())
+            }
+            Err(error) => {
+                self.lock().calls[call].unnoted = true;
+                match self.stop(error) {
+                    Before::Stop(message) => Err(message),
+                    _ => Err(String::new()),
+                }
+            }
+        }
+    }
+
     /// The next answer of an agent run: the recorded one, or the model is
     /// to be asked.
     fn next_answer(&self) -> Asked {
@@ -481,8 +549,8 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
 }
 
 impl<A: Effects, C: ToolboxContext> CallHook for Session<'_, A, C> {
-    fn before<'a>(&'a self, tool: &'a str, args: &'a str) -> BoxFuture<'a, Before> {
-        Box::pin(self.decide(tool, args))
+    fn before<'a>(&'a self, tool: &'a str, args: &'a str, gated: bool) -> BoxFuture<'a, Before> {
+        Box::pin(self.decide(tool, args, gated))
     }
 
     fn after<'a>(
@@ -492,6 +560,12 @@ impl<A: Effects, C: ToolboxContext> CallHook for Session<'_, A, C> {
         result: &'a Result<ToolOutput, ToolError>,
     ) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(self.record(call, tool, result))
+    }
+}
+
+impl<A: Effects, C: ToolboxContext> ApprovalNote for Session<'_, A, C> {
+    fn approved<'a>(&'a self, tool: &'a str, args: &'a Json) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(self.record_approval(tool, args))
     }
 }
 

@@ -43,6 +43,7 @@ use crate::durable::{Before, CallHook};
 use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::error::ToolError;
 use crate::tool::ToolSpec;
+use crate::toolbox::ApprovalNote;
 use crate::toolbox::{
     AdmitsApproval, Approval, Fnv, Hook, NoContext, PlanWithoutContext, Takes, Toolbox,
     ToolboxContext,
@@ -1620,11 +1621,17 @@ impl<'p, A: Effects, C: ToolboxContext> Machine<'p, '_, '_, A, C> {
         let text = self.text.as_str();
         let (replayed, number) = match self.hook {
             None => (None, 0),
-            Some(hook) => match hook.before(tool, text).await {
-                Before::Run(number) => (None, number),
-                Before::Replay(result) => (Some(result), 0),
-                Before::Stop(message) => return Err(RunError::Journal { message }),
-            },
+            Some(hook) => {
+                let gated = self
+                    .interpreter
+                    .toolbox
+                    .asks_approval(tool, self.interpreter.approval.as_ref());
+                match hook.before(tool, text, gated).await {
+                    Before::Run(number) => (None, number),
+                    Before::Replay(result) => (Some(result), 0),
+                    Before::Stop(message) => return Err(RunError::Journal { message }),
+                }
+            }
         };
         let result = match replayed {
             Some(result) => result,
@@ -1643,10 +1650,13 @@ impl<'p, A: Effects, C: ToolboxContext> Machine<'p, '_, '_, A, C> {
                         }),
                     });
                 };
-                let call = self
-                    .interpreter
-                    .toolbox
-                    .call_with(tool, text, approval, context);
+                let call = self.interpreter.toolbox.call_with(
+                    tool,
+                    text,
+                    approval,
+                    context,
+                    self.hook.map(|hook| hook as &dyn ApprovalNote),
+                );
                 // Within the limits on each call and the run's wall time: a call
                 // past either is stopped where it waits (dropped), approvals and all.
                 let limits = self.interpreter.limits.call();

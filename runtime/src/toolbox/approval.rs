@@ -588,12 +588,21 @@ impl Approvals {
     }
 }
 
+/// Told of each call every approval approved, before the tool runs: a
+/// [durable](crate::durable) run's journal, which records the approval (an
+/// `Err` refuses the call: it does not run unrecorded).
+pub(crate) trait ApprovalNote: Sync {
+    fn approved<'a>(&'a self, tool: &'a str, args: &'a Value) -> BoxFuture<'a, Result<(), String>>;
+}
+
 /// The approvals one call passes: its toolbox view's, and one more given
-/// for the call (a plan run's). Copied into the call; nothing when empty.
+/// for the call (a plan run's); and who is told when they all approved.
+/// Copied into the call; nothing when empty.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Gates<'a> {
     pub(crate) view: Option<&'a Approvals>,
     pub(crate) extra: Option<&'a Hook<'a>>,
+    pub(crate) noted: Option<&'a dyn ApprovalNote>,
 }
 
 impl<'a> Gates<'a> {
@@ -634,6 +643,9 @@ impl<'a> Gates<'a> {
                 return Err(reason);
             }
         }
-        Ok(())
+        match self.noted {
+            Some(note) => note.approved(&request.tool, &request.args).await,
+            None => Ok(()),
+        }
     }
 }

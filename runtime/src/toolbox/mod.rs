@@ -31,6 +31,7 @@ use crate::effect::{EffectSet, Effects, ReadWriteNetwork};
 use crate::reader::{CallFormat, ReadError, ToolCall};
 use crate::tool::ToolSpec;
 
+pub(crate) use approval::ApprovalNote;
 pub(crate) use approval::Hook;
 pub use approval::{Approval, ApprovalRequest, Decision};
 use approval::{Approvals, Gates};
@@ -335,7 +336,44 @@ impl<A: Effects, C: ToolboxContext> Toolbox<A, C> {
         Gates {
             view: self.approvals.as_deref(),
             extra: None,
+            noted: None,
         }
+    }
+
+    /// Whether a call of `name` is asked about by this view's approvals, or
+    /// by `extra` (a plan run's).
+    pub(crate) fn asks_approval(&self, name: &str, extra: Option<&Hook<'_>>) -> bool {
+        let Some((index, entry)) = self.shared.find(name) else {
+            return false;
+        };
+        Gates {
+            extra,
+            ..self.gates()
+        }
+        .ask_about(index, &entry.spec)
+    }
+
+    /// [`call_given`](Self::call_given), `noted` told of each call its
+    /// approvals approved before it runs.
+    pub(crate) fn call_noted<'a>(
+        &'a self,
+        context: &'a C::Value,
+        name: &'a str,
+        args: Cow<'a, str>,
+        noted: Option<&'a dyn ApprovalNote>,
+    ) -> Call<'a, C> {
+        let gates = Gates {
+            noted,
+            ..self.gates()
+        };
+        Call::new(
+            &self.shared,
+            self.allowed,
+            gates,
+            name,
+            args,
+            C::given(context),
+        )
     }
 
     /// The names of the tools that can be called here, in the order they were added.
@@ -693,9 +731,11 @@ impl<A: Effects, C: ToolboxContext> Toolbox<A, C> {
         args: &'a str,
         approval: Option<&'a Hook<'a>>,
         context: &'a C::Value,
+        noted: Option<&'a dyn ApprovalNote>,
     ) -> Call<'a, C> {
         let gates = Gates {
             extra: approval,
+            noted,
             ..self.gates()
         };
         Call::new(
