@@ -625,3 +625,41 @@ fn a_plan_call_waiting_for_the_interpreters_approval_is_asked_about_again() {
     assert_eq!(done.sources, [Source::Replayed, Source::Rerun, Source::Ran]);
     assert_eq!((asked.count("charge 10"), world.count("charge 10")), (1, 1));
 }
+
+#[test]
+fn a_call_repaired_before_its_approval_is_recorded_as_approved() {
+    let world = World::default();
+    let asked = Asked::default();
+    let toolbox = Toolbox::builder()
+        .dynamic(durable_support::tool(
+            &world,
+            "charge",
+            typed_tools::effect::EffectSet::WRITE,
+            false,
+        ))
+        .policy(Policy::recover())
+        .build()
+        .unwrap()
+        .approve(asked.approval());
+    // The amount as a string: coerced to a number, then asked about.
+    let script = [
+        r#"{"name": "charge", "arguments": {"n": "10"}}"#,
+        "Charged.",
+    ];
+    let full = Durable::new(MemoryJournal::new());
+    let agent = Agent::new(&toolbox, ScriptedModel::by_turn(script));
+    block_on(full.run_agent(&agent, "rep", TASK)).unwrap();
+    let (records, kinds) = durable_support::records(full.journal(), "rep");
+    let started = kinds.iter().position(|k| k == "call_started").unwrap();
+    assert_eq!(records[started]["args"], json!({"n": "10"}));
+    assert_eq!(kinds[started + 1], "approved");
+    assert_eq!(asked.count("charge 10"), 1);
+
+    // Cut after the approval: the charge ran, or may have: in doubt, not
+    // run again.
+    let durable = Durable::new(cut(full.journal(), "rep", started + 2));
+    let agent = Agent::new(&toolbox, ScriptedModel::by_turn(script));
+    let stopped = block_on(durable.run_agent(&agent, "rep", TASK)).unwrap_err();
+    assert!(matches!(stopped, DurableError::InDoubt(_)), "{stopped}");
+    assert_eq!(world.count("charge 10"), 1);
+}

@@ -475,14 +475,23 @@ impl<'a, A: Effects, C: ToolboxContext> Session<'a, A, C> {
         Ok(std::mem::take(&mut self.lock().sources))
     }
 
-    /// Records that call `tool` `args`, started and waiting for its
-    /// approvals, was approved: the last such call (calls run at once with
-    /// the same tool and arguments are alike). `Err` stops the run, and the
-    /// call does not run.
+    /// Records that a call of `tool`, started and waiting for its
+    /// approvals, was approved with `args`: the one started with these
+    /// arguments, else (recovery repaired or rewrote them before they were
+    /// asked about) the last of the tool's waiting. A `Write` call runs
+    /// alone, so only calls that may run again share a tool. `Err` stops the
+    /// run, and the call does not run.
     async fn record_approval(&self, tool: &str, args: &Json) -> Result<(), String> {
-        let call = self.lock().calls.iter().rposition(|c| {
-            c.tool == tool && c.args == *args && c.approval && !c.approved && c.result.is_none()
-        });
+        let call = {
+            let state = self.lock();
+            let waiting =
+                |c: &&Recorded| c.tool == tool && c.approval && !c.approved && c.result.is_none();
+            let exact = state
+                .calls
+                .iter()
+                .rposition(|c| waiting(&c) && c.args == *args);
+            exact.or_else(|| state.calls.iter().rposition(|c| waiting(&c)))
+        };
         // A call the journal did not start (none: its hook was not asked)
         // has nothing to record.
         let Some(call) = call else {
