@@ -663,3 +663,89 @@ fn a_call_repaired_before_its_approval_is_recorded_as_approved() {
     assert!(matches!(stopped, DurableError::InDoubt(_)), "{stopped}");
     assert_eq!(world.count("charge 10"), 1);
 }
+
+/// A journal damaged in ways no crash makes (a record lost, doubled, out
+/// of order, a field changed): a resume never panics, and either finishes
+/// or stops with a typed error (a lost record is lost data: what it
+/// recorded may be done again, which no journal can prevent).
+#[test]
+fn a_damaged_journal_is_refused_or_resumed_never_a_panic() {
+    let world = World::default();
+    let toolbox = toolbox(&world);
+    let full = Durable::new(MemoryJournal::new());
+    block_on(full.run_agent(&agent(&toolbox), "d", TASK)).unwrap();
+    let lines = full.journal().lines("d");
+    let values: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut damaged: Vec<Vec<serde_json::Value>> = Vec::new();
+    for i in 0..values.len() {
+        let mut dropped = values.clone();
+        dropped.remove(i);
+        damaged.push(dropped);
+        let mut doubled = values.clone();
+        doubled.insert(i, values[i].clone());
+        damaged.push(doubled);
+        if i + 1 < values.len() {
+            let mut swapped = values.clone();
+            swapped.swap(i, i + 1);
+            damaged.push(swapped);
+        }
+        for (key, junk) in [
+            ("call", json!(u64::MAX)),
+            ("call", json!(999)),
+            ("step", json!(0)),
+            ("step", json!(u32::MAX)),
+            ("format", json!(u32::MAX)),
+            ("args", json!("not an object")),
+            ("tool", json!("no_such_tool")),
+            (
+                "response",
+                json!({"text": 5, "calls": [1, "x", null], "usage": "many", "stop": []}),
+            ),
+            (
+                "result",
+                json!({"err": {"kind": "nonsense", "message": "?"}}),
+            ),
+        ] {
+            if values[i].get(key).is_some() {
+                let mut changed = values.clone();
+                changed[i][key] = junk;
+                damaged.push(changed);
+            }
+        }
+    }
+    let (mut finished, mut refused) = (0, 0);
+    for records in &damaged {
+        let journal = MemoryJournal::new();
+        let mut seq = 0;
+        for value in records {
+            // A record the format cannot read is the store's `Corrupt`.
+            if let Ok(record) = Record::from_json(&value.to_string()) {
+                block_on(journal.append("d", seq, &record)).unwrap();
+                seq += 1;
+            }
+        }
+        let world = World::default();
+        let toolbox = durable_support::toolbox(&world);
+        let durable = Durable::new(journal);
+        match block_on(durable.run_agent(&agent(&toolbox), "d", TASK)) {
+            Ok(_) => finished += 1,
+            Err(error) => {
+                assert!(!error.to_string().is_empty());
+                refused += 1;
+            }
+        }
+    }
+    // Both happen: damage after the run's end changes nothing; damage to
+    // its start or order is refused.
+    assert!(
+        finished > 0 && refused > 0,
+        "{finished} finished, {refused} refused"
+    );
+    eprintln!(
+        "{} damaged journals: {finished} finished, {refused} refused",
+        damaged.len()
+    );
+}
