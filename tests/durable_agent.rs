@@ -17,7 +17,7 @@ use typed_tools::durable::{
 };
 use typed_tools::model::{Response, ScriptedModel, Usage};
 use typed_tools::recover::Policy;
-use typed_tools::toolbox::{Approval, Decision};
+use typed_tools::toolbox::{Approval, ApprovalRequest, Decision};
 use typed_tools::{ToolCall, Toolbox};
 
 /// The model's answers, by turn: two reads at once, a charge, then an
@@ -33,6 +33,20 @@ const TASK: &str = "Charge what the balances say.";
 
 fn agent(toolbox: &Toolbox) -> Agent<ScriptedModel> {
     Agent::new(toolbox, ScriptedModel::by_turn(SCRIPT))
+}
+
+/// A toolbox of `charge` alone, whose calls recovery repairs and coerces.
+fn recovering_charge(world: &World) -> Toolbox {
+    Toolbox::builder()
+        .dynamic(durable_support::tool(
+            world,
+            "charge",
+            typed_tools::effect::EffectSet::WRITE,
+            false,
+        ))
+        .policy(Policy::recover())
+        .build()
+        .unwrap()
 }
 
 /// A copy of run `run`'s first `k` records, as a crash after the `k`-th
@@ -407,16 +421,7 @@ fn a_run_that_ended_on_the_models_outage_goes_on_when_run_again() {
 #[test]
 fn native_calls_keep_their_ids_and_a_repaired_call_its_note_when_replayed() {
     let world = World::default();
-    let toolbox = Toolbox::builder()
-        .dynamic(durable_support::tool(
-            &world,
-            "charge",
-            typed_tools::effect::EffectSet::WRITE,
-            false,
-        ))
-        .policy(Policy::recover())
-        .build()
-        .unwrap();
+    let toolbox = recovering_charge(&world);
     let call = ToolCall {
         id: Some("call_7".into()),
         name: "charge".into(),
@@ -482,17 +487,20 @@ fn a_typed_output_is_read_again_from_the_replayed_answer() {
 struct Asked(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
 impl Asked {
-    fn approval(&self) -> Approval<'static> {
+    /// An approval hook that notes each request and approves it.
+    fn hook(&self) -> impl Fn(&ApprovalRequest) -> Decision + Send + Sync + 'static {
         let asked = self.clone();
-        Approval::new(move |request| {
+        move |request| {
             asked
                 .0
                 .lock()
                 .unwrap()
                 .push(format!("{} {}", request.tool, request.args["n"]));
             Decision::Approve
-        })
-        .tools(["charge"])
+        }
+    }
+    fn approval(&self) -> Approval<'static> {
+        Approval::new(self.hook()).tools(["charge"])
     }
     fn count(&self, call: &str) -> usize {
         self.0.lock().unwrap().iter().filter(|c| *c == call).count()
@@ -593,18 +601,7 @@ fn a_plan_call_waiting_for_the_interpreters_approval_is_asked_about_again() {
     let world = World::default();
     let toolbox = toolbox(&world);
     let asked = Asked::default();
-    let approve = |asked: &Asked| {
-        let asked = asked.clone();
-        move |request: &typed_tools::toolbox::ApprovalRequest| {
-            asked
-                .0
-                .lock()
-                .unwrap()
-                .push(format!("{} {}", request.tool, request.args["n"]));
-            Decision::Approve
-        }
-    };
-    let interpreter = Interpreter::new(&toolbox).approve_writes(approve(&asked));
+    let interpreter = Interpreter::new(&toolbox).approve_writes(asked.hook());
     let full = Durable::new(MemoryJournal::new());
     let first = block_on(full.run_plan(&interpreter, "pa", &durable_support::plan())).unwrap();
     let (records, _) = durable_support::records(full.journal(), "pa");
@@ -618,7 +615,7 @@ fn a_plan_call_waiting_for_the_interpreters_approval_is_asked_about_again() {
     world.0.lock().unwrap().push("read_balance 1".to_owned());
     let toolbox = durable_support::toolbox(&world);
     let asked = Asked::default();
-    let interpreter = Interpreter::new(&toolbox).approve_writes(approve(&asked));
+    let interpreter = Interpreter::new(&toolbox).approve_writes(asked.hook());
     let durable = Durable::new(cut(full.journal(), "pa", charge + 1));
     let done = block_on(durable.run_plan(&interpreter, "pa", &durable_support::plan())).unwrap();
     assert_eq!(done.run, first.run);
@@ -630,17 +627,7 @@ fn a_plan_call_waiting_for_the_interpreters_approval_is_asked_about_again() {
 fn a_call_repaired_before_its_approval_is_recorded_as_approved() {
     let world = World::default();
     let asked = Asked::default();
-    let toolbox = Toolbox::builder()
-        .dynamic(durable_support::tool(
-            &world,
-            "charge",
-            typed_tools::effect::EffectSet::WRITE,
-            false,
-        ))
-        .policy(Policy::recover())
-        .build()
-        .unwrap()
-        .approve(asked.approval());
+    let toolbox = recovering_charge(&world).approve(asked.approval());
     // The amount as a string: coerced to a number, then asked about.
     let script = [
         r#"{"name": "charge", "arguments": {"n": "10"}}"#,

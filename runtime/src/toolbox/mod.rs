@@ -366,6 +366,18 @@ impl<A: Effects, C: ToolboxContext> Toolbox<A, C> {
             noted,
             ..self.gates()
         };
+        self.call_through(gates, context, name, args)
+    }
+
+    /// A call through `gates`.
+    #[inline]
+    fn call_through<'a>(
+        &'a self,
+        gates: Gates<'a>,
+        context: &'a C::Value,
+        name: &'a str,
+        args: Cow<'a, str>,
+    ) -> Call<'a, C> {
         Call::new(
             &self.shared,
             self.allowed,
@@ -638,14 +650,7 @@ impl<A: Effects, C: ToolboxContext> Toolbox<A, C> {
         name: &'a str,
         args: Cow<'a, str>,
     ) -> Call<'a, C> {
-        Call::new(
-            &self.shared,
-            self.allowed,
-            self.gates(),
-            name,
-            args,
-            C::given(context),
-        )
+        self.call_through(self.gates(), context, name, args)
     }
 
     /// Reads the tool calls in a model's answer (see [`reader`](crate::reader) for
@@ -738,13 +743,6 @@ impl<A: Effects, C: ToolboxContext> Toolbox<A, C> {
             noted,
             ..self.gates()
         };
-        Call::new(
-            &self.shared,
-            self.allowed,
-            gates,
-            name,
-            Cow::Borrowed(args),
-            C::given(context),
-        )
+        self.call_through(gates, context, name, Cow::Borrowed(args))
     }
 }
