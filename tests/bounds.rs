@@ -61,12 +61,14 @@ fn measure<T: Send + 'static>(
     (out, cost)
 }
 
-/// Time per byte does not grow: the 10 MB run within 20 times the 1 MB one
-/// (linear is 10), with a millisecond's floor for runs that stop early.
+/// Time per byte does not grow: the 10 MB run within 32 times the 1 MB one
+/// (linear is 10, quadratic 100: 32 is halfway between on a log scale, so
+/// that a shared machine's noise does not fail it and a quadratic step
+/// still does), with a millisecond's floor for runs that stop early.
 ///
-/// The machine is shared, and a stall only ever adds time: a ratio over the
-/// limit is measured again with `again` (called with `MB` and `10 * MB`), up
-/// to twice, and the fastest run of each size counts.
+/// The machine is shared, and a stall only ever adds time: a ratio over 20
+/// is measured again with `again` (called with `MB` and `10 * MB`), up to
+/// three times, and the fastest run of each size counts.
 fn flat(small: &Cost, large: &Cost, what: &str, again: impl Fn(usize) -> Cost) {
     let floor = Duration::from_millis(1);
     for cost in [small, large] {
@@ -78,10 +80,10 @@ fn flat(small: &Cost, large: &Cost, what: &str, again: impl Fn(usize) -> Cost) {
             cost.peak as f64 / cost.input as f64,
         );
     }
-    let within = |small: Duration, large: Duration| large <= small.max(floor) * 20;
+    let within = |small: Duration, large: Duration, times: u32| large <= small.max(floor) * times;
     let (mut small_time, mut large_time) = (small.time, large.time);
-    for _ in 0..2 {
-        if within(small_time, large_time) {
+    for _ in 0..3 {
+        if within(small_time, large_time, 20) {
             break;
         }
         eprintln!("{what}: {large_time:?} against {small_time:?}; measuring again");
@@ -89,8 +91,8 @@ fn flat(small: &Cost, large: &Cost, what: &str, again: impl Fn(usize) -> Cost) {
         large_time = large_time.min(again(10 * MB).time);
     }
     assert!(
-        within(small_time, large_time),
-        "{what}: {large_time:?} for 10 MB against {small_time:?} for 1 MB, the fastest of three"
+        within(small_time, large_time, 32),
+        "{what}: {large_time:?} for 10 MB against {small_time:?} for 1 MB, the fastest of up to four"
     );
 }
 

@@ -87,26 +87,29 @@ async fn time_to_read(openai_wire: bool, body: &str) -> Duration {
 #[tokio::test]
 async fn putting_a_streams_calls_together_takes_time_linear_in_them() {
     // The shapes that were quadratic: 160,000 calls took 8 to 16 s of CPU
-    // in one poll. Ten times the calls may take at most twenty times as
-    // long (linear is ten; a stall only adds time, so a slow pair is timed
-    // again before it counts).
+    // in one poll. Ten times the calls may take at most 32 times as long:
+    // linear is 10, quadratic 100, and 32 is halfway between on a log
+    // scale, so a shared machine's noise does not fail it and a quadratic
+    // step still does. A stall only adds time: the fastest of up to five
+    // reads of each size counts.
     for (openai_wire, body) in [
         (true, openai_calls as fn(usize) -> String),
         (false, anthropic_calls),
     ] {
         let (small, large) = (body(8_000), body(80_000));
+        let (mut a, mut b) = (Duration::MAX, Duration::MAX);
         let mut ratio = f64::INFINITY;
-        for _ in 0..3 {
-            let a = time_to_read(openai_wire, &small).await;
-            let b = time_to_read(openai_wire, &large).await;
-            ratio = ratio.min(b.as_secs_f64() / a.as_secs_f64().max(0.001));
+        for _ in 0..5 {
+            a = a.min(time_to_read(openai_wire, &small).await);
+            b = b.min(time_to_read(openai_wire, &large).await);
+            ratio = b.as_secs_f64() / a.as_secs_f64().max(0.001);
             if ratio <= 20.0 {
                 break;
             }
         }
         assert!(
-            ratio <= 20.0,
-            "openai: {openai_wire}: 10x the calls took {ratio:.1}x the time"
+            ratio <= 32.0,
+            "openai: {openai_wire}: 10x the calls took {ratio:.1}x the time ({b:?} against {a:?}, the fastest of five)"
         );
     }
 }
