@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use futures::StreamExt;
 use serde_json::{json, Value};
 use support::{Reply, Server};
+use typed_tools::durable::{Record, RecordedResponse};
 use typed_tools::model::{Message, Model, ModelError, Request, Response, StopReason, StreamEvent};
 use typed_tools::provider::{Anthropic, OpenAi};
 use typed_tools::recover::Retry;
@@ -200,6 +201,23 @@ fn check_error(error: &ModelError, streamed: &str, expected: &Value) -> Vec<Stri
     wrong
 }
 
+/// A durable agent run records each answer (`model_answered`) and replays
+/// it on resume: read back from its record, a real answer is the same
+/// answer, its reasoning, signatures, call ids and unread blocks included.
+fn journaled_again(response: &Response) -> Vec<String> {
+    let record = Record::ModelAnswered {
+        step: 1,
+        response: RecordedResponse::of(response),
+        at_ms: 0,
+    };
+    match Record::from_json(&record.to_json()) {
+        Ok(Record::ModelAnswered { response: back, .. }) if back.to_response() == *response => {
+            Vec::new()
+        }
+        other => vec![format!("journaled and read back as {other:?}")],
+    }
+}
+
 #[tokio::test]
 async fn every_recorded_answer_is_read_as_its_case_says() {
     let cases = cases();
@@ -221,7 +239,9 @@ async fn every_recorded_answer_is_read_as_its_case_says() {
         let (read, streamed) = read(case, &server).await;
         let wrong = match (&read, &case.expect) {
             (Ok(response), expect) if expect.get("answer").is_some() => {
-                check_answer(response, &expect["answer"])
+                let mut wrong = check_answer(response, &expect["answer"]);
+                wrong.extend(journaled_again(response));
+                wrong
             }
             (Err(error), expect) if expect.get("error").is_some() => {
                 check_error(error, &streamed, &expect["error"])
