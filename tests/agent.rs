@@ -3,12 +3,13 @@
 //! together and write calls one at a time, approval of what actually runs,
 //! repeated failures, native and text tool formats, and plans as a step.
 
+#[path = "support/yield_now.rs"]
+mod yield_now;
+use yield_now::YieldNow;
+
 mod support;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
 use std::time::Duration;
 
 use futures::executor::block_on;
@@ -468,22 +469,8 @@ struct Timeline(Mutex<Vec<String>>);
 impl Timeline {
     async fn span(&self, what: String) {
         self.0.lock().unwrap().push(format!("start {what}"));
-        YieldOnce(false).await;
+        YieldNow::once().await;
         self.0.lock().unwrap().push(format!("end {what}"));
-    }
-}
-
-struct YieldOnce(bool);
-
-impl Future for YieldOnce {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
     }
 }
 

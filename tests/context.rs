@@ -2,11 +2,12 @@
 //! and per plan run, approvals that decide by it, and runs made at once
 //! with different contexts, each seeing its own.
 
-use std::future::Future;
-use std::pin::Pin;
+#[path = "support/yield_now.rs"]
+mod yield_now;
+use yield_now::YieldNow;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
 
 use futures::executor::block_on;
 use typed_tools::plan::typed::{lit, TypedPlan};
@@ -31,21 +32,6 @@ fn caller(name: &str, admin: bool, request: u64) -> Caller {
     }
 }
 
-/// Gives way once: the other calls in flight run before this one ends.
-struct YieldNow(bool);
-
-impl Future for YieldNow {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        Poll::Pending
-    }
-}
-
 /// The notes, by author.
 #[derive(Default)]
 struct Notes(Mutex<Vec<(String, String)>>);
@@ -53,7 +39,7 @@ struct Notes(Mutex<Vec<(String, String)>>);
 /// Say who is calling, after giving way to the other calls in flight.
 #[tool(effects = Read)]
 async fn whoami(#[context] caller: &Caller) -> String {
-    YieldNow(false).await;
+    YieldNow::once().await;
     format!("{} (request {})", caller.name, caller.request)
 }
 
@@ -297,7 +283,7 @@ fn an_async_approval_is_given_the_context_before_it_waits() {
             let admin = caller.admin;
             let name = caller.name.clone();
             async move {
-                YieldNow(false).await;
+                YieldNow::once().await;
                 if admin {
                     Decision::Approve
                 } else {

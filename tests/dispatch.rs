@@ -1,6 +1,10 @@
 //! Dispatching a model's calls: what a user checks before trusting the toolbox
 //! with a model's output.
 
+#[path = "support/yield_now.rs"]
+mod yield_now;
+use yield_now::YieldNow;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -663,28 +667,10 @@ fn no_input_panics_the_dispatcher() {
     assert!(store.refunds.lock().unwrap().is_empty());
 }
 
-/// Pending once, then ready: an await point like real I/O.
-struct YieldNow(bool);
-
-impl std::future::Future for YieldNow {
-    type Output = ();
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        if self.0 {
-            return std::task::Poll::Ready(());
-        }
-        self.0 = true;
-        cx.waker().wake_by_ref();
-        std::task::Poll::Pending
-    }
-}
-
 /// Wait, then count a visit.
 #[tool(effects = Write)]
 async fn slow_visit(#[state] visits: &AtomicUsize, fail: bool) -> Result<usize, String> {
-    YieldNow(false).await;
+    YieldNow::once().await;
     if fail {
         panic!("failed after waiting");
     }

@@ -2,6 +2,10 @@
 //! journal that fails before and after a call, changed tools, the record
 //! format. Real process death is in tests/durable_crash.rs.
 
+#[path = "support/yield_now.rs"]
+mod yield_now;
+use yield_now::YieldNow;
+
 mod durable_support;
 
 use durable_support::{expected, plan, tool, toolbox, Flaky, World, PLAN};
@@ -73,6 +77,17 @@ fn the_journal_is_versioned_json_with_each_call_before_and_after() {
     assert_eq!(records[7]["outcome"], json!({"ok": "charge_10 put_3"}));
 }
 
+/// Run `r` of the plan, stopped with its charge in doubt: the charge ran,
+/// and its result (position 4) could not be recorded. The journal works
+/// again after.
+fn charge_in_doubt(interpreter: &Interpreter<'_>) -> Durable<Flaky> {
+    let durable = Durable::new(Flaky::default());
+    durable.journal().fail_at(Some(4));
+    block_on(durable.run_plan(interpreter, "r", &plan())).unwrap_err();
+    durable.journal().fail_at(None);
+    durable
+}
+
 #[test]
 fn a_write_in_doubt_stops_the_run_and_is_never_repeated_until_resolved() {
     let world = World::default();
@@ -134,10 +149,7 @@ fn a_write_in_doubt_allowed_a_retry_runs_once_more() {
     let world = World::default();
     let toolbox = toolbox(&world);
     let interpreter = Interpreter::new(&toolbox);
-    let durable = Durable::new(Flaky::default());
-    durable.journal().fail_at(Some(4));
-    block_on(durable.run_plan(&interpreter, "r", &plan())).unwrap_err();
-    durable.journal().fail_at(None);
+    let durable = charge_in_doubt(&interpreter);
     block_on(durable.resolve("r", Resolution::Retry)).unwrap();
     let done = block_on(durable.run_plan(&interpreter, "r", &plan())).unwrap();
     assert_eq!(done.run.outcome, Ok(expected()));
@@ -150,10 +162,7 @@ fn a_write_resolved_as_failed_takes_the_err_branch() {
     let world = World::default();
     let toolbox = toolbox(&world);
     let interpreter = Interpreter::new(&toolbox);
-    let durable = Durable::new(Flaky::default());
-    durable.journal().fail_at(Some(4));
-    block_on(durable.run_plan(&interpreter, "r", &plan())).unwrap_err();
-    durable.journal().fail_at(None);
+    let durable = charge_in_doubt(&interpreter);
     let failed = Resolution::Failed {
         message: "the bank says no".into(),
     };
@@ -262,10 +271,7 @@ fn a_store_that_is_down_stops_the_run_before_anything() {
 fn a_changed_tool_stops_a_resume_naming_the_tool() {
     let world = World::default();
     let toolbox = toolbox(&world);
-    let durable = Durable::new(Flaky::default());
-    durable.journal().fail_at(Some(4));
-    block_on(durable.run_plan(&Interpreter::new(&toolbox), "r", &plan())).unwrap_err();
-    durable.journal().fail_at(None);
+    let durable = charge_in_doubt(&Interpreter::new(&toolbox));
 
     // `charge` now takes a string: toolbox calls under the run id are
     // refused before any runs (the plan would no longer type-check).
@@ -517,25 +523,6 @@ fn every_kind_of_tool_error_is_replayed_as_it_was() {
     }
 }
 
-/// A future that is pending once, so that calls made at once interleave.
-struct YieldOnce(bool);
-
-impl std::future::Future for YieldOnce {
-    type Output = ();
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<()> {
-        if self.0 {
-            std::task::Poll::Ready(())
-        } else {
-            self.0 = true;
-            cx.waker().wake_by_ref();
-            std::task::Poll::Pending
-        }
-    }
-}
-
 #[test]
 fn calls_made_at_once_are_each_recorded_as_their_own() {
     // Tools that wait once inside the call: without one call at a time,
@@ -545,7 +532,7 @@ fn calls_made_at_once_are_each_recorded_as_their_own() {
             .input_schema(json!({"type": "object", "properties": {"n": {"type": "integer"}}}))
             .effects(EffectSet::WRITE)
             .handler(move |args: Json| async move {
-                YieldOnce(false).await;
+                YieldNow::once().await;
                 Ok(json!(format!("{name}_{}", args["n"])))
             })
     };

@@ -161,14 +161,7 @@ fn a_value_that_does_not_fit_is_a_typed_error_holding_the_value() {
     let interpreter = Interpreter::new(&toolbox);
     // Ranges and enums are not plan types: the check passes, the reading does not.
     let run = block_on(interpreter.run_as::<u8>(&Plan::parse("300").unwrap())).unwrap();
-    let Err(RunError::OutcomeType {
-        expected,
-        error,
-        value,
-    }) = run.outcome
-    else {
-        panic!("{:?}", run.outcome)
-    };
+    let (expected, error, value) = misfit(run.outcome);
     assert_eq!(expected, "Int");
     assert_eq!(error, "invalid value: integer `300`, expected u8");
     assert_eq!(value, Value::Int(300));
@@ -201,14 +194,7 @@ fn a_value_that_does_not_fit_is_a_typed_error_holding_the_value() {
     )
     .unwrap();
     let run = block_on(Interpreter::new(&toolbox).run_as::<RestockReport>(&plan)).unwrap();
-    let Err(RunError::OutcomeType {
-        expected,
-        error,
-        value,
-    }) = run.outcome
-    else {
-        panic!("{:?}", run.outcome)
-    };
+    let (expected, error, value) = misfit(run.outcome);
     assert_eq!(expected, "RestockReport");
     assert_eq!(error, "invalid type: string \"tea\", expected i64");
     assert_eq!(value.to_string(), r#"{items = ["tea"], total_cost = 1.5}"#);
@@ -507,4 +493,17 @@ fn returns_reads_the_types_schema() {
         Returns::of::<Item>().to_string(),
         "an Item: {id: Int, name: String, on_hand: Int}"
     );
+}
+
+/// The parts of a run's `OutcomeType` error: the type expected, the
+/// reading's error, and the value kept.
+fn misfit<T: std::fmt::Debug>(outcome: Result<T, RunError>) -> (String, String, Value) {
+    match outcome {
+        Err(RunError::OutcomeType {
+            expected,
+            error,
+            value,
+        }) => (expected, error, value),
+        other => panic!("{other:?}"),
+    }
 }
